@@ -1,0 +1,132 @@
+# pp - one non-recursive Makefile. `make V=1` shows full commands.
+# Build output goes to $(O) (default build/); `make test_asan` uses build/asan.
+
+O        ?= build
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+WERROR   ?=
+SAN      ?=
+
+ifeq ($(V),1)
+  Q =
+  msg =
+else
+  Q = @
+  msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wpointer-arith -Wmissing-prototypes \
+	    -Wno-unused-parameter -Wformat=2 -Wundef
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := $(CFLAGS) -std=gnu11 $(WARNINGS) $(if $(WERROR),-Werror) -Iinclude -I$(O) \
+	    -D_GNU_SOURCE -MMD -MP $(shell pkg-config --cflags libtraceevent libtracefs 2>/dev/null)
+ifneq ($(SAN),)
+  ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+  SAN_LDFLAGS := -fsanitize=address,undefined
+endif
+LDLIBS_FORMAT := -llz4 -lzstd
+LDLIBS_ALL    := $(LDLIBS_FORMAT) -ltracefs -ltraceevent -lbpf -lelf -lz -lpthread -lm
+
+FORMAT_SRCS   := $(wildcard format/*.c)
+RECORD_SRCS   := $(filter-out record/pp-record.c,$(wildcard record/*.c))
+REPLAY_SRCS   := $(filter-out replay/pp-analyze.c,$(wildcard replay/*.c)) $(wildcard analyzers/*.c)
+TEST_SRCS     := $(wildcard tests/test-*.c)
+HELPER_SRCS   := $(wildcard tests/helpers/*.c)
+
+obj = $(patsubst %.c,$(O)/%.o,$(1))
+
+FORMAT_LIB := $(O)/libpp-format.a
+RECORD_LIB := $(O)/libpp-record.a
+REPLAY_LIB := $(O)/libpp-replay.a
+PROGS      := $(O)/pp-record $(O)/pp-analyze
+TESTS      := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
+HELPERS    := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS))
+
+# BPF programs: bpf/<probe>.bpf.c -> <probe>.skel.h, listed here.
+PROBES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
+SKELS  := $(patsubst %,$(O)/bpf/%.skel.h,$(PROBES))
+
+.PHONY: all clean test test_unit test_asan test_e2e fuzz run bench deps install
+all: $(PROGS) $(HELPERS)
+
+$(O)/%.o: %.c | $(SKELS)
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(FORMAT_LIB): $(call obj,$(FORMAT_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(RECORD_LIB): $(call obj,$(RECORD_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(REPLAY_LIB): $(call obj,$(REPLAY_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+LIBS := $(REPLAY_LIB) $(RECORD_LIB) $(FORMAT_LIB)
+
+$(O)/pp-record: $(O)/record/pp-record.o $(LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+$(O)/pp-analyze: $(O)/replay/pp-analyze.o $(LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+$(O)/tests/%: $(O)/tests/%.o $(LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS_ALL) -lcmocka
+
+# Test helper programs: built without optimisation so the spin functions keep
+# their names in stacks, with frame pointers for -g sampling.
+$(O)/tests/helpers/%: tests/helpers/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -Wall -o $@ $< -lpthread
+
+# BPF: clang -target bpf, then a skeleton.
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
+	$(call msg,BPF,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(O)/bpf -c $< -o $@
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# Tests: unit tests (plain and sanitized) and end-to-end tests on real events.
+test: all $(TESTS)
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=1 CFLAGS="-O1 -g" test-bins
+	$(Q)tests/run-tests.sh $(O) $(O)/asan
+
+test-bins: $(TESTS)
+
+test_unit: $(TESTS)
+	$(Q)tests/run-tests.sh --unit-only $(O)
+
+test_asan:
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=1 CFLAGS="-O1 -g" test-bins
+	$(Q)tests/run-tests.sh --unit-only $(O)/asan
+
+# libFuzzer target over the reader.
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE
+fuzz: $(O)/fuzz/fuzz-reader
+$(O)/fuzz/fuzz-reader: tests/fuzz/fuzz-reader.c $(FORMAT_SRCS) $(wildcard format/*.h include/pp/*.h)
+	$(call msg,FUZZ,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz-reader.c $(FORMAT_SRCS) $(LDLIBS_FORMAT)
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+run: deps all
+	$(Q)scripts/run-demo.sh $(O)
+
+bench: all
+	$(Q)tests/bench/bench.sh $(O)
+
+clean:
+	$(call msg,CLEAN,$(O))
+	$(Q)rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_reader - streaming reader of pp trace files.
+ *
+ * The reader opens by the footer and index when the file was closed cleanly,
+ * by scanning when it was not, and walks chunks in file order. It never reads
+ * or writes outside its buffers on any input, and its memory is bounded by
+ * the chunk size caps, not the file size. Damage is reported, counted and
+ * skipped: a corrupt chunk is dropped and reading resumes at the next valid
+ * chunk header.
+ *
+ * Memory handed out (chunk payloads, records) is lent: valid until the next
+ * call on the same reader or cursor.
+ */
+#ifndef PP_READER_H
+#define PP_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "pp/format.h"
+#include "pp/io.h"
+
+struct pp_reader;
+
+/* Damage and statistics, cumulative over the reader's life. */
+struct pp_reader_stats {
+	uint64_t chunks;		/* valid chunks returned or skipped as unknown */
+	uint64_t unknown_skipped;	/* unknown non-critical chunks skipped */
+	uint64_t corrupt;		/* chunks dropped: bad CRC, bad sizes, undecodable */
+	uint64_t resyncs;		/* times the reader scanned for the next header */
+	uint64_t bytes_skipped;		/* bytes passed over while resyncing */
+	int      truncated;		/* file ends inside a chunk */
+	uint64_t truncated_at;		/* offset of that torn chunk */
+	int      has_footer;		/* a valid footer was found */
+	int      opened_by_index;	/* the index chain was used */
+	uint64_t file_size;
+};
+
+struct pp_chunk {
+	const struct pp_chunk_header *hdr;	/* decoded header (host order) */
+	uint64_t offset;			/* header offset in the file */
+	const uint8_t *data;			/* raw (decompressed) payload */
+	uint32_t size;				/* = hdr->raw_size */
+};
+
+/** Diagnostic hook: level 0 = warning, 1 = info, 2 = debug. */
+typedef void (*pp_print_fn)(int level, const char *msg, void *ctx);
+
+struct pp_reader_opts {
+	pp_print_fn print;	/* NULL: silent */
+	void *print_ctx;
+	int no_index;		/* ignore footer and index, always scan */
+};
+
+/**
+ * pp_reader__open() - open a trace on @io.
+ * @io: source; borrowed, must outlive the reader.
+ * @opts: options or NULL.
+ *
+ * Checks the file header (magic, version, CRC) and looks for the footer.
+ * Return: reader, or NULL with errno set (EINVAL: not a pp trace,
+ * EPROTONOSUPPORT: another major version, EBADMSG: header corrupt).
+ */
+struct pp_reader *pp_reader__open(struct pp_io *io, const struct pp_reader_opts *opts);
+
+/** pp_reader__header() - the decoded file header. */
+const struct pp_file_header *pp_reader__header(const struct pp_reader *r);
+
+/** pp_reader__footer() - the decoded footer, or NULL if the file has none. */
+const struct pp_footer *pp_reader__footer(const struct pp_reader *r);
+
+/**
+ * pp_reader__next() - the next valid chunk in file order.
+ * @r: reader.
+ * @c: receives the chunk (payload lent until the next call).
+ *
+ * Known types and unknown non-critical types are returned (callers skip what
+ * they do not want). INDEX and FOOTER chunks are returned too.
+ * Return: 1 with @c filled, 0 at the end, -EPROTO for an unknown critical
+ * chunk (the reader stops there), other -errno on I/O errors.
+ */
+int pp_reader__next(struct pp_reader *r, struct pp_chunk *c);
+
+/**
+ * pp_reader__read_at() - read and decode the chunk whose header is at @off.
+ * Same contract as pp_reader__next() but does not move the file cursor.
+ * Return: 1, or -EBADMSG if no valid chunk lies there, or -errno.
+ */
+int pp_reader__read_at(struct pp_reader *r, uint64_t off, struct pp_chunk *c);
+
+/**
+ * pp_reader__seek() - move the file cursor to @off (a chunk header offset
+ * from the index, or 0 for the beginning).
+ */
+void pp_reader__seek(struct pp_reader *r, uint64_t off);
+
+/**
+ * pp_reader__index() - the chunk index from the file's index chunks.
+ * @r: reader.
+ * @nr: receives the number of entries.
+ *
+ * Return: entries in file order (owned by the reader), or NULL if the file
+ * has no usable index (then callers scan with pp_reader__next()).
+ */
+const struct pp_index_entry *pp_reader__index(struct pp_reader *r, size_t *nr);
+
+/** pp_reader__stats() - damage and counters so far. */
+const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r);
+
+/** pp_reader__known_type() - whether this reader understands @type. */
+int pp_reader__known_type(uint16_t type);
+
+/** pp_reader__free() - free; accepts NULL. Does not free the io. */
+void pp_reader__free(struct pp_reader *r);
+
+/**
+ * pp_reader__open_path() - convenience: open a file by path with a file io
+ * owned by the reader.
+ */
+struct pp_reader *pp_reader__open_path(const char *path, const struct pp_reader_opts *opts);
+
+#endif /* PP_READER_H */
