@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Flame graphs: collect weighted stacks, write them folded (flamegraph.pl,
+ * inferno, speedscope) and as an interactive SVG rendered by pp itself.
+ *
+ * A stack is an array of frame strings, root first: by convention the
+ * comm, then the outermost caller, ..., then the innermost frame. Kernel
+ * frames must already carry the "_[k]" suffix. Frames and stacks are
+ * interned in hash tables: adding a stack seen before costs hashing only,
+ * with no allocation; new frames and stacks grow arrays amortised.
+ *
+ * With -i, pp_flame__set_slice() sets a label (e.g. "12:00:01.000") that
+ * prefixes the stacks added afterwards: it becomes their root frame in both
+ * outputs, as "LABEL;comm;...;inner N" in the folded file.
+ *
+ * SVG colours by frame kind: slice labels grey, the first frame after them
+ * (the comm) blue, frames ending in "_[k]" orange, other frames red/yellow;
+ * the shade is a deterministic hash of the name. Click zooms, "Reset zoom"
+ * resets, "Search" (or Ctrl-F) asks for a regex, highlights matches and
+ * shows their share of the total.
+ */
+#ifndef PP_ANALYZERS_FLAMEGRAPH_H
+#define PP_ANALYZERS_FLAMEGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hist.h"	/* enum pp_unit */
+
+struct pp_flame;
+
+/* Output options; any field may be 0/NULL for the default. */
+struct pp_flame_opts {
+	const char *title;	/* default "Flame Graph" */
+	const char *subtitle;	/* e.g. "off-CPU time (ns)"; default none */
+	const char *count_name;	/* what a weight counts: default "samples" */
+	enum pp_unit unit;	/* PP_UNIT_NS: hover shows weights as times */
+	unsigned int width;	/* image width in pixels, default 1200 */
+};
+
+/**
+ * pp_flame__new() - create an empty flame graph collector
+ *
+ * Return: the collector, freed with pp_flame__free(); NULL and errno on error.
+ */
+struct pp_flame *pp_flame__new(void);
+
+/**
+ * pp_flame__free() - free a collector and every string it copied
+ * @fg: the collector (NULL accepted)
+ */
+void pp_flame__free(struct pp_flame *fg);
+
+/**
+ * pp_flame__add() - add @weight to a stack
+ * @fg: the collector
+ * @frames: @nr frame names, root (comm) first; copied, the caller keeps them.
+ *          NULL or empty names are stored as "[unknown]"; ';' and newlines in
+ *          names are replaced by ':' and ' ' in the folded output.
+ * @nr: number of frames (0 adds to an empty stack, printed as "[unknown]";
+ *      stacks deeper than 1024 frames are cut at the innermost end)
+ * @weight: samples, or ns of off-CPU time, or bytes, ... (0 is ignored)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pp_flame__add(struct pp_flame *fg, const char *const *frames, size_t nr, uint64_t weight);
+
+/**
+ * pp_flame__set_slice() - prefix the following stacks with a time-slice label
+ * @fg: the collector
+ * @label: the label (copied), or NULL to stop prefixing
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pp_flame__set_slice(struct pp_flame *fg, const char *label);
+
+/**
+ * pp_flame__reset() - forget every stack (keeps memory and the slice label)
+ * @fg: the collector
+ */
+void pp_flame__reset(struct pp_flame *fg);
+
+/**
+ * pp_flame__total() - sum of the weights added since creation or reset
+ * @fg: the collector
+ *
+ * Return: the total weight.
+ */
+uint64_t pp_flame__total(const struct pp_flame *fg);
+
+/**
+ * pp_flame__write_folded() - write "frame;frame;... WEIGHT" lines
+ * @fg: the collector
+ * @fp: output stream
+ *
+ * Stacks come out in the order they were first added.
+ *
+ * Return: 0 or -EIO on a write error.
+ */
+int pp_flame__write_folded(const struct pp_flame *fg, FILE *fp);
+
+/**
+ * pp_flame__write_svg() - render the interactive SVG
+ * @fg: the collector
+ * @fp: output stream
+ * @opts: options (NULL for defaults)
+ *
+ * Frames are merged by prefix and sorted by name, as flamegraph.pl does;
+ * frames narrower than 0.1 pixel are left out. An empty collector gives a
+ * valid SVG saying "no samples".
+ *
+ * Return: 0, -ENOMEM or -EIO.
+ */
+int pp_flame__write_svg(const struct pp_flame *fg, FILE *fp, const struct pp_flame_opts *opts);
+
+/**
+ * pp_flame__write_files() - write NAME.folded and NAME.svg
+ * @fg: the collector
+ * @name: path prefix given with --flame-graph
+ * @opts: SVG options (NULL for defaults)
+ *
+ * Return: 0 or -errno (the failing file is named on stderr).
+ */
+int pp_flame__write_files(const struct pp_flame *fg, const char *name,
+			  const struct pp_flame_opts *opts);
+
+#endif /* PP_ANALYZERS_FLAMEGRAPH_H */
