@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_sample - bounds-checked parsing of perf records.
+ *
+ * A PERF_RECORD_SAMPLE body is laid out by the attr's sample_type (plus
+ * read_format, branch_sample_type and the register masks for the fields that
+ * depend on them); every other record carries, with sample_id_all, a trailer
+ * of the sample_type bits TID, TIME, ID, STREAM_ID, CPU and IDENTIFIER.
+ * These parsers never read past the size they are given. Pointers stored in
+ * struct pp_sample point into the record (lent, not copied; may be unaligned
+ * only if the record itself is).
+ */
+#ifndef PP_SAMPLE_H
+#define PP_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the layout of a sample depends on: copy these from the attr. */
+struct pp_sample_fmt {
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t branch_sample_type;
+	uint64_t sample_regs_user;
+	uint64_t sample_regs_intr;
+};
+
+struct pp_sample {
+	uint32_t type;			/* perf_event_header.type */
+	uint16_t misc;			/* perf_event_header.misc */
+	uint16_t size;			/* perf_event_header.size */
+	uint64_t id;			/* IDENTIFIER or ID */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	const uint8_t *read;		/* PERF_SAMPLE_READ block, read_size bytes */
+	uint32_t read_size;
+	uint64_t nr_callchain;
+	const uint64_t *callchain;	/* nr_callchain entries, context markers included */
+	uint32_t raw_size;
+	const void *raw;
+	uint64_t nr_branch;
+	const void *branch;		/* nr_branch struct perf_branch_entry */
+	uint64_t user_abi;
+	const uint64_t *user_regs;	/* popcount(sample_regs_user) entries */
+	uint64_t user_stack_size;
+	const void *user_stack;
+	uint64_t user_stack_dyn_size;
+	uint64_t weight;
+	uint64_t data_src;
+	uint64_t transaction;
+	uint64_t intr_abi;
+	const uint64_t *intr_regs;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+	uint64_t aux_size;
+	const void *aux;
+};
+
+/**
+ * pp_sample__parse_fmt() - parse a PERF_RECORD_SAMPLE with the full layout.
+ * @fmt: layout from the event's attr.
+ * @rec: the record, perf_event_header included.
+ * @size: bytes available at @rec (the header's size must fit within it).
+ * @s: receives the fields (zeroed first; pointers lent from @rec).
+ *
+ * Return: 0, or -EINVAL if the record is short, malformed or not a sample.
+ */
+int pp_sample__parse_fmt(const struct pp_sample_fmt *fmt, const void *rec, size_t size,
+			 struct pp_sample *s);
+
+/**
+ * pp_sample__parse() - parse a PERF_RECORD_SAMPLE given only sample_type.
+ * @sample_type: the attr's sample_type. PERF_SAMPLE_READ is parsed as
+ *   read_format 0 and the register sets as empty masks; use
+ *   pp_sample__parse_fmt() when the attr sets them.
+ * @rec: the record; @size: bytes available; @s: receives the fields.
+ *
+ * Return: 0, or -EINVAL on a short or malformed record.
+ */
+int pp_sample__parse(uint64_t sample_type, const void *rec, size_t size, struct pp_sample *s);
+
+/**
+ * pp_sample_id__parse() - parse the sample_id trailer of a non-sample record.
+ * @sample_type: the attr's sample_type (sample_id_all must have been set).
+ * @rec: the record; @size: bytes available.
+ * @s: receives type/misc/size and pid, tid, time, id, stream_id, cpu.
+ *
+ * Return: 0, or -EINVAL if the record is too short to hold the trailer.
+ */
+int pp_sample_id__parse(uint64_t sample_type, const void *rec, size_t size,
+			struct pp_sample *s);
+
+/**
+ * pp_sample__id() - the event id of any record, thanks to PERF_SAMPLE_IDENTIFIER.
+ * @rec: the record; @size: bytes available.
+ *
+ * The id is the first u64 of a SAMPLE body, the last u64 of other records.
+ * Records the kernel makes without a sample_id (none with sample_id_all,
+ * except PERF_RECORD_FINISHED_ROUND and such user-space types) give nonsense,
+ * so callers look the id up and ignore unknown ids.
+ * Return: the id, or 0 if the record is too short (kernel ids are never 0).
+ */
+uint64_t pp_sample__id(const void *rec, size_t size);
+
+/**
+ * pp_sample_id__size() - bytes of the sample_id trailer for @sample_type.
+ */
+size_t pp_sample_id__size(uint64_t sample_type);
+
+/**
+ * pp_sample__time() - the time of any record of an event with @sample_type
+ * (sample or sample_id trailer), without a full parse.
+ * @sample_type: the attr's sample_type; @rec, @size: the record.
+ * @time: receives the time.
+ *
+ * Return: 0, or -ENOENT if the record carries no time, -EINVAL if short.
+ */
+int pp_sample__time(uint64_t sample_type, const void *rec, size_t size, uint64_t *time);
+
+#endif /* PP_SAMPLE_H */

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the bounds-checked perf record parser (record/sample.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+#include <linux/perf_event.h>
+
+#include "pp/sample.h"
+
+#define ST_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+struct rb {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void put(struct rb *r, const void *p, size_t n)
+{
+	memcpy(r->b + r->n, p, n);
+	r->n += n;
+}
+
+static void put64(struct rb *r, uint64_t v) { put(r, &v, 8); }
+static void put32(struct rb *r, uint32_t v) { put(r, &v, 4); }
+
+static void begin(struct rb *r, uint32_t type)
+{
+	struct perf_event_header h = { .type = type };
+
+	memset(r, 0, sizeof(*r));
+	put(r, &h, sizeof(h));
+}
+
+static void finish(struct rb *r)
+{
+	uint16_t sz = (uint16_t)r->n;
+
+	memcpy(r->b + 6, &sz, 2);
+}
+
+/* A tracepoint sample with a callchain of 3 and a raw block of 12 (+4 pad). */
+static void build_tp_sample(struct rb *r)
+{
+	begin(r, PERF_RECORD_SAMPLE);
+	put64(r, 0x1234);		/* identifier */
+	put32(r, 100); put32(r, 101);	/* pid, tid */
+	put64(r, 5000000000ull);	/* time */
+	put32(r, 1); put32(r, 0);	/* cpu, res */
+	put64(r, 1);			/* period */
+	put64(r, 3);			/* nr callchain */
+	put64(r, PERF_CONTEXT_KERNEL);
+	put64(r, 0xffffffff81000000ull);
+	put64(r, 0xffffffff81000010ull);
+	put32(r, 12);			/* raw size: 4 + 12 = 16, aligned */
+	put(r, "abcdefghijkl", 12);
+	finish(r);
+}
+
+#define ST_TP (ST_BASE | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+static void test_sample_ok(void **state)
+{
+	struct pp_sample s;
+	struct rb r;
+
+	build_tp_sample(&r);
+	assert_int_equal(pp_sample__parse(ST_TP, r.b, r.n, &s), 0);
+	assert_int_equal(s.type, PERF_RECORD_SAMPLE);
+	assert_int_equal(s.size, r.n);
+	assert_int_equal(s.id, 0x1234);
+	assert_int_equal(s.pid, 100);
+	assert_int_equal(s.tid, 101);
+	assert_int_equal(s.time, 5000000000ull);
+	assert_int_equal(s.cpu, 1);
+	assert_int_equal(s.period, 1);
+	assert_int_equal(s.nr_callchain, 3);
+	assert_int_equal(s.callchain[2], 0xffffffff81000010ull);
+	assert_int_equal(s.raw_size, 12);
+	assert_memory_equal(s.raw, "abcdefghijkl", 12);
+	assert_int_equal(pp_sample__id(r.b, r.n), 0x1234);
+}
+
+static void test_sample_every_truncation(void **state)
+{
+	struct pp_sample s;
+	struct rb r;
+	size_t n;
+
+	build_tp_sample(&r);
+	/* A header claiming less than the fields need: every cut must fail. */
+	for (n = 8; n < r.n; n++) {
+		uint16_t sz = (uint16_t)n;
+		struct rb t = r;
+
+		memcpy(t.b + 6, &sz, 2);
+		assert_int_equal(pp_sample__parse(ST_TP, t.b, n, &s), -EINVAL);
+	}
+	/* Buffer shorter than the header's size. */
+	for (n = 0; n < r.n; n++)
+		assert_int_equal(pp_sample__parse(ST_TP, r.b, n, &s), -EINVAL);
+	assert_int_equal(pp_sample__id(r.b, 4), 0);
+	assert_int_equal(pp_sample__parse(ST_TP, NULL, 0, &s), -EINVAL);
+}
+
+static void test_sample_huge_counts(void **state)
+{
+	struct pp_sample s;
+	struct rb r;
+	uint64_t big = ~0ull;
+
+	build_tp_sample(&r);
+	/* callchain nr at offset 8 + 8 + 8 + 8 + 8 + 8 = 48 */
+	memcpy(r.b + 48, &big, 8);
+	assert_int_equal(pp_sample__parse(ST_TP, r.b, r.n, &s), -EINVAL);
+	big = 1ull << 61;
+	memcpy(r.b + 48, &big, 8);
+	assert_int_equal(pp_sample__parse(ST_TP, r.b, r.n, &s), -EINVAL);
+
+	build_tp_sample(&r);
+	/* raw size at 48 + 8 + 24 = 80 */
+	memcpy(r.b + 80, &(uint32_t){ 0xffffffffu }, 4);
+	assert_int_equal(pp_sample__parse(ST_TP, r.b, r.n, &s), -EINVAL);
+}
+
+static void test_sample_wrong_type(void **state)
+{
+	struct pp_sample s;
+	struct rb r;
+
+	build_tp_sample(&r);
+	r.b[0] = PERF_RECORD_COMM;
+	assert_int_equal(pp_sample__parse(ST_TP, r.b, r.n, &s), -EINVAL);
+}
+
+static void test_sample_read_group(void **state)
+{
+	struct pp_sample_fmt fmt = {
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_READ | PERF_SAMPLE_PERIOD,
+		.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED,
+	};
+	struct pp_sample s;
+	struct rb r;
+
+	begin(&r, PERF_RECORD_SAMPLE);
+	put64(&r, 7);		/* identifier */
+	put64(&r, 99);		/* period */
+	put64(&r, 2);		/* nr */
+	put64(&r, 1000);	/* time enabled */
+	put64(&r, 10); put64(&r, 7);	/* value, id */
+	put64(&r, 20); put64(&r, 8);
+	finish(&r);
+	assert_int_equal(pp_sample__parse_fmt(&fmt, r.b, r.n, &s), 0);
+	assert_int_equal(s.period, 99);
+	assert_int_equal(s.read_size, 48);
+	/* nr too large for the record */
+	memcpy(r.b + 24, &(uint64_t){ 3 }, 8);
+	assert_int_equal(pp_sample__parse_fmt(&fmt, r.b, r.n, &s), -EINVAL);
+}
+
+static void test_sample_ip_addr_regs_stack(void **state)
+{
+	struct pp_sample_fmt fmt = {
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |
+			       PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+			       PERF_SAMPLE_PHYS_ADDR,
+		.sample_regs_user = 0x7,
+	};
+	struct pp_sample s;
+	struct rb r;
+
+	begin(&r, PERF_RECORD_SAMPLE);
+	put64(&r, 7);
+	put64(&r, 0x400000);	/* ip */
+	put64(&r, 0xdead);	/* addr */
+	put64(&r, 2);		/* abi 64 */
+	put64(&r, 1); put64(&r, 2); put64(&r, 3);
+	put64(&r, 16);		/* stack size */
+	put64(&r, 0); put64(&r, 0);
+	put64(&r, 8);		/* dyn size */
+	put64(&r, 0x1000);	/* phys addr */
+	finish(&r);
+	assert_int_equal(pp_sample__parse_fmt(&fmt, r.b, r.n, &s), 0);
+	assert_int_equal(s.ip, 0x400000);
+	assert_int_equal(s.addr, 0xdead);
+	assert_int_equal(s.user_regs[2], 3);
+	assert_int_equal(s.user_stack_size, 16);
+	assert_int_equal(s.user_stack_dyn_size, 8);
+	assert_int_equal(s.phys_addr, 0x1000);
+}
+
+static void test_sample_id_trailer(void **state)
+{
+	struct pp_sample s;
+	struct rb r;
+	uint64_t t;
+
+	/* COMM: pid, tid, comm[16], then the trailer. */
+	begin(&r, PERF_RECORD_COMM);
+	put32(&r, 42); put32(&r, 42);
+	put(&r, "worker\0\0\0\0\0\0\0\0\0\0", 16);
+	put32(&r, 42); put32(&r, 43);	/* sample_id: pid, tid */
+	put64(&r, 777);			/* time */
+	put32(&r, 1); put32(&r, 0);	/* cpu */
+	put64(&r, 0xabc);		/* identifier */
+	finish(&r);
+	assert_int_equal(pp_sample_id__size(ST_BASE), 32);
+	assert_int_equal(pp_sample_id__parse(ST_BASE, r.b, r.n, &s), 0);
+	assert_int_equal(s.pid, 42);
+	assert_int_equal(s.tid, 43);
+	assert_int_equal(s.time, 777);
+	assert_int_equal(s.cpu, 1);
+	assert_int_equal(s.id, 0xabc);
+	assert_int_equal(pp_sample__id(r.b, r.n), 0xabc);
+	assert_int_equal(pp_sample__time(ST_BASE, r.b, r.n, &t), 0);
+	assert_int_equal(t, 777);
+	/* A sample is refused by the trailer parser. */
+	r.b[0] = PERF_RECORD_SAMPLE;
+	assert_int_equal(pp_sample_id__parse(ST_BASE, r.b, r.n, &s), -EINVAL);
+}
+
+static void test_sample_id_short(void **state)
+{
+	struct pp_sample s;
+	struct rb r;
+
+	begin(&r, PERF_RECORD_EXIT);
+	put64(&r, 1);
+	finish(&r);
+	assert_int_equal(pp_sample_id__parse(ST_BASE, r.b, r.n, &s), -EINVAL);
+	r.b[6] = 4;	/* size below the header */
+	assert_int_equal(pp_sample_id__parse(ST_BASE, r.b, r.n, &s), -EINVAL);
+	assert_int_equal(pp_sample__id(r.b, r.n), 0);
+}
+
+static void test_sample_time(void **state)
+{
+	struct rb r;
+	uint64_t t;
+
+	build_tp_sample(&r);
+	assert_int_equal(pp_sample__time(ST_TP, r.b, r.n, &t), 0);
+	assert_int_equal(t, 5000000000ull);
+	assert_int_equal(pp_sample__time(PERF_SAMPLE_IDENTIFIER, r.b, r.n, &t), -ENOENT);
+	assert_int_equal(pp_sample__time(ST_TP, r.b, 10, &t), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample_ok),
+		cmocka_unit_test(test_sample_every_truncation),
+		cmocka_unit_test(test_sample_huge_counts),
+		cmocka_unit_test(test_sample_wrong_type),
+		cmocka_unit_test(test_sample_read_group),
+		cmocka_unit_test(test_sample_ip_addr_regs_stack),
+		cmocka_unit_test(test_sample_id_trailer),
+		cmocka_unit_test(test_sample_id_short),
+		cmocka_unit_test(test_sample_time),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
