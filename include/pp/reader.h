@@ -33,6 +33,7 @@ struct pp_reader_stats {
 	uint64_t truncated_at;		/* offset of that torn chunk */
 	int      has_footer;		/* a valid footer was found */
 	int      opened_by_index;	/* the index chain was used */
+	int      header_damaged;	/* the file header CRC did not match */
 	uint64_t file_size;
 };
 
@@ -74,8 +75,9 @@ const struct pp_footer *pp_reader__footer(const struct pp_reader *r);
  * @r: reader.
  * @c: receives the chunk (payload lent until the next call).
  *
- * Known types and unknown non-critical types are returned (callers skip what
- * they do not want). INDEX and FOOTER chunks are returned too.
+ * Damaged chunks are skipped with a warning; unknown non-critical types are
+ * skipped and counted. INDEX and FOOTER chunks are returned (callers skip
+ * what they do not want); the footer is the last chunk returned.
  * Return: 1 with @c filled, 0 at the end, -EPROTO for an unknown critical
  * chunk (the reader stops there), other -errno on I/O errors.
  */
@@ -109,6 +111,12 @@ const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r);
 
 /** pp_reader__known_type() - whether this reader understands @type. */
 int pp_reader__known_type(uint16_t type);
+
+/**
+ * pp_reader__strerror() - one-line text for an error of pp_reader__open()
+ * (positive errno) or of the other calls (-errno).
+ */
+const char *pp_reader__strerror(int err);
 
 /** pp_reader__free() - free; accepts NULL. Does not free the io. */
 void pp_reader__free(struct pp_reader *r);

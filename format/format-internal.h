@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Private header of the format library. */
+#ifndef PP_FORMAT_INTERNAL_H
+#define PP_FORMAT_INTERNAL_H
+
+#include <stdarg.h>
+#include "pp/format.h"
+#include "pp/meta.h"
+#include "pp/reader.h"
+
+/* Chunk header field offsets (see spec, "Chunk header"). */
+#define PP_CH_OFF_SEQ		24
+#define PP_CH_OFF_PAYLOAD_CRC	48
+#define PP_CH_OFF_HEADER_CRC	52
+#define PP_CH_HEADER_SIZE	56
+#define PP_CH_TRAILER_SIZE	8
+
+#define PP_FH_SIZE		64
+#define PP_FH_CRC_OFF		60
+
+/* Index chunks are written at least this often, and hold at most this many entries. */
+#define PP_INDEX_DEFAULT_EVERY	256
+#define PP_INDEX_MAX_ENTRIES	(PP_CHUNK_MAX_RAW / sizeof(struct pp_index_entry))
+
+/* Compressed-size bound for a raw payload of @len bytes, for any codec. */
+size_t pp_codec_bound(uint8_t codec, size_t len);
+/* Compress; return the stored size, or 0 if it did not fit/failed. */
+size_t pp_codec_compress(uint8_t codec, int level, const void *src, size_t len,
+			 void *dst, size_t cap);
+/* Decompress exactly @raw bytes; return 0 or -EBADMSG / -EPROTONOSUPPORT. */
+int pp_codec_decompress(uint8_t codec, const void *src, size_t stored,
+			void *dst, size_t raw);
+
+#endif

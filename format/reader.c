@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The streaming trace reader. It walks chunks in file order, holding one
+ * stored and one raw payload buffer (each at most the chunk caps), and the
+ * index once it is asked for. Every size read from the file is checked
+ * against the caps and the file size before it is used.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "pp/reader.h"
+#include "format-internal.h"
+
+enum {
+	RC_EOF = 0,
+	RC_OK = 1,
+	RC_TRUNC = 2,		/* the file ends inside this chunk */
+	RC_BADHDR = 3,		/* no valid chunk header here */
+	RC_BADPAYLOAD = 4,	/* valid header, damaged payload or trailer */
+	RC_UNKNOWN = 5,		/* unknown non-critical type */
+};
+
+#define SCAN_WINDOW	(64 * 1024)
+
+struct pp_reader {
+	struct pp_io *io;
+	int own_io;
+	struct pp_reader_opts opts;
+	struct pp_file_header fh;
+	struct pp_footer footer;
+	uint64_t footer_off;
+	uint64_t pos;
+	uint64_t size;
+	uint8_t *stored;
+	size_t stored_cap;
+	uint8_t *raw;
+	size_t raw_cap;
+	struct pp_chunk_header hdr;
+	struct pp_reader_stats st;
+	struct pp_index_entry *index;
+	size_t nr_index;
+	int index_tried;
+	int stopped;		/* -EPROTO after an unknown critical chunk */
+	int at_end;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void rd_print(struct pp_reader *r, int level, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!r->opts.print)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->opts.print(level, msg, r->opts.print_ctx);
+}
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *nb;
+	size_t nc;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 64 * 1024;
+	while (nc < need)
+		nc *= 2;
+	nb = realloc(*buf, nc);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = nc;
+	return 0;
+}
+
+static int read_exact(struct pp_reader *r, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pp_io__pread(r->io, buf, len, off);
+
+	if (n < 0)
+		return (int)n;
+	return (size_t)n == len ? 0 : -ENODATA;
+}
+
+/** pp_reader__known_type() - whether this reader understands chunk @type. */
+int pp_reader__known_type(uint16_t type)
+{
+	switch (type) {
+	case PP_CHUNK_MACHINE: case PP_CHUNK_ATTRS: case PP_CHUNK_FORMATS:
+	case PP_CHUNK_TASKS: case PP_CHUNK_MMAPS: case PP_CHUNK_KSYMS:
+	case PP_CHUNK_USYMS: case PP_CHUNK_DATA: case PP_CHUNK_LOST:
+	case PP_CHUNK_INDEX: case PP_CHUNK_FOOTER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Read the chunk at @off. On RC_OK, @c is filled. On RC_BADPAYLOAD and
+ * RC_UNKNOWN, *next is the offset after the chunk. Negative: -errno.
+ */
+static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uint64_t *next,
+		      int decode_unknown)
+{
+	uint8_t hb[PP_CH_HEADER_SIZE], tb[PP_CH_TRAILER_SIZE];
+	struct pp_chunk_header *h = &r->hdr;
+	uint64_t end;
+	int err;
+
+	if (off >= r->size)
+		return RC_EOF;
+	if (r->size - off < PP_CH_HEADER_SIZE)
+		return RC_TRUNC;
+	err = read_exact(r, hb, sizeof(hb), off);
+	if (err)
+		return err == -ENODATA ? RC_TRUNC : err;
+	if (pp_chunk_header__decode(hb, h))
+		return RC_BADHDR;
+	end = off + PP_CH_HEADER_SIZE + h->stored_size + PP_CH_TRAILER_SIZE;
+	if (end > r->size)
+		return RC_TRUNC;
+	*next = end;
+	if (!pp_reader__known_type(h->type)) {
+		if (h->flags & PP_CHUNK_CRITICAL)
+			return -EPROTO;
+		if (!decode_unknown)
+			return RC_UNKNOWN;
+	}
+	if (grow(&r->stored, &r->stored_cap, h->stored_size ? h->stored_size : 1) ||
+	    grow(&r->raw, &r->raw_cap, h->raw_size ? h->raw_size : 1))
+		return -ENOMEM;
+	err = read_exact(r, r->stored, h->stored_size, off + PP_CH_HEADER_SIZE);
+	if (!err)
+		err = read_exact(r, tb, sizeof(tb), off + PP_CH_HEADER_SIZE + h->stored_size);
+	if (err)
+		return err == -ENODATA ? RC_TRUNC : err;
+	if (pp_get_le32(tb) != PP_CHUNK_END_MAGIC || pp_get_le32(tb + 4) != h->stored_size) {
+		rd_print(r, 0, "chunk %llu at offset %llu: damaged trailer, chunk skipped",
+			 (unsigned long long)h->seq, (unsigned long long)off);
+		return RC_BADPAYLOAD;
+	}
+	if (pp_crc32c(0, r->stored, h->stored_size) != h->payload_crc) {
+		rd_print(r, 0, "chunk %llu at offset %llu: payload CRC mismatch, chunk skipped",
+			 (unsigned long long)h->seq, (unsigned long long)off);
+		return RC_BADPAYLOAD;
+	}
+	err = pp_codec_decompress(h->codec, r->stored, h->stored_size, r->raw, h->raw_size);
+	if (err) {
+		rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
+			 (unsigned long long)h->seq, (unsigned long long)off,
+			 err == -EPROTONOSUPPORT ? "unsupported codec" : "payload does not decompress");
+		return RC_BADPAYLOAD;
+	}
+	c->hdr = h;
+	c->offset = off;
+	c->data = r->raw;
+	c->size = h->raw_size;
+	return RC_OK;
+}
+
+/* Find the next offset after @from where a valid chunk header starts, or r->size. */
+static uint64_t resync(struct pp_reader *r, uint64_t from)
+{
+	uint8_t *win = malloc(SCAN_WINDOW);
+	uint64_t off = from;
+
+	if (!win)
+		return r->size;
+	while (off + 4 <= r->size) {
+		ssize_t n = pp_io__pread(r->io, win, SCAN_WINDOW, off);
+
+		if (n < 4)
+			break;
+		for (ssize_t i = 0; i + 4 <= n; i++) {
+			uint8_t hb[PP_CH_HEADER_SIZE];
+			struct pp_chunk_header h;
+
+			if (pp_get_le32(win + i) != PP_CHUNK_MAGIC)
+				continue;
+			if (read_exact(r, hb, sizeof(hb), off + (uint64_t)i))
+				continue;
+			if (!pp_chunk_header__decode(hb, &h)) {
+				free(win);
+				return off + (uint64_t)i;
+			}
+		}
+		off += (uint64_t)n - 3;	/* keep a magic split across windows */
+	}
+	free(win);
+	return r->size;
+}
+
+static void load_footer(struct pp_reader *r)
+{
+	uint8_t buf[PP_FOOTER_CHUNK_SIZE];
+	struct pp_chunk c;
+	uint64_t off, next;
+	const uint8_t *p;
+
+	if (r->size < PP_FH_SIZE + PP_FOOTER_CHUNK_SIZE)
+		return;
+	off = r->size - PP_FOOTER_CHUNK_SIZE;
+	if (read_exact(r, buf, sizeof(buf), off))
+		return;
+	if (pp_get_le16(buf + 4) != PP_CHUNK_FOOTER)
+		return;
+	if (read_chunk(r, off, &c, &next, 0) != RC_OK || c.hdr->type != PP_CHUNK_FOOTER ||
+	    c.size != sizeof(struct pp_footer))
+		return;
+	p = c.data;
+	r->footer.last_index = pp_get_le64(p);
+	r->footer.nr_chunks = pp_get_le64(p + 8);
+	r->footer.first_ts = pp_get_le64(p + 16);
+	r->footer.last_ts = pp_get_le64(p + 24);
+	r->footer.data_raw_bytes = pp_get_le64(p + 32);
+	r->footer.data_records = pp_get_le64(p + 40);
+	memcpy(r->footer.file_id, p + 48, 16);
+	if (memcmp(r->footer.file_id, r->fh.file_id, 16)) {
+		rd_print(r, 0, "footer belongs to another file; ignoring it");
+		return;
+	}
+	if (r->footer.last_index >= off)
+		r->footer.last_index = 0;
+	r->footer_off = off;
+	r->st.has_footer = 1;
+}
+
+/**
+ * pp_reader__open() - open a trace on @io.
+ * @io: source, borrowed.
+ * @opts: options, or NULL.
+ *
+ * Return: reader, or NULL with errno: EINVAL (not a pp trace), EPROTONOSUPPORT
+ * (another major version), ENOMEM, or the I/O error.
+ */
+struct pp_reader *pp_reader__open(struct pp_io *io, const struct pp_reader_opts *opts)
+{
+	uint8_t fh[PP_FH_SIZE];
+	struct pp_reader *r;
+	int64_t size;
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->io = io;
+	if (opts)
+		r->opts = *opts;
+	size = pp_io__size(io);
+	if (size < 0) {
+		err = (int)size;
+		goto fail;
+	}
+	r->size = (uint64_t)size;
+	r->st.file_size = r->size;
+	err = read_exact(r, fh, sizeof(fh), 0);
+	if (err) {
+		err = err == -ENODATA ? -EINVAL : err;
+		goto fail;
+	}
+	err = pp_file_header__decode(fh, &r->fh);
+	if (err == -EBADMSG) {
+		rd_print(r, 0, "file header CRC mismatch: header damaged, reading on");
+		r->st.header_damaged = 1;
+		if (r->fh.major != PP_FORMAT_MAJOR) {
+			err = -EPROTONOSUPPORT;
+			goto fail;
+		}
+		err = 0;
+	}
+	if (err)
+		goto fail;
+	if (r->fh.byte_order != PP_ORDER_LITTLE && r->fh.byte_order != PP_ORDER_BIG)
+		r->fh.byte_order = PP_ORDER_LITTLE;
+	r->pos = PP_FH_SIZE;
+	if (!r->opts.no_index)
+		load_footer(r);
+	return r;
+fail:
+	free(r);
+	errno = -err;
+	return NULL;
+}
+
+/**
+ * pp_reader__open_path() - open the trace file at @path (the reader owns the fd).
+ * Return: reader, or NULL with errno set.
+ */
+struct pp_reader *pp_reader__open_path(const char *path, const struct pp_reader_opts *opts)
+{
+	struct pp_reader *r;
+	struct pp_io *io;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	io = pp_io_file__new(fd, 1);
+	if (!io) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	r = pp_reader__open(io, opts);
+	if (!r) {
+		err = errno;
+		pp_io__free(io);
+		errno = err;
+		return NULL;
+	}
+	r->own_io = 1;
+	return r;
+}
+
+const struct pp_file_header *pp_reader__header(const struct pp_reader *r)
+{
+	return &r->fh;
+}
+
+const struct pp_footer *pp_reader__footer(const struct pp_reader *r)
+{
+	return r->st.has_footer ? &r->footer : NULL;
+}
+
+const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r)
+{
+	return &r->st;
+}
+
+/**
+ * pp_reader__next() - the next valid chunk in file order.
+ * @r: reader.
+ * @c: receives the chunk; its payload is lent until the next call.
+ *
+ * Damaged chunks are skipped (counted in the stats, with a warning through
+ * the print hook); unknown non-critical chunks are skipped and counted.
+ * Return: 1 with @c, 0 at the end, -EPROTO at an unknown critical chunk,
+ * other -errno on I/O or memory errors.
+ */
+int pp_reader__next(struct pp_reader *r, struct pp_chunk *c)
+{
+	uint64_t next = 0;
+	int rc;
+
+	if (r->stopped)
+		return r->stopped;
+	for (;;) {
+		if (r->at_end)
+			return 0;
+		rc = read_chunk(r, r->pos, c, &next, 0);
+		switch (rc) {
+		case RC_OK:
+			r->st.chunks++;
+			r->pos = next;
+			if (c->hdr->type == PP_CHUNK_FOOTER)
+				r->at_end = 1;
+			return 1;
+		case RC_EOF:
+			r->at_end = 1;
+			return 0;
+		case RC_TRUNC:
+			r->st.truncated = 1;
+			r->st.truncated_at = r->pos;
+			rd_print(r, 0, "file truncated at offset %llu (%llu bytes of a torn chunk ignored)",
+				 (unsigned long long)r->pos, (unsigned long long)(r->size - r->pos));
+			r->at_end = 1;
+			return 0;
+		case RC_UNKNOWN:
+			r->st.chunks++;
+			r->st.unknown_skipped++;
+			rd_print(r, 2, "skipping unknown chunk type 0x%04x at offset %llu",
+				 r->hdr.type, (unsigned long long)r->pos);
+			r->pos = next;
+			continue;
+		case RC_BADPAYLOAD:
+			r->st.corrupt++;
+			r->pos = next;
+			continue;
+		case RC_BADHDR: {
+			uint64_t to = resync(r, r->pos + 1);
+
+			r->st.corrupt++;
+			r->st.resyncs++;
+			r->st.bytes_skipped += to - r->pos;
+			rd_print(r, 0, "damaged chunk header at offset %llu: skipped %llu bytes to %s",
+				 (unsigned long long)r->pos, (unsigned long long)(to - r->pos),
+				 to < r->size ? "the next chunk" : "the end of the file");
+			r->pos = to;
+			continue;
+		}
+		case -EPROTO:
+			rd_print(r, 0, "chunk at offset %llu has unknown critical type 0x%04x: "
+				 "this file needs a newer pp", (unsigned long long)r->pos, r->hdr.type);
+			r->stopped = -EPROTO;
+			return -EPROTO;
+		default:
+			return rc;
+		}
+	}
+}
+
+/**
+ * pp_reader__read_at() - read the chunk whose header is at @off without
+ * moving the cursor.
+ * Return: 1 with @c, -EBADMSG if no valid chunk lies there, -EPROTO for an
+ * unknown critical type, other -errno.
+ */
+int pp_reader__read_at(struct pp_reader *r, uint64_t off, struct pp_chunk *c)
+{
+	uint64_t next;
+	int rc = read_chunk(r, off, c, &next, 1);
+
+	if (rc == RC_OK)
+		return 1;
+	if (rc < 0)
+		return rc;
+	return -EBADMSG;
+}
+
+/** pp_reader__seek() - move the cursor to the chunk header at @off (0: start). */
+void pp_reader__seek(struct pp_reader *r, uint64_t off)
+{
+	r->pos = off < PP_FH_SIZE ? PP_FH_SIZE : off;
+	r->at_end = 0;
+}
+
+/*
+ * Follow the chain of index chunks back from the footer. Blocks are read
+ * newest first and stored from the end of the array, so entries come out in
+ * file order. Offsets must strictly decrease along the chain (no cycles).
+ */
+static void load_index(struct pp_reader *r)
+{
+	uint64_t off = r->footer.last_index, limit = r->footer_off, total = 0;
+	struct pp_index_entry *all = NULL;
+	size_t cap;
+
+	r->index_tried = 1;
+	if (!r->st.has_footer || !off)
+		return;
+	/* Every chunk takes at least 64 bytes: caps the entries we may ever need. */
+	cap = (size_t)((r->size / (PP_CH_HEADER_SIZE + PP_CH_TRAILER_SIZE)) + 1);
+	if (cap > r->footer.nr_chunks)
+		cap = (size_t)r->footer.nr_chunks;
+	all = calloc(cap ? cap : 1, sizeof(*all));
+	if (!all)
+		return;
+	while (off) {
+		struct pp_chunk c;
+		struct pp_cur cur;
+		uint64_t prev;
+		uint32_t nr;
+
+		if (off >= limit || pp_reader__read_at(r, off, &c) != 1 ||
+		    c.hdr->type != PP_CHUNK_INDEX)
+			goto bad;
+		pp_cur__init(&cur, c.data, c.size);
+		if (pp_cur__u64(&cur, &prev) || pp_cur__u32(&cur, &nr) ||
+		    pp_cur__align(&cur, 16) || (uint64_t)nr * 32 != c.size - 16 ||
+		    total + nr > cap)
+			goto bad;
+		total += nr;
+		for (uint32_t i = 0; i < nr; i++) {
+			struct pp_index_entry *e = &all[cap - total + i];
+
+			pp_cur__u64(&cur, &e->offset);
+			pp_cur__u64(&cur, &e->first_ts);
+			pp_cur__u64(&cur, &e->last_ts);
+			pp_cur__u32(&cur, &e->stream);
+			pp_cur__u16(&cur, &e->type);
+			pp_cur__u16(&cur, &e->flags);
+			if (e->offset < PP_FH_SIZE || e->offset >= off)
+				goto bad;
+		}
+		limit = off;
+		off = prev;
+	}
+	memmove(all, all + (cap - total), (size_t)total * sizeof(*all));
+	r->index = all;
+	r->nr_index = (size_t)total;
+	r->st.opened_by_index = 1;
+	return;
+bad:
+	rd_print(r, 0, "index damaged; the file will be read by scanning");
+	free(all);
+}
+
+/**
+ * pp_reader__index() - the chunk index from the file's index chunks.
+ * @r: reader.
+ * @nr: receives the number of entries.
+ *
+ * Return: entries in file order (owned by the reader), or NULL when the
+ * file has no usable index: callers scan with pp_reader__next() instead.
+ */
+const struct pp_index_entry *pp_reader__index(struct pp_reader *r, size_t *nr)
+{
+	if (!r->index_tried)
+		load_index(r);
+	*nr = r->nr_index;
+	return r->index;
+}
+
+/**
+ * pp_reader__strerror() - a one-line explanation of an open or read error.
+ * @err: a positive errno from pp_reader__open() or a -errno from the others.
+ */
+const char *pp_reader__strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case EINVAL:
+		return "not a pp trace file";
+	case EPROTONOSUPPORT:
+		return "unsupported pp trace format version";
+	case EPROTO:
+		return "the file has a chunk type this version of pp does not understand";
+	default:
+		return strerror(err);
+	}
+}
+
+/** pp_reader__free() - free the reader (and its io if it opened the file); accepts NULL. */
+void pp_reader__free(struct pp_reader *r)
+{
+	if (!r)
+		return;
+	free(r->stored);
+	free(r->raw);
+	free(r->index);
+	if (r->own_io)
+		pp_io__free(r->io);
+	free(r);
+}
