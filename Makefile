@@ -47,6 +47,7 @@ HELPERS    := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS))
 PROBES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS  := $(patsubst %,$(O)/bpf/%.skel.h,$(PROBES))
 
+.SECONDARY:
 .PHONY: all clean test test_unit test_asan test_e2e fuzz run bench deps install
 all: $(PROGS) $(HELPERS)
 

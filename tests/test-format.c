@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the trace-file library: round trips, truncation, bit flips, caps. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "pp/format.h"
+#include "pp/io.h"
+#include "pp/meta.h"
+#include "pp/reader.h"
+#include "pp/writer.h"
+
+#define NR_TYPES 10
+
+static const uint16_t all_types[NR_TYPES] = {
+	PP_CHUNK_MACHINE, PP_CHUNK_ATTRS, PP_CHUNK_FORMATS, PP_CHUNK_TASKS, PP_CHUNK_MMAPS,
+	PP_CHUNK_KSYMS, PP_CHUNK_USYMS, PP_CHUNK_DATA, PP_CHUNK_LOST, PP_CHUNK_DATA,
+};
+
+/* A payload that compresses: perf-like records with a counter inside. */
+static size_t make_payload(uint8_t *p, size_t cap, unsigned seed)
+{
+	size_t len = 0;
+
+	for (unsigned i = 0; len + 48 <= cap && i < 40 + seed * 7; i++) {
+		uint32_t type = 9;
+		uint16_t misc = 2, size = 48;
+		uint64_t v[5] = { 1000 + seed, i, 4242, (uint64_t)seed << 32 | i, 77 };
+
+		memcpy(p + len, &type, 4);
+		memcpy(p + len + 4, &misc, 2);
+		memcpy(p + len + 6, &size, 2);
+		memcpy(p + len + 8, v, 40);
+		len += 48;
+	}
+	return len;
+}
+
+struct expect {
+	uint16_t type;
+	uint32_t stream;
+	uint64_t first_ts, last_ts;
+	uint8_t data[4096];
+	size_t len;
+	uint64_t start, end;	/* chunk's byte range in the file */
+};
+
+/* Write NR_TYPES chunks (plus index and footer if @close) into @io. */
+static void write_file(struct pp_io *io, uint8_t codec, int close_it, unsigned index_every,
+		       struct expect *ex)
+{
+	struct pp_writer_opts o = { .codec = codec, .chunk_size = 4096, .index_every = index_every };
+	struct pp_writer *w = pp_writer__new(io, &o);
+
+	assert_non_null(w);
+	for (int i = 0; i < NR_TYPES; i++) {
+		struct pp_chunk_desc d = {
+			.type = all_types[i],
+			.flags = all_types[i] == PP_CHUNK_DATA ? PP_CHUNK_CRITICAL : 0,
+			.stream = all_types[i] == PP_CHUNK_DATA ? (uint32_t)i % 2 : PP_STREAM_META,
+			.first_ts = 1000u * (unsigned)i + 1, .last_ts = 1000u * (unsigned)i + 999,
+		};
+
+		ex[i].type = d.type;
+		ex[i].stream = d.stream;
+		ex[i].first_ts = d.first_ts;
+		ex[i].last_ts = d.last_ts;
+		ex[i].len = make_payload(ex[i].data, sizeof(ex[i].data), (unsigned)i);
+		if (i == 4)
+			ex[i].len = 0;	/* an empty chunk is legal */
+		ex[i].start = pp_writer__bytes(w);
+		assert_int_equal(pp_writer__append_chunk(w, &d, ex[i].data, ex[i].len), 0);
+	}
+	for (int i = 0; i < NR_TYPES; i++) {
+		uint8_t hb[56];
+
+		/* The chunk alone: an index chunk may follow it within the same append. */
+		assert_int_equal(pp_io__pread(io, hb, sizeof(hb), ex[i].start), 56);
+		ex[i].end = ex[i].start + 64 + pp_get_le32(hb + 16);
+	}
+	if (close_it)
+		assert_int_equal(pp_writer__close(w), 0);
+	else
+		pp_writer__abort(w);
+}
+
+/* Read all chunks, checking each against @ex; returns the number of data chunks matched. */
+static int read_all(struct pp_io *io, const struct expect *ex, int *matched,
+		    struct pp_reader_stats *st, int *saw_footer)
+{
+	struct pp_reader *r = pp_reader__open(io, NULL);
+	struct pp_chunk c;
+	int n = 0, rc;
+
+	if (!r)
+		return -errno;
+	memset(matched, 0, sizeof(int) * NR_TYPES);
+	*saw_footer = 0;
+	while ((rc = pp_reader__next(r, &c)) == 1) {
+		if (c.hdr->type == PP_CHUNK_INDEX)
+			continue;
+		if (c.hdr->type == PP_CHUNK_FOOTER) {
+			*saw_footer = 1;
+			continue;
+		}
+		for (int i = 0; i < NR_TYPES; i++) {
+			if (ex[i].start != c.offset)
+				continue;
+			assert_int_equal(c.hdr->type, ex[i].type);
+			assert_int_equal(c.hdr->stream, ex[i].stream);
+			assert_int_equal(c.hdr->first_ts, ex[i].first_ts);
+			assert_int_equal(c.hdr->last_ts, ex[i].last_ts);
+			assert_int_equal(c.size, ex[i].len);
+			assert_memory_equal(c.data, ex[i].data, ex[i].len);
+			matched[i] = 1;
+			n++;
+		}
+	}
+	assert_true(rc == 0);
+	*st = *pp_reader__stats(r);
+	pp_reader__free(r);
+	return n;
+}
+
+static void test_crc32c(void **state)
+{
+	/* The check value of CRC-32C. */
+	assert_int_equal(pp_crc32c(0, "123456789", 9), 0xE3069283u);
+	/* Chaining gives the CRC of the concatenation. */
+	assert_int_equal(pp_crc32c(pp_crc32c(0, "1234", 4), "56789", 5), 0xE3069283u);
+	assert_int_equal(pp_crc32c(0, "", 0), 0);
+}
+
+static void roundtrip(uint8_t codec, int use_file)
+{
+	struct expect ex[NR_TYPES];
+	struct pp_reader_stats st;
+	int matched[NR_TYPES], footer;
+	char path[] = "/tmp/pp-test-format.XXXXXX";
+	struct pp_io *io;
+	int fd = -1;
+
+	if (use_file) {
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		unlink(path);
+		io = pp_io_file__new(fd, 1);
+	} else {
+		io = pp_io_mem__new(NULL, 0, 0);
+	}
+	assert_non_null(io);
+	write_file(io, codec, 1, 4, ex);
+	assert_int_equal(read_all(io, ex, matched, &st, &footer), NR_TYPES);
+	assert_true(footer);
+	assert_true(st.has_footer);
+	assert_int_equal(st.corrupt, 0);
+	assert_false(st.truncated);
+	pp_io__free(io);
+}
+
+static void test_roundtrip_mem_lz4(void **s) { roundtrip(PP_CODEC_LZ4, 0); }
+static void test_roundtrip_mem_zstd(void **s) { roundtrip(PP_CODEC_ZSTD, 0); }
+static void test_roundtrip_mem_none(void **s) { roundtrip(PP_CODEC_NONE, 0); }
+static void test_roundtrip_file_lz4(void **s) { roundtrip(PP_CODEC_LZ4, 1); }
+static void test_roundtrip_file_zstd(void **s) { roundtrip(PP_CODEC_ZSTD, 1); }
+
+/* The index lists every chunk, in file order, and points at real chunks. */
+static void test_index(void **state)
+{
+	struct expect ex[NR_TYPES];
+	const struct pp_index_entry *idx;
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	struct pp_reader *r;
+	struct pp_chunk c;
+	size_t nr;
+
+	write_file(io, PP_CODEC_LZ4, 1, 3, ex);
+	r = pp_reader__open(io, NULL);
+	assert_non_null(r);
+	assert_non_null(pp_reader__footer(r));
+	assert_int_equal(pp_reader__footer(r)->data_raw_bytes, ex[7].len + ex[9].len);
+	idx = pp_reader__index(r, &nr);
+	assert_non_null(idx);
+	assert_int_equal(nr, NR_TYPES);
+	for (size_t i = 0; i < nr; i++) {
+		assert_int_equal(idx[i].offset, ex[i].start);
+		assert_int_equal(idx[i].type, ex[i].type);
+		assert_int_equal(idx[i].stream, ex[i].stream);
+		assert_int_equal(pp_reader__read_at(r, idx[i].offset, &c), 1);
+		assert_memory_equal(c.data, ex[i].data, ex[i].len);
+	}
+	assert_true(pp_reader__stats(r)->opened_by_index);
+	pp_reader__free(r);
+	pp_io__free(io);
+}
+
+/* A killed writer leaves no index or footer: the file opens by scanning. */
+static void test_no_footer_scans(void **state)
+{
+	struct expect ex[NR_TYPES];
+	struct pp_reader_stats st;
+	int matched[NR_TYPES], footer;
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	struct pp_reader *r;
+	size_t nr;
+
+	write_file(io, PP_CODEC_LZ4, 0, 1000, ex);
+	assert_int_equal(read_all(io, ex, matched, &st, &footer), NR_TYPES);
+	assert_false(footer);
+	assert_false(st.has_footer);
+	assert_false(st.truncated);
+	r = pp_reader__open(io, NULL);
+	assert_null(pp_reader__index(r, &nr));
+	assert_int_equal(nr, 0);
+	pp_reader__free(r);
+	pp_io__free(io);
+}
+
+/* Cut the file at every byte: exactly the complete chunks before the cut read back. */
+static void test_truncate_everywhere(void **state)
+{
+	struct expect ex[NR_TYPES];
+	struct pp_reader_stats st;
+	int matched[NR_TYPES], footer;
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	const uint8_t *bytes;
+	size_t len;
+
+	write_file(io, PP_CODEC_LZ4, 1, 4, ex);
+	bytes = pp_io_mem__data(io, &len);
+	for (size_t cut = 0; cut < len; cut++) {
+		struct pp_io *t = pp_io_mem__new(bytes, cut, 0);
+		int expect_n = 0, at_boundary = cut == 64, n;
+
+		for (int i = 0; i < NR_TYPES; i++) {
+			if (ex[i].end <= cut)
+				expect_n++;
+			if (ex[i].end == cut || ex[i].start == cut)
+				at_boundary = 1;
+		}
+		n = read_all(t, ex, matched, &st, &footer);
+		if (cut < 64) {
+			assert_int_equal(n, -EINVAL);
+		} else {
+			assert_int_equal(n, expect_n);
+			for (int i = 0; i < expect_n; i++)
+				assert_true(matched[i]);
+			assert_false(footer);
+			assert_int_equal(st.corrupt, 0);
+			/* Inside a chunk (not after an index chunk either): truncation is reported. */
+			if (!at_boundary && cut < ex[NR_TYPES - 1].end)
+				assert_true(st.truncated || st.corrupt);
+			if (st.truncated)
+				assert_true(st.truncated_at < cut);
+		}
+		pp_io__free(t);
+	}
+	pp_io__free(io);
+}
+
+/* Flip each bit of the file in turn: only the chunk holding it is lost. */
+static void test_bit_flips(void **state)
+{
+	struct expect ex[NR_TYPES];
+	struct pp_reader_stats st;
+	int matched[NR_TYPES], footer;
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	const uint8_t *bytes;
+	uint8_t *copy;
+	size_t len;
+
+	write_file(io, PP_CODEC_LZ4, 1, 1000, ex);
+	bytes = pp_io_mem__data(io, &len);
+	copy = malloc(len);
+	for (size_t off = 0; off < len; off++) {
+		for (int bit = 0; bit < 8; bit += 3) {
+			struct pp_io *t;
+			int hit = -1, n;
+
+			memcpy(copy, bytes, len);
+			copy[off] ^= (uint8_t)(1u << bit);
+			t = pp_io_mem__new(copy, len, 0);
+			for (int i = 0; i < NR_TYPES; i++)
+				if (off >= ex[i].start && off < ex[i].end)
+					hit = i;
+			n = read_all(t, ex, matched, &st, &footer);
+			if (off < 64) {
+				/* Magic damage: not a pp file; other header bytes: read on. */
+				if (off < 8) {
+					assert_int_equal(n, -EINVAL);
+				} else if (off == 8 || off == 9) {
+					assert_true(n == -EPROTONOSUPPORT);
+				} else {
+					assert_int_equal(n, NR_TYPES);
+					assert_true(st.header_damaged);
+				}
+			} else if (hit >= 0) {
+				assert_int_equal(n, NR_TYPES - 1);
+				assert_false(matched[hit]);
+				assert_int_equal(st.corrupt, 1);
+			} else {
+				/* Index or footer damaged: all data chunks still read. */
+				assert_int_equal(n, NR_TYPES);
+			}
+			pp_io__free(t);
+		}
+	}
+	free(copy);
+	pp_io__free(io);
+}
+
+static void test_unknown_chunks(void **state)
+{
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	struct pp_writer *w = pp_writer__new(io, NULL);
+	struct pp_chunk_desc skip = { .type = 0x7001, .stream = PP_STREAM_META };
+	struct pp_chunk_desc crit = { .type = 0x7002, .flags = PP_CHUNK_CRITICAL, .stream = 0 };
+	struct pp_chunk_desc data = { .type = PP_CHUNK_DATA, .stream = 0 };
+	struct pp_reader *r;
+	struct pp_chunk c;
+	int nr_data = 0, rc;
+
+	pp_writer__append_chunk(w, &data, "abcdefgh", 8);
+	pp_writer__append_chunk(w, &skip, "future", 6);
+	pp_writer__append_chunk(w, &data, "ijklmnop", 8);
+	pp_writer__append_chunk(w, &crit, "must know", 9);
+	pp_writer__append_chunk(w, &data, "qrstuvwx", 8);
+	assert_int_equal(pp_writer__close(w), 0);
+	r = pp_reader__open(io, NULL);
+	while ((rc = pp_reader__next(r, &c)) == 1)
+		nr_data += c.hdr->type == PP_CHUNK_DATA;
+	assert_int_equal(rc, -EPROTO);
+	assert_int_equal(nr_data, 2);
+	assert_int_equal(pp_reader__stats(r)->unknown_skipped, 1);
+	assert_int_equal(pp_reader__next(r, &c), -EPROTO);	/* stays stopped */
+	assert_non_null(strstr(pp_reader__strerror(-EPROTO), "does not understand"));
+	pp_reader__free(r);
+	pp_io__free(io);
+}
+
+/* A header with a valid CRC but sizes past the caps is refused, not allocated. */
+static void test_oversized_refused(void **state)
+{
+	struct pp_chunk_header h = {
+		.type = PP_CHUNK_DATA, .stored_size = 0xfffffff0u, .raw_size = 0xffffffffu,
+	};
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	struct pp_writer *w = pp_writer__new(io, NULL);
+	struct pp_chunk_desc data = { .type = PP_CHUNK_DATA, .stream = 0 };
+	struct pp_chunk_header back;
+	uint8_t hb[56];
+	struct pp_reader *r;
+	struct pp_chunk c;
+	int n = 0;
+
+	pp_chunk_header__encode(&h, hb);
+	pp_put_le32(hb + 52, pp_crc32c(0, hb, 52));
+	assert_int_equal(pp_chunk_header__decode(hb, &back), -EBADMSG);
+	h.stored_size = 100;
+	h.raw_size = PP_CHUNK_MAX_RAW + 1;
+	pp_chunk_header__encode(&h, hb);
+	pp_put_le32(hb + 52, pp_crc32c(0, hb, 52));
+	assert_int_equal(pp_chunk_header__decode(hb, &back), -EBADMSG);
+
+	/* In a file: the bad header is skipped and the next chunk reads. */
+	pp_io__write(io, hb, sizeof(hb));
+	pp_writer__append_chunk(w, &data, "after", 5);
+	pp_writer__abort(w);
+	r = pp_reader__open(io, NULL);
+	while (pp_reader__next(r, &c) == 1)
+		n++;
+	assert_int_equal(n, 1);
+	assert_int_equal(pp_reader__stats(r)->corrupt, 1);
+	assert_true(pp_reader__stats(r)->resyncs >= 1);
+	assert_int_equal(pp_writer__compress(PP_CODEC_LZ4, 0, &data, hb, PP_CHUNK_MAX_RAW + 1,
+					     (uint8_t **)&r, (size_t *)&n), -EINVAL);
+	pp_reader__free(r);
+	pp_io__free(io);
+}
+
+/* A full disk: the writer fails with ENOSPC and what was written reads back. */
+static void test_full_disk(void **state)
+{
+	struct expect ex[NR_TYPES];
+	struct pp_reader_stats st;
+	int matched[NR_TYPES], footer, err = 0, written = 0;
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 1500);
+	struct pp_writer *w = pp_writer__new(io, NULL);
+
+	for (int i = 0; i < NR_TYPES && !err; i++) {
+		struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .stream = 0, .first_ts = 1 };
+
+		ex[i].type = d.type;
+		ex[i].stream = 0;
+		ex[i].first_ts = 1;
+		ex[i].last_ts = 0;
+		ex[i].len = make_payload(ex[i].data, 400, 100 + (unsigned)i);
+		ex[i].start = pp_writer__bytes(w);
+		err = pp_writer__append_chunk(w, &d, ex[i].data, ex[i].len);
+		if (!err)
+			written++;
+		ex[i].end = err ? 0 : pp_writer__bytes(w);
+		if (err)
+			ex[i].start = (uint64_t)-1;
+	}
+	assert_int_equal(err, -ENOSPC);
+	assert_int_equal(pp_writer__close(w), -ENOSPC);
+	for (int i = written + 1; i < NR_TYPES; i++)
+		ex[i].start = (uint64_t)-1;
+	assert_int_equal(read_all(io, ex, matched, &st, &footer), written);
+	assert_true(written > 0);
+	pp_io__free(io);
+}
+
+static void test_items(void **state)
+{
+	struct pp_buf b;
+	struct pp_item_iter it;
+	struct pp_item item;
+	struct pp_cur cur;
+	const char *s;
+	uint64_t v;
+	size_t start;
+
+	pp_buf__init(&b);
+	start = pp_item__begin(&b, 7);
+	pp_buf__append(&b, "\x2a\0\0\0\0\0\0\0", 8);
+	pp_buf__append_str(&b, "name");
+	pp_item__end(&b, start);
+	start = pp_item__begin(&b, 8);
+	pp_item__end(&b, start);
+	assert_int_equal(b.len, 24 + 8);
+
+	pp_item_iter__init(&it, b.data, b.len);
+	assert_int_equal(pp_item_iter__next(&it, &item), 1);
+	assert_int_equal(item.kind, 7);
+	pp_cur__init(&cur, item.body, item.size);
+	assert_int_equal(pp_cur__u64(&cur, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(pp_cur__str(&cur, &s), 0);
+	assert_string_equal(s, "name");
+	assert_int_equal(pp_cur__u64(&cur, &v), -1);	/* past the end */
+	assert_true(cur.bad);
+	assert_int_equal(pp_item_iter__next(&it, &item), 1);
+	assert_int_equal(item.size, 0);
+	assert_int_equal(pp_item_iter__next(&it, &item), 0);
+	assert_false(it.bad);
+
+	/* A size running past the payload stops the walk. */
+	pp_put_le32(b.data, 4096);
+	pp_item_iter__init(&it, b.data, b.len);
+	assert_int_equal(pp_item_iter__next(&it, &item), 0);
+	assert_true(it.bad);
+	/* An unterminated string is refused. */
+	pp_cur__init(&cur, "abc", 3);
+	assert_int_equal(pp_cur__str(&cur, &s), -1);
+	pp_buf__exit(&b);
+
+	pp_buf__init(&b);
+	pp_machine__put(&b, "hostname", "box");
+	pp_machine__put(&b, "release", "6.18");
+	assert_string_equal(pp_machine__get(b.data, b.len, "release"), "6.18");
+	assert_null(pp_machine__get(b.data, b.len, "nope"));
+	assert_null(pp_machine__get(b.data, b.len - 1, "release"));
+	pp_buf__exit(&b);
+}
+
+static void test_records(void **state)
+{
+	uint8_t p[64] = { 0 };
+	struct pp_rec_iter it;
+	struct pp_rec rec;
+	uint16_t sz = 24;
+	uint32_t type = 9;
+
+	memcpy(p, &type, 4);
+	memcpy(p + 6, &sz, 2);
+	memcpy(p + 24, &type, 4);
+	sz = 16;
+	memcpy(p + 30, &sz, 2);
+	pp_rec_iter__init(&it, p, 40);
+	assert_int_equal(pp_rec_iter__next(&it, &rec), 1);
+	assert_int_equal(rec.size, 24);
+	assert_int_equal(pp_rec_iter__next(&it, &rec), 1);
+	assert_int_equal(rec.size, 16);
+	assert_int_equal(pp_rec_iter__next(&it, &rec), 0);
+	assert_false(it.bad);
+	/* A record running past the payload. */
+	pp_rec_iter__init(&it, p, 39);
+	assert_int_equal(pp_rec_iter__next(&it, &rec), 1);
+	assert_int_equal(pp_rec_iter__next(&it, &rec), 0);
+	assert_true(it.bad);
+	/* A zero size never loops. */
+	memset(p, 0, sizeof(p));
+	pp_rec_iter__init(&it, p, sizeof(p));
+	assert_int_equal(pp_rec_iter__next(&it, &rec), 0);
+	assert_true(it.bad);
+}
+
+static void test_not_a_trace(void **state)
+{
+	char junk[64] = "hello world, this is not a trace file";
+	struct pp_io *io = pp_io_mem__new(junk, sizeof(junk), 0);
+
+	assert_null(pp_reader__open(io, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(pp_reader__strerror(EINVAL), "not a pp trace file");
+	pp_io__free(io);
+	io = pp_io_mem__new(NULL, 0, 0);
+	assert_null(pp_reader__open(io, NULL));
+	pp_io__free(io);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crc32c),
+		cmocka_unit_test(test_roundtrip_mem_lz4),
+		cmocka_unit_test(test_roundtrip_mem_zstd),
+		cmocka_unit_test(test_roundtrip_mem_none),
+		cmocka_unit_test(test_roundtrip_file_lz4),
+		cmocka_unit_test(test_roundtrip_file_zstd),
+		cmocka_unit_test(test_index),
+		cmocka_unit_test(test_no_footer_scans),
+		cmocka_unit_test(test_truncate_everywhere),
+		cmocka_unit_test(test_bit_flips),
+		cmocka_unit_test(test_unknown_chunks),
+		cmocka_unit_test(test_oversized_refused),
+		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_items),
+		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_not_a_trace),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
