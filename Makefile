@@ -2,6 +2,7 @@
 # Build output goes to $(O) (default build/); `make test_asan` uses build/asan.
 
 O        ?= build
+SHELL    := /bin/bash
 CC       ?= cc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
@@ -111,7 +112,17 @@ test_asan:
 
 # libFuzzer target over the reader.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE
-fuzz: $(O)/fuzz/fuzz-reader
+FUZZ_SECONDS ?= 60
+fuzz: $(O)/fuzz/fuzz-reader $(O)/fuzz/make-seeds
+	@mkdir -p $(O)/fuzz/corpus
+	$(Q)$(O)/fuzz/make-seeds $(O)/fuzz/corpus
+	$(Q)$(O)/fuzz/fuzz-reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+		$(O)/fuzz/corpus 2>&1 | grep -E '^(stat::number_of_executed_units|stat::peak_rss|#[0-9]+ +DONE)|ERROR|SUMMARY' ; \
+		test $${PIPESTATUS[0]} -eq 0
+$(O)/fuzz/make-seeds: tests/fuzz/make-seeds.c $(FORMAT_SRCS)
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O1 -g -Iinclude -D_GNU_SOURCE -o $@ $^ $(LDLIBS_FORMAT)
 $(O)/fuzz/fuzz-reader: tests/fuzz/fuzz-reader.c $(FORMAT_SRCS) $(wildcard format/*.h include/pp/*.h)
 	$(call msg,FUZZ,$@)
 	@mkdir -p $(dir $@)
