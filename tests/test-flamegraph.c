@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for analyzers/flamegraph.c: folded output, SVG validity and content. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../analyzers/flamegraph.h"
+
+#define ADD(fg, w, ...) do {							\
+	const char *const f_[] = { __VA_ARGS__ };				\
+	assert_int_equal(pp_flame__add(fg, f_, sizeof(f_) / sizeof(f_[0]), w), 0); \
+} while (0)
+
+static char *folded(const struct pp_flame *fg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	assert_int_equal(pp_flame__write_folded(fg, fp), 0);
+	fclose(fp);
+	return buf;
+}
+
+static char *svg(const struct pp_flame *fg, const struct pp_flame_opts *opts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	assert_int_equal(pp_flame__write_svg(fg, fp, opts), 0);
+	fclose(fp);
+	return buf;
+}
+
+/* Parse @text with python's XML parser; skip if python3 is missing. */
+static void assert_valid_xml(const char *text)
+{
+	char path[] = "/tmp/pp-test-flame-XXXXXX";
+	char cmd[256];
+	int fd, rc;
+
+	if (system("python3 -c '' 2>/dev/null") != 0) {
+		print_message("python3 missing: XML validity not checked\n");
+		return;
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' %s", path);
+	rc = system(cmd);
+	if (rc)
+		fail_msg("invalid XML kept in %s", path);
+	unlink(path);
+}
+
+static void test_folded_known(void **state)
+{
+	struct pp_flame *fg = pp_flame__new();
+	char *out;
+
+	assert_non_null(fg);
+	ADD(fg, 3, "bash", "main", "read", "ksys_read_[k]");
+	ADD(fg, 2, "bash", "main", "write");
+	ADD(fg, 4, "bash", "main", "read", "ksys_read_[k]");	/* same stack: merged */
+	ADD(fg, 0, "bash", "ignored");				/* zero weight: ignored */
+	ADD(fg, 1, "semi;colon", "line\nbreak", "");
+	assert_int_equal(pp_flame__add(fg, NULL, 0, 5), 0);
+	out = folded(fg);
+	assert_string_equal(out,
+		"bash;main;read;ksys_read_[k] 7\n"
+		"bash;main;write 2\n"
+		"semi:colon;line break;[unknown] 1\n"
+		"[unknown] 5\n");
+	assert_int_equal(pp_flame__total(fg), 15);
+	free(out);
+
+	pp_flame__reset(fg);
+	assert_int_equal(pp_flame__total(fg), 0);
+	ADD(fg, 9, "x", "y");
+	out = folded(fg);
+	assert_string_equal(out, "x;y 9\n");
+	free(out);
+	pp_flame__free(fg);
+	pp_flame__free(NULL);
+}
+
+static void test_slices(void **state)
+{
+	struct pp_flame *fg = pp_flame__new();
+	char *out;
+
+	assert_non_null(fg);
+	assert_int_equal(pp_flame__set_slice(fg, "10:00:01.000000"), 0);
+	ADD(fg, 1, "cc1", "main");
+	ADD(fg, 2, "cc1", "main");
+	assert_int_equal(pp_flame__set_slice(fg, "10:00:02.000000"), 0);
+	ADD(fg, 4, "cc1", "main");
+	assert_int_equal(pp_flame__set_slice(fg, NULL), 0);
+	ADD(fg, 8, "cc1", "main");
+	out = folded(fg);
+	assert_string_equal(out,
+		"10:00:01.000000;cc1;main 3\n"
+		"10:00:02.000000;cc1;main 4\n"
+		"cc1;main 8\n");
+	free(out);
+	out = svg(fg, NULL);
+	assert_valid_xml(out);
+	assert_non_null(strstr(out, "<title>10:00:02.000000 (4 samples, 26.67%)</title>"));
+	free(out);
+	pp_flame__free(fg);
+}
+
+static void test_svg_content(void **state)
+{
+	struct pp_flame_opts opts = {
+		.title = "Off-CPU <time>",
+		.subtitle = "off-CPU time (ns)",
+		.unit = PP_UNIT_NS,
+	};
+	struct pp_flame *fg = pp_flame__new();
+	char *out;
+
+	assert_non_null(fg);
+	ADD(fg, 3000000, "bash", "main", "read", "ksys_read_[k]");
+	ADD(fg, 1000000, "bash", "main", "std::vector<int>::push_back&'\"");
+	ADD(fg, 1, "bash", "tiny");	/* far below 0.1 px: left out */
+	out = svg(fg, &opts);
+	assert_valid_xml(out);
+	assert_non_null(strstr(out, ">Off-CPU &lt;time&gt;</text>"));
+	assert_non_null(strstr(out, ">off-CPU time (ns)</text>"));
+	assert_non_null(strstr(out, "<title>all (4.00ms, 100.00%)</title>"));
+	assert_non_null(strstr(out, "<title>bash (4.00ms, 100.00%)</title>"));
+	assert_non_null(strstr(out, "<title>read (3.00ms, 75.00%)</title>"));
+	assert_non_null(strstr(out, "<title>ksys_read_[k] (3.00ms, 75.00%)</title>"));
+	assert_non_null(strstr(out, "<title>std::vector&lt;int&gt;::push_back&amp;&apos;&quot; (1.00ms, 25.00%)</title>"));
+	assert_null(strstr(out, "<title>tiny"));
+	/* full labels fit: 1180 px for all; 295 px for the 25% frame */
+	assert_non_null(strstr(out, ">ksys_read_[k]</text>"));
+	/* kernel frames orange-ish (r >= 225, b < 60), comm blue-ish */
+	assert_non_null(strstr(out, "<script"));
+	assert_non_null(strstr(out, "fg_search"));
+	free(out);
+	pp_flame__free(fg);
+}
+
+static void test_svg_clip_and_hostile(void **state)
+{
+	struct pp_flame *fg = pp_flame__new();
+	char longname[300], *out, *p;
+
+	assert_non_null(fg);
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	ADD(fg, 100, "comm", longname);
+	ADD(fg, 1, "comm", "\xff\xfe bad \x01 utf8 \xc3\xa9 \xed\xa0\x80");
+	ADD(fg, 1, "comm", "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac");
+	out = svg(fg, NULL);
+	assert_valid_xml(out);
+	/* the long name is clipped to its rect and ends with ".." */
+	p = strstr(out, "\">aaaaaaaaaa");
+	assert_non_null(p);
+	p = strchr(p, '<');
+	assert_non_null(p);
+	assert_memory_equal(p - 2, "..", 2);
+	assert_true(p - strstr(out, "\">aaaaaaaaaa") < 200);
+	assert_non_null(strstr(out, "?? bad ? utf8 \xc3\xa9 ???"));
+	free(out);
+	pp_flame__free(fg);
+}
+
+static void test_empty_and_files(void **state)
+{
+	struct pp_flame *fg = pp_flame__new();
+	char dir[] = "/tmp/pp-test-flame-dir-XXXXXX", path[128], *out;
+	FILE *fp;
+
+	assert_non_null(fg);
+	out = svg(fg, NULL);
+	assert_valid_xml(out);
+	assert_non_null(strstr(out, "no samples"));
+	free(out);
+
+	assert_non_null(mkdtemp(dir));
+	ADD(fg, 2, "a", "b");
+	snprintf(path, sizeof(path), "%s/fg", dir);
+	assert_int_equal(pp_flame__write_files(fg, path, NULL), 0);
+	snprintf(path, sizeof(path), "%s/fg.folded", dir);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	{
+		char line[64];
+
+		assert_non_null(fgets(line, sizeof(line), fp));
+		assert_string_equal(line, "a;b 2\n");
+	}
+	fclose(fp);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/fg.svg", dir);
+	assert_int_equal(access(path, R_OK), 0);
+	unlink(path);
+	rmdir(dir);
+	assert_true(pp_flame__write_files(fg, "/nonexistent-dir/fg", NULL) < 0);
+	pp_flame__free(fg);
+}
+
+static void test_many_stacks(void **state)
+{
+	struct pp_flame *fg = pp_flame__new();
+	char a[32], b[32], *out, *line;
+	const char *f[4];
+	unsigned int i, lines = 0;
+
+	assert_non_null(fg);
+	/* enough frames and stacks to rehash both tables several times */
+	for (i = 0; i < 20000; i++) {
+		snprintf(a, sizeof(a), "fn%u", i % 3000);
+		snprintf(b, sizeof(b), "leaf%u", i % 7);
+		f[0] = "comm";
+		f[1] = "main";
+		f[2] = a;
+		f[3] = b;
+		assert_int_equal(pp_flame__add(fg, f, 4, 1), 0);
+	}
+	assert_int_equal(pp_flame__total(fg), 20000);
+	out = folded(fg);
+	for (line = out; (line = strchr(line, '\n')); line++)
+		lines++;
+	/* (i % 3000, i % 7) repeats only every 21000: 20000 distinct stacks */
+	assert_int_equal(lines, 20000);
+	free(out);
+	out = svg(fg, NULL);
+	assert_valid_xml(out);
+	free(out);
+	pp_flame__free(fg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_folded_known),
+		cmocka_unit_test(test_slices),
+		cmocka_unit_test(test_svg_content),
+		cmocka_unit_test(test_svg_clip_and_hostile),
+		cmocka_unit_test(test_empty_and_files),
+		cmocka_unit_test(test_many_stacks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
