@@ -31,4 +31,10 @@ size_t pp_codec_compress(uint8_t codec, int level, const void *src, size_t len,
 int pp_codec_decompress(uint8_t codec, const void *src, size_t stored,
 			void *dst, size_t raw);
 
+/* DATA encoding 1 (record delta), spec 5.8. */
+#define PP_DATA_ENC_PLAIN	PP_DATA_PLAIN
+#define PP_DATA_ENC_DELTA	PP_DATA_DELTA
+void pp_delta_encode(const uint8_t *src, uint8_t *dst, size_t len);
+int pp_delta_decode(uint8_t *buf, size_t len);
+
 #endif

@@ -159,6 +159,15 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 			 err == -EPROTONOSUPPORT ? "unsupported codec" : "payload does not decompress");
 		return RC_BADPAYLOAD;
 	}
+	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_ENC_PLAIN) {
+		if (h->encoding != PP_DATA_ENC_DELTA || pp_delta_decode(r->raw, h->raw_size)) {
+			rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
+				 (unsigned long long)h->seq, (unsigned long long)off,
+				 h->encoding != PP_DATA_ENC_DELTA ? "unknown data encoding"
+								  : "records do not decode");
+			return RC_BADPAYLOAD;
+		}
+	}
 	c->hdr = h;
 	c->offset = off;
 	c->data = r->raw;

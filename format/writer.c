@@ -133,14 +133,27 @@ int pp_writer__compress(uint8_t codec, int level, const struct pp_chunk_desc *de
 	size_t bound, stored = 0;
 	uint8_t *buf;
 
+	uint8_t *tmp = NULL;
+
 	if (len > PP_CHUNK_MAX_RAW || codec > PP_CODEC_ZSTD)
 		return -EINVAL;
+	if (desc->type == PP_CHUNK_DATA && desc->encoding != PP_DATA_ENC_PLAIN) {
+		if (desc->encoding != PP_DATA_ENC_DELTA)
+			return -EINVAL;
+		tmp = malloc(len ? len : 1);
+		if (!tmp)
+			return -ENOMEM;
+		pp_delta_encode(data, tmp, len);
+		data = tmp;
+	}
 	bound = pp_codec_bound(codec, len);
 	if (bound < len)
 		bound = len;
 	buf = malloc(PP_CH_HEADER_SIZE + bound + PP_CH_TRAILER_SIZE);
-	if (!buf)
+	if (!buf) {
+		free(tmp);
 		return -ENOMEM;
+	}
 	if (codec != PP_CODEC_NONE && len)
 		stored = pp_codec_compress(codec, level, data, len, buf + PP_CH_HEADER_SIZE, bound);
 	if (!stored || stored >= len) {
@@ -149,6 +162,7 @@ int pp_writer__compress(uint8_t codec, int level, const struct pp_chunk_desc *de
 		if (len)
 			memcpy(buf + PP_CH_HEADER_SIZE, data, len);
 	}
+	free(tmp);
 	h.type = desc->type;
 	h.flags = desc->flags;
 	h.codec = codec;

@@ -64,6 +64,7 @@ static void write_file(struct pp_io *io, uint8_t codec, int close_it, unsigned i
 			.flags = all_types[i] == PP_CHUNK_DATA ? PP_CHUNK_CRITICAL : 0,
 			.stream = all_types[i] == PP_CHUNK_DATA ? (uint32_t)i % 2 : PP_STREAM_META,
 			.first_ts = 1000u * (unsigned)i + 1, .last_ts = 1000u * (unsigned)i + 999,
+			.encoding = i == 9 ? PP_DATA_DELTA : PP_DATA_PLAIN,
 		};
 
 		ex[i].type = d.type;
@@ -417,6 +418,68 @@ static void test_full_disk(void **state)
 	pp_io__free(io);
 }
 
+/* Record delta: mixed record types and sizes, a torn tail, all codecs. */
+static void test_delta_encoding(void **state)
+{
+	static uint8_t plain[64 * 1024];
+	size_t len = 0;
+	uint64_t x = 88172645463325252ull;
+
+	for (int i = 0; len + 200 < sizeof(plain) - 16; i++) {
+		uint16_t size = (uint16_t)(8 + 8 * (i % 3) + (i % 5 == 0 ? 3 : 0) + 40);
+		uint32_t type = (uint32_t)(i % 7 == 0 ? 3 : 9);
+		uint64_t t = 1000000ull + (uint64_t)i * 1234;
+
+		memcpy(plain + len, &type, 4);
+		memset(plain + len + 4, 0, 2);
+		memcpy(plain + len + 6, &size, 2);
+		for (size_t k = 8; k < size; k++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			plain[len + k] = (uint8_t)(k < 24 ? k : x % 4);
+		}
+		memcpy(plain + len + 8, &t, 8);
+		len += size;
+	}
+	memcpy(plain + len, "\x01\x02\x03", 3);	/* a torn record at the end */
+	len += 3;
+	for (uint8_t codec = 0; codec <= PP_CODEC_ZSTD; codec++) {
+		struct pp_writer_opts o = { .codec = codec };
+		struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+		struct pp_writer *w = pp_writer__new(io, &o);
+		struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .encoding = PP_DATA_DELTA };
+		struct pp_reader *r;
+		struct pp_chunk c;
+
+		assert_int_equal(pp_writer__append_chunk(w, &d, plain, len - 3), 0);
+		assert_int_equal(pp_writer__close(w), 0);
+		r = pp_reader__open(io, NULL);
+		assert_int_equal(pp_reader__next(r, &c), 1);
+		assert_int_equal(c.hdr->encoding, PP_DATA_DELTA);
+		assert_int_equal(c.size, len - 3);
+		assert_memory_equal(c.data, plain, len - 3);
+		pp_reader__free(r);
+		pp_io__free(io);
+	}
+	/* A torn record: the writer refuses nothing, the reader reports the chunk damaged. */
+	{
+		struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+		struct pp_writer *w = pp_writer__new(io, NULL);
+		struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .encoding = PP_DATA_DELTA };
+		struct pp_reader *r;
+		struct pp_chunk c;
+
+		assert_int_equal(pp_writer__append_chunk(w, &d, plain, len), 0);
+		d.encoding = 7;
+		assert_int_equal(pp_writer__append_chunk(w, &d, plain, 16), -EINVAL);
+		pp_writer__abort(w);
+		r = pp_reader__open(io, NULL);
+		assert_int_equal(pp_reader__next(r, &c), 0);
+		assert_int_equal(pp_reader__stats(r)->corrupt, 1);
+		pp_reader__free(r);
+		pp_io__free(io);
+	}
+}
+
 static void test_items(void **state)
 {
 	struct pp_buf b;
@@ -532,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_chunks),
 		cmocka_unit_test(test_oversized_refused),
 		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_delta_encoding),
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_not_a_trace),

@@ -96,6 +96,12 @@ enum pp_chunk_type {
 	PP_CHUNK_FOOTER		= 0x0021,	/* last chunk of a cleanly closed file */
 };
 
+/* DATA chunk encodings (chunk header byte 9). */
+enum pp_data_encoding {
+	PP_DATA_PLAIN = 0,		/* perf records as read from the ring */
+	PP_DATA_DELTA = 1,		/* record delta, spec 5.8; the reader undoes it */
+};
+
 /*
  * Metadata item: every metadata chunk payload (all types but DATA and FOOTER)
  * is a sequence of items, each 8-byte aligned in the raw payload.
