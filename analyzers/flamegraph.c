@@ -425,7 +425,7 @@ static size_t put_xml_n(FILE *fp, const char *str, size_t max)
 	return 0;
 }
 
-static void put_xml(FILE *fp, const char *s)
+void pp_xml_put(FILE *fp, const char *s)
 {
 	put_xml_n(fp, s, SIZE_MAX);
 }
@@ -480,7 +480,7 @@ static void put_weight(FILE *fp, uint64_t w, const struct pp_flame_opts *o)
 		fputs(pp_ns_format(buf, sizeof(buf), w), fp);
 	else {
 		fprintf(fp, "%llu ", (unsigned long long)w);
-		put_xml(fp, o->count_name);
+		pp_xml_put(fp, o->count_name);
 	}
 }
 
@@ -728,11 +728,11 @@ int pp_flame__write_svg(const struct pp_flame *fg, FILE *fp, const struct pp_fla
 	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f8f8f4\"/>\n",
 		o.width, height);
 	fprintf(fp, "<text id=\"title\" x=\"%.1f\" y=\"22\">", o.width / 2.0);
-	put_xml(fp, o.title);
+	pp_xml_put(fp, o.title);
 	fputs("</text>\n", fp);
 	if (o.subtitle) {
 		fprintf(fp, "<text id=\"subtitle\" x=\"%.1f\" y=\"40\">", o.width / 2.0);
-		put_xml(fp, o.subtitle);
+		pp_xml_put(fp, o.subtitle);
 		fputs("</text>\n", fp);
 	}
 	fprintf(fp, "<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"22\" style=\"display:none\">"
@@ -758,7 +758,7 @@ int pp_flame__write_svg(const struct pp_flame *fg, FILE *fp, const struct pp_fla
 		kind_colour(n->kind, name, colour, sizeof(colour));
 		fprintf(fp, "<g class=\"f\" data-s=\"%llu\" data-w=\"%llu\" data-d=\"%u\"><title>",
 			(unsigned long long)n->start, (unsigned long long)n->width, n->depth);
-		put_xml(fp, name);
+		pp_xml_put(fp, name);
 		fputs(" (", fp);
 		put_weight(fp, n->width, &o);
 		fprintf(fp, ", %.2f%%)</title>", 100.0 * (double)n->width / (double)fg->total);
@@ -769,7 +769,7 @@ int pp_flame__write_svg(const struct pp_flame *fg, FILE *fp, const struct pp_fla
 		fit = w > 6 ? (size_t)((w - 6) / SVG_CHAR_W) : 0;
 		if (fit >= 3) {
 			if (nr_chars(name) <= fit) {
-				put_xml(fp, name);
+				pp_xml_put(fp, name);
 			} else {
 				rest = put_xml_n(fp, name, fit - 2);
 				if (rest)

@@ -125,4 +125,12 @@ int pp_flame__write_svg(const struct pp_flame *fg, FILE *fp, const struct pp_fla
 int pp_flame__write_files(const struct pp_flame *fg, const char *name,
 			  const struct pp_flame_opts *opts);
 
+/**
+ * pp_xml_put() - write @s as XML character data or attribute value
+ * @fp: output stream
+ * @s: any bytes; markup characters are escaped, and invalid UTF-8 or
+ *     control characters (which no escape can make valid XML) become '?'
+ */
+void pp_xml_put(FILE *fp, const char *s);
+
 #endif /* PP_ANALYZERS_FLAMEGRAPH_H */
