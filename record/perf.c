@@ -421,7 +421,7 @@ int pp_perf_evlist__open(struct pp_perf_evlist *el)
 				pid_t pid = el->nr_threads ? el->threads[ti] : -1;
 				int idx = ci * nt + ti, fd;
 
-				fd = pp_perf_event__open(&e->attr, pid, cpu, -1, 0);
+				fd = pp_perf_event__open(&e->attr, pid, cpu, -1, el->open_flags);
 				if (fd < 0 && fd == -ESRCH && el->nr_threads)
 					continue;	/* the thread is gone */
 				if (fd < 0) {

@@ -1,0 +1,1439 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp-record - record perf events into a pp trace file.
+ *
+ * Threads: the main thread drains the per-CPU rings into per-CPU chunk
+ * buffers (no allocation, no syscall per record); a full or one-second-old
+ * buffer is handed to the writer thread through a bounded queue and replaced
+ * by a free buffer from a fixed pool. When no buffer is free the data is
+ * dropped, counted, and reported in a LOST chunk: the drain never waits for
+ * the disk. The writer thread compresses and appends chunks in order, then
+ * learns symbols from the records it just wrote and appends KSYMS/USYMS/MMAPS.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "pp/format.h"
+#include "pp/io.h"
+#include "pp/meta.h"
+#include "pp/perf.h"
+#include "pp/sample.h"
+#include "pp/writer.h"
+#include "record.h"
+
+#define PP_VERSION		"0.1"
+#define EXIT_USAGE		2
+#define BASE_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+				 PERF_SAMPLE_CPU)
+
+static const char usage_text[] =
+"Usage: pp-record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"Record perf events (tracepoints, samples, probes) into a pp trace file.\n"
+"\n"
+"Events:\n"
+"  -e, --event EVENT[,EVENT...]  events to record (repeatable):\n"
+"        SYS:NAME[/FILTER/ATTR/.../]  tracepoint, '*' wildcards, ftrace filter;\n"
+"                                     ATTR: stack, max-stack=N, alias=NAME (and\n"
+"                                     analyzer keys key=, top-by=, ... kept as given)\n"
+"        uprobe:FUNC@/path/bin[//ATTR/]  uprobe (uretprobe: for returns)\n"
+"        kprobe:FUNC                  kprobe (where the kernel has kprobes)\n"
+"        cpu-clock, task-clock, page-faults, context-switches, cpu-migrations,\n"
+"        cycles, instructions, cache-misses, branch-misses ...\n"
+"        'EVENT help' (or: -e EVENT help) prints the event's format and exits\n"
+"  -F, --freq HZ              sample stacks at HZ (cycles, or cpu-clock without a PMU)\n"
+"  -g, --call-graph           record call chains for every event\n"
+"      --exclude-user         do not sample user space\n"
+"      --exclude-kernel       do not sample the kernel\n"
+"Targets (default: all CPUs, all tasks):\n"
+"  -a, --all-cpus             system-wide, also with a COMMAND\n"
+"  -C, --cpu CPUS             only these CPUs (e.g. 0-3,6)\n"
+"  -p, --pid PID[,PID...]     only these processes (and their new threads)\n"
+"  -t, --tid TID[,TID...]     only these threads\n"
+"      --cgroups NAME[,...]   only these cgroups (v2 path below /sys/fs/cgroup)\n"
+"  -- COMMAND ARGS            run COMMAND, record it (and its children) until it\n"
+"                             exits; pp-record exits with its status\n"
+"Recording:\n"
+"  -o, --output FILE          output file (default pp.trace; an old FILE is kept\n"
+"                             as FILE.old)\n"
+"  -d, --duration TIME        stop after TIME (e.g. 10, 10s, 500ms)\n"
+"  -m, --mmap-pages PAGES     ring-buffer pages per CPU, a power of two (default 128)\n"
+"      --chunk-size BYTES     raw bytes per data chunk (default 256K; K/M suffix)\n"
+"      --queue N              chunks queued to the writer before dropping (default 32)\n"
+"      --codec CODEC          lz4 (default), zstd or none\n"
+"      --kallsyms=all         embed every kernel symbol, not only those hit\n"
+"      --no-sideband          no comm/fork/exit/mmap records\n"
+"  -q, --quiet                no summary\n"
+"  -h, --help                 this help\n"
+"  -V, --version              version\n"
+"Exit status: 0 ok (or the COMMAND's status), 1 runtime error, 2 usage error.\n";
+
+/* ---- options ---- */
+
+struct opts {
+	struct pp_evspec *specs;
+	int nr_specs;
+	const char *output;
+	const char *cpus;
+	const char *pids;
+	const char *tids;
+	const char *cgroups;
+	int all_cpus;
+	double duration;	/* seconds, 0 = none */
+	int freq;
+	int callgraph;
+	int exclude_user, exclude_kernel;
+	unsigned int mmap_pages;
+	size_t chunk_size;
+	int queue;
+	int codec;
+	int kallsyms_all;
+	int no_sideband;
+	int quiet;
+	int help_events;
+	char **workload;
+	char *cmdline;
+};
+
+static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pp-record: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see pp-record --help)\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pp-record: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static double parse_duration(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		die_usage("bad duration '%s'", s);
+	if (!*end || !strcmp(end, "s"))
+		return v;
+	if (!strcmp(end, "ms"))
+		return v / 1e3;
+	if (!strcmp(end, "us"))
+		return v / 1e6;
+	if (!strcmp(end, "m") || !strcmp(end, "min"))
+		return v * 60;
+	die_usage("bad duration '%s' (use s, ms, us or m)", s);
+}
+
+static size_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (end == s)
+		die_usage("bad size '%s'", s);
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end)
+		die_usage("bad size '%s'", s);
+	return (size_t)v;
+}
+
+static long parse_long(const char *s, const char *what, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < lo || v > hi)
+		die_usage("bad %s '%s' (%ld..%ld)", what, s, lo, hi);
+	return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
+	       O_KALLSYMS, O_NOSB };
+	static const struct option lopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "exclude-user", no_argument, NULL, O_EXCL_USER },
+		{ "exclude-kernel", no_argument, NULL, O_EXCL_KERNEL },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "cgroups", required_argument, NULL, O_CGROUPS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "chunk-size", required_argument, NULL, O_CHUNK },
+		{ "queue", required_argument, NULL, O_QUEUE },
+		{ "codec", required_argument, NULL, O_CODEC },
+		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
+		{ "no-sideband", no_argument, NULL, O_NOSB },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[512];
+	size_t cl = 0;
+	int c, i;
+
+	o->output = "pp.trace";
+	o->mmap_pages = 128;
+	o->chunk_size = 256 << 10;
+	o->queue = 32;
+	o->codec = PP_CODEC_LZ4;
+	for (i = 0; i < argc; i++)
+		cl += strlen(argv[i]) + 1;
+	o->cmdline = calloc(1, cl + 1);
+	for (i = 0; o->cmdline && i < argc; i++) {
+		if (i)
+			strcat(o->cmdline, " ");
+		strcat(o->cmdline, argv[i]);
+	}
+
+	while ((c = getopt_long(argc, argv, "+e:F:gaC:p:t:o:d:m:qhV", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (pp_evspec_parse(optarg, &o->specs, &o->nr_specs, err, sizeof(err)))
+				die_usage("%s", err);
+			break;
+		case 'F':
+			o->freq = (int)parse_long(optarg, "frequency", 1, 100000);
+			break;
+		case 'g':
+			o->callgraph = 1;
+			break;
+		case O_EXCL_USER:
+			o->exclude_user = 1;
+			break;
+		case O_EXCL_KERNEL:
+			o->exclude_kernel = 1;
+			break;
+		case 'a':
+			o->all_cpus = 1;
+			break;
+		case 'C':
+			o->cpus = optarg;
+			break;
+		case 'p':
+			o->pids = optarg;
+			break;
+		case 't':
+			o->tids = optarg;
+			break;
+		case O_CGROUPS:
+			o->cgroups = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				die_usage("empty output file name");
+			o->output = optarg;
+			break;
+		case 'd':
+			o->duration = parse_duration(optarg);
+			break;
+		case 'm':
+			o->mmap_pages = (unsigned int)parse_long(optarg, "page count", 1, 1 << 20);
+			if (o->mmap_pages & (o->mmap_pages - 1))
+				die_usage("-m %s: the page count must be a power of two", optarg);
+			break;
+		case O_CHUNK:
+			o->chunk_size = parse_size(optarg);
+			if (o->chunk_size < (64 << 10) || o->chunk_size > PP_CHUNK_MAX_RAW)
+				die_usage("--chunk-size must be within 64K..16M");
+			break;
+		case O_QUEUE:
+			o->queue = (int)parse_long(optarg, "queue length", 1, 4096);
+			break;
+		case O_CODEC:
+			if (!strcmp(optarg, "lz4"))
+				o->codec = PP_CODEC_LZ4;
+			else if (!strcmp(optarg, "zstd"))
+				o->codec = PP_CODEC_ZSTD;
+			else if (!strcmp(optarg, "none"))
+				o->codec = PP_CODEC_NONE;
+			else
+				die_usage("unknown codec '%s' (lz4, zstd, none)", optarg);
+			break;
+		case O_KALLSYMS:
+			if (strcmp(optarg, "all"))
+				die_usage("--kallsyms takes 'all'");
+			o->kallsyms_all = 1;
+			break;
+		case O_NOSB:
+			o->no_sideband = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 'V':
+			printf("pp-record %s\n", PP_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "pp-record: see pp-record --help\n");
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind < argc) {
+		int dashdash = !strcmp(argv[optind - 1], "--");
+
+		if (!dashdash && argc - optind == 1 && !strcmp(argv[optind], "help")) {
+			o->help_events = 1;
+		} else {
+			o->workload = &argv[optind];
+		}
+	}
+	for (i = 0; i < o->nr_specs; i++)
+		o->help_events |= o->specs[i].help;
+	if (!o->nr_specs && !o->freq)
+		die_usage("no events: give -e EVENT or -F HZ");
+	if ((o->pids != NULL) + (o->tids != NULL) + (o->cgroups != NULL) > 1)
+		die_usage("-p, -t and --cgroups exclude each other");
+	if ((o->pids || o->tids) && o->workload)
+		die_usage("-p/-t and a COMMAND exclude each other");
+	if (o->exclude_user && o->exclude_kernel)
+		die_usage("--exclude-user and --exclude-kernel together exclude everything");
+}
+
+/* ---- events ---- */
+
+struct event {
+	struct perf_event_attr attr;
+	char *name;
+	char *filter;
+	char *sys, *ev;		/* tracepoints */
+	char *format;		/* tracepoints */
+	char *probe_path;	/* keeps config1 valid for uprobes */
+	char *probe_func;
+};
+
+struct events {
+	struct event *v;
+	int nr;
+};
+
+static struct event *event_new(struct events *es, const char *name)
+{
+	struct event *nv = realloc(es->v, (size_t)(es->nr + 1) * sizeof(*nv)), *e;
+
+	if (!nv)
+		die("out of memory");
+	es->v = nv;
+	e = &nv[es->nr++];
+	memset(e, 0, sizeof(*e));
+	e->name = strdup(name);
+	e->attr.size = sizeof(e->attr);
+	e->attr.sample_type = BASE_SAMPLE_TYPE;
+	e->attr.sample_id_all = 1;
+	e->attr.use_clockid = 1;
+	e->attr.clockid = CLOCK_MONOTONIC;
+	e->attr.disabled = 1;
+	return e;
+}
+
+static void set_stack(struct perf_event_attr *a, int stack, int max_stack)
+{
+	if (!stack)
+		return;
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (max_stack)
+		a->sample_max_stack = (uint16_t)max_stack;
+}
+
+static void print_event_help(const char *sys, const char *ev, const char *format)
+{
+	char fields[2048];
+
+	printf("%s:%s\n%s\n", sys, ev, format ? format : "(no format)\n");
+	pp_tracefs_fields(format ? format : "", fields, sizeof(fields));
+	printf("fields: %s\n", fields);
+	printf("record: pp-record -e '%s:%s/FILTER/stack/' -o pp.trace -- COMMAND\n\n", sys, ev);
+}
+
+static int sampling_supported(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a = { .type = type, .config = config, .size = sizeof(a),
+				     .disabled = 1, .sample_freq = 99, .freq = 1 };
+	int fd = pp_perf_event__open(&a, -1, 0, -1, 0);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static void build_events(struct opts *o, struct events *es)
+{
+	int tracefs_needed = 0, mounted = 0, i, sampling = 0;
+	char err[512];
+
+	for (i = 0; i < o->nr_specs; i++)
+		tracefs_needed |= o->specs[i].kind == PP_EV_TRACEPOINT;
+	if (tracefs_needed && !pp_tracefs_dir(&mounted))
+		die("tracefs is not mounted and cannot be mounted at /sys/kernel/tracing: %s",
+		    strerror(errno));
+	if (mounted)
+		fprintf(stderr, "pp-record: mounted tracefs at /sys/kernel/tracing\n");
+
+	for (i = 0; i < o->nr_specs; i++) {
+		struct pp_evspec *sp = &o->specs[i];
+		int stack = sp->stack || o->callgraph;
+		struct event *e;
+
+		switch (sp->kind) {
+		case PP_EV_TRACEPOINT: {
+			char **names = NULL;
+			int n = pp_tracefs_expand(sp->sys, sp->event, &names), k;
+
+			if (n < 0)
+				die("cannot list tracepoints: %s", strerror(-n));
+			if (!n)
+				die_usage("unknown tracepoint '%s:%s' (no match in %s/events)",
+					  sp->sys, sp->event, pp_tracefs_dir(NULL));
+			for (k = 0; k < n; k++) {
+				char *colon = strchr(names[k], ':');
+				long long id;
+
+				*colon = 0;
+				id = pp_tracefs_event_id(names[k], colon + 1);
+				if (id < 0)
+					die("cannot read the id of %s:%s: %s", names[k], colon + 1,
+					    strerror((int)-id));
+				if (o->help_events) {
+					char *f = pp_tracefs_format(names[k], colon + 1);
+
+					print_event_help(names[k], colon + 1, f);
+					free(f);
+					free(names[k]);
+					continue;
+				}
+				*colon = ':';
+				e = event_new(es, names[k]);
+				*colon = 0;
+				e->sys = strdup(names[k]);
+				e->ev = strdup(colon + 1);
+				e->format = pp_tracefs_format(e->sys, e->ev);
+				e->filter = sp->filter ? strdup(sp->filter) : NULL;
+				e->attr.type = PERF_TYPE_TRACEPOINT;
+				e->attr.config = (uint64_t)id;
+				e->attr.sample_period = 1;
+				e->attr.sample_type |= PERF_SAMPLE_RAW;
+				set_stack(&e->attr, stack, sp->max_stack);
+				free(names[k]);
+			}
+			free(names);
+			break;
+		}
+		case PP_EV_UPROBE:
+			if (o->help_events) {
+				printf("%s: a uprobe; records pid, tid, time, cpu%s\n\n", sp->name,
+				       stack ? " and the stack" : "");
+				break;
+			}
+			e = event_new(es, sp->name);
+			e->probe_path = strdup(sp->path);
+			e->probe_func = strdup(sp->func);
+			if (pp_uprobe_attr(&e->attr, e->probe_func, e->probe_path, sp->retprobe,
+					   err, sizeof(err)))
+				die_usage("%s", err);
+			e->attr.sample_period = 1;
+			e->attr.sample_type |= PERF_SAMPLE_IP;
+			set_stack(&e->attr, stack, sp->max_stack);
+			break;
+		case PP_EV_KPROBE:
+			e = event_new(es, sp->name);
+			e->probe_func = strdup(sp->func);
+			if (pp_kprobe_attr(&e->attr, e->probe_func, sp->retprobe))
+				die("kprobes are not supported by this kernel (no kprobe PMU): %s",
+				    sp->name);
+			e->attr.sample_period = 1;
+			e->attr.sample_type |= PERF_SAMPLE_IP;
+			set_stack(&e->attr, stack, sp->max_stack);
+			break;
+		case PP_EV_SOFTWARE:
+		case PP_EV_HARDWARE:
+			e = event_new(es, sp->name);
+			e->attr.type = sp->kind == PP_EV_SOFTWARE ? PERF_TYPE_SOFTWARE :
+				       PERF_TYPE_HARDWARE;
+			e->attr.config = sp->config;
+			e->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+			if (o->freq) {
+				e->attr.freq = 1;
+				e->attr.sample_freq = (uint64_t)o->freq;
+				sampling = 1;
+			} else if (sp->config == PERF_COUNT_SW_CPU_CLOCK ||
+				   sp->config == PERF_COUNT_SW_TASK_CLOCK ||
+				   sp->kind == PP_EV_HARDWARE) {
+				e->attr.freq = 1;
+				e->attr.sample_freq = 99;
+			} else {
+				e->attr.sample_period = 1;
+			}
+			e->attr.exclude_user = (uint64_t)o->exclude_user;
+			e->attr.exclude_kernel = (uint64_t)o->exclude_kernel;
+			set_stack(&e->attr, stack, sp->max_stack);
+			if (sp->kind == PP_EV_HARDWARE &&
+			    !sampling_supported(e->attr.type, e->attr.config))
+				die("%s is not supported here (no hardware PMU?); use cpu-clock",
+				    sp->name);
+			break;
+		}
+	}
+	if (o->help_events)
+		exit(0);
+	if (o->freq && !sampling) {
+		struct event *e;
+		int hw = sampling_supported(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+
+		e = event_new(es, hw ? "cycles" : "cpu-clock");
+		e->attr.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+		e->attr.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK;
+		e->attr.freq = 1;
+		e->attr.sample_freq = (uint64_t)o->freq;
+		e->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+		e->attr.exclude_user = (uint64_t)o->exclude_user;
+		e->attr.exclude_kernel = (uint64_t)o->exclude_kernel;
+		set_stack(&e->attr, o->callgraph, 0);
+		if (!o->quiet)
+			fprintf(stderr, "pp-record: sampling %s at %d Hz%s\n", e->name, o->freq,
+				hw ? "" : " (no hardware cycles event here)");
+	}
+	if (!o->no_sideband) {
+		struct event *e = event_new(es, "sideband");
+
+		e->attr.type = PERF_TYPE_SOFTWARE;
+		e->attr.config = PERF_COUNT_SW_DUMMY;
+		e->attr.comm = 1;
+		e->attr.comm_exec = 1;
+		e->attr.task = 1;
+		e->attr.mmap = 1;
+		e->attr.mmap2 = 1;
+		e->attr.build_id = 1;
+	}
+}
+
+/* ---- output file ---- */
+
+static int create_output(const char *path)
+{
+	char tmp[PATH_MAX], old[PATH_MAX];
+	struct stat st;
+	int fd = -1, tries;
+
+	if (strlen(path) + 16 >= sizeof(tmp))
+		die_usage("output path too long");
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+		die_usage("output '%s' is a directory", path);
+	for (tries = 0; tries < 100 && fd < 0; tries++) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%d.%x", path, (int)getpid(),
+			 (unsigned int)random());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			die("cannot create %s: %s", tmp, strerror(errno));
+	}
+	if (fd < 0)
+		die("cannot create a temporary file next to %s", path);
+	if (!lstat(path, &st)) {
+		snprintf(old, sizeof(old), "%s.old", path);
+		if (rename(path, old)) {
+			int e = errno;
+
+			unlink(tmp);
+			die("cannot rename %s to %s: %s", path, old, strerror(e));
+		}
+	}
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		die("cannot rename %s to %s: %s", tmp, path, strerror(e));
+	}
+	return fd;
+}
+
+/* ---- targets ---- */
+
+static int add_pid(pid_t **v, int *n, pid_t p)
+{
+	pid_t *nv;
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i] == p)
+			return 0;
+	nv = realloc(*v, (size_t)(*n + 1) * sizeof(pid_t));
+	if (!nv)
+		die("out of memory");
+	*v = nv;
+	nv[(*n)++] = p;
+	return 0;
+}
+
+static void parse_pids(const char *s, int threads_of, pid_t **v, int *n, pid_t **procs,
+		       int *nprocs)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		pid_t pid = (pid_t)parse_long(tok, threads_of ? "pid" : "tid", 1, INT_MAX);
+		char path[64];
+		struct dirent *d;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		dir = opendir(path);
+		if (!dir)
+			die_usage("no such %s %d", threads_of ? "process" : "thread", pid);
+		if (threads_of) {
+			while ((d = readdir(dir)))
+				if (d->d_name[0] >= '0' && d->d_name[0] <= '9')
+					add_pid(v, n, (pid_t)atoi(d->d_name));
+		} else {
+			add_pid(v, n, pid);
+		}
+		closedir(dir);
+		add_pid(procs, nprocs, pid);
+	}
+	free(copy);
+}
+
+/* ---- chunk buffers, queue, writer thread ---- */
+
+struct stream {
+	uint32_t cpu;
+	uint8_t *buf;
+	size_t len;
+	uint64_t first_ts, last_ts, nr;
+	uint64_t opened_ns;	/* monotonic time of the first record in buf */
+	uint64_t lost_kernel;	/* PERF_RECORD_LOST */
+	uint64_t lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
+	/* recorder drops not yet reported (under q.lock) */
+	uint64_t drop_records, drop_bytes, drop_first, drop_last;
+	uint64_t dropped_total;
+};
+
+struct qitem {
+	uint8_t *buf;
+	size_t len;
+	struct pp_chunk_desc desc;
+};
+
+struct rec {
+	struct opts *o;
+	struct events es;
+	struct pp_perf_evlist *el;
+	struct pp_writer *w;
+	struct pp_io *io;
+	struct pp_syms *syms;
+	int scan_syms;
+	struct stream *streams;
+	int nr_streams;
+	uint64_t *counts;	/* per evsel */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct qitem *q;
+	int qcap, qhead, qlen;
+	uint8_t **pool;
+	int nr_pool;
+	int stop_writer;
+	int lost_pending;
+	int fatal;		/* -errno from the writer */
+	uint64_t data_raw, data_chunks;
+};
+
+static volatile sig_atomic_t got_stop, got_chld;
+
+static void on_stop(int sig)
+{
+	got_stop = sig;
+}
+
+static void on_chld(int sig)
+{
+	got_chld = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t sample_type_of(uint64_t id, void *ctx)
+{
+	struct rec *r = ctx;
+	int ei = pp_perf_evlist__find_id(r->el, id);
+
+	return ei < 0 ? 0 : r->el->evsels[ei].attr.sample_type;
+}
+
+static void write_meta(struct rec *r, uint16_t type, struct pp_buf *b)
+{
+	struct pp_chunk_desc d = { .type = type, .stream = PP_STREAM_META };
+	int err;
+
+	if (!b->len || r->fatal)
+		return;
+	if (b->error) {
+		r->fatal = b->error;
+		return;
+	}
+	err = pp_writer__append_chunk(r->w, &d, b->data, b->len);
+	if (err)
+		r->fatal = err;
+}
+
+static void write_lost(struct rec *r)
+{
+	struct pp_buf b;
+	int i;
+
+	pp_buf__init(&b);
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < r->nr_streams; i++) {
+		struct stream *s = &r->streams[i];
+		struct pp_lost_item it = { 0 };
+		size_t at;
+
+		if (!s->drop_records && !s->drop_bytes)
+			continue;
+		it.stream = s->cpu;
+		it.reason = 2;
+		it.first_ts = s->drop_first;
+		it.last_ts = s->drop_last;
+		it.count = s->drop_records;
+		it.bytes = s->drop_bytes;
+		s->drop_records = s->drop_bytes = s->drop_first = s->drop_last = 0;
+		at = pp_item__begin(&b, 0);
+		pp_buf__append(&b, &it, sizeof(it));
+		pp_item__end(&b, at);
+	}
+	r->lost_pending = 0;
+	pthread_mutex_unlock(&r->lock);
+	if (b.len && !r->fatal) {
+		struct pp_chunk_desc d = { .type = PP_CHUNK_LOST, .stream = PP_STREAM_META };
+		int err = pp_writer__append_chunk(r->w, &d, b.data, b.len);
+
+		if (err)
+			r->fatal = err;
+	}
+	pp_buf__exit(&b);
+}
+
+static void write_syms(struct rec *r)
+{
+	struct pp_buf k, u, m;
+
+	pp_buf__init(&k);
+	pp_buf__init(&u);
+	pp_buf__init(&m);
+	pp_syms__pending(r->syms, &k, &u, &m);
+	write_meta(r, PP_CHUNK_MMAPS, &m);
+	write_meta(r, PP_CHUNK_KSYMS, &k);
+	write_meta(r, PP_CHUNK_USYMS, &u);
+	pp_buf__exit(&k);
+	pp_buf__exit(&u);
+	pp_buf__exit(&m);
+}
+
+static void *writer_main(void *arg)
+{
+	struct rec *r = arg;
+
+	for (;;) {
+		struct qitem it;
+		int lost;
+
+		pthread_mutex_lock(&r->lock);
+		while (!r->qlen && !r->stop_writer && !r->lost_pending)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (!r->qlen && r->stop_writer && !r->lost_pending) {
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		lost = r->lost_pending;
+		it.buf = NULL;
+		if (r->qlen) {
+			it = r->q[r->qhead];
+			r->qhead = (r->qhead + 1) % r->qcap;
+			r->qlen--;
+		}
+		pthread_mutex_unlock(&r->lock);
+
+		if (lost)
+			write_lost(r);
+		if (!it.buf)
+			continue;
+		if (!r->fatal) {
+			uint8_t *out = NULL;
+			size_t out_len = 0;
+			int err;
+
+			err = pp_writer__compress((uint8_t)r->o->codec, 0, &it.desc, it.buf, it.len,
+						  &out, &out_len);
+			if (!err)
+				err = pp_writer__append_prepared(r->w, out, out_len,
+								 it.desc.nr_records);
+			free(out);
+			if (err)
+				r->fatal = err;
+			r->data_raw += it.len;
+			r->data_chunks++;
+			if (!err && r->scan_syms) {
+				pp_syms__scan(r->syms, it.buf, it.len, sample_type_of, r);
+				write_syms(r);
+			}
+		}
+		pthread_mutex_lock(&r->lock);
+		r->pool[r->nr_pool++] = it.buf;
+		pthread_mutex_unlock(&r->lock);
+	}
+	return NULL;
+}
+
+/* Hand a stream's buffer to the writer; drop it (counted) if no buffer is free. */
+static void stream_flush(struct rec *r, struct stream *s)
+{
+	if (!s->len)
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (r->nr_pool && r->qlen < r->qcap && !r->fatal) {
+		struct qitem *it = &r->q[(r->qhead + r->qlen) % r->qcap];
+
+		it->buf = s->buf;
+		it->len = s->len;
+		memset(&it->desc, 0, sizeof(it->desc));
+		it->desc.type = PP_CHUNK_DATA;
+		it->desc.flags = PP_CHUNK_CRITICAL;
+		it->desc.stream = s->cpu;
+		it->desc.first_ts = s->first_ts;
+		it->desc.last_ts = s->last_ts;
+		it->desc.nr_records = s->nr;
+		r->qlen++;
+		s->buf = r->pool[--r->nr_pool];
+	} else {
+		if (!s->drop_records)
+			s->drop_first = s->first_ts;
+		s->drop_last = s->last_ts;
+		s->drop_records += s->nr;
+		s->drop_bytes += s->len;
+		s->dropped_total += s->nr;
+		r->lost_pending = 1;
+	}
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	s->len = 0;
+	s->nr = 0;
+	s->first_ts = s->last_ts = 0;
+}
+
+static inline void stream_add(struct rec *r, struct stream *s,
+			      const struct perf_event_header *h, uint64_t now)
+{
+	uint64_t t = 0, id;
+	int ei;
+
+	if (s->len + h->size > r->o->chunk_size)
+		stream_flush(r, s);
+	if (!s->len)
+		s->opened_ns = now;
+	memcpy(s->buf + s->len, h, h->size);
+	s->len += h->size;
+	s->nr++;
+
+	id = pp_sample__id(h, h->size);
+	ei = pp_perf_evlist__find_id(r->el, id);
+	if (ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size, &t)) {
+		if (!s->first_ts)
+			s->first_ts = t;
+		s->last_ts = t;
+	}
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		if (ei >= 0)
+			r->counts[ei]++;
+		break;
+	case PERF_RECORD_LOST:
+		if (h->size >= 24) {
+			uint64_t lost;
+
+			memcpy(&lost, (const uint8_t *)h + 16, 8);
+			s->lost_kernel += lost;
+		}
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (h->size >= 16) {
+			uint64_t lost;
+
+			memcpy(&lost, (const uint8_t *)h + 8, 8);
+			s->lost_samples += lost;
+		}
+		break;
+	}
+}
+
+static void drain(struct rec *r)
+{
+	uint64_t now = now_ns();
+	int ci;
+
+	for (ci = 0; ci < r->nr_streams; ci++) {
+		struct pp_perf_ring *ring = &r->el->rings[ci];
+		struct stream *s = &r->streams[ci];
+		const struct perf_event_header *h;
+
+		if (!ring->meta || !pp_perf_ring__read_begin(ring))
+			continue;
+		while ((h = pp_perf_ring__next(ring)))
+			stream_add(r, s, h, now);
+		pp_perf_ring__read_end(ring);
+	}
+}
+
+static void flush_old(struct rec *r, uint64_t now, int all)
+{
+	int ci;
+
+	for (ci = 0; ci < r->nr_streams; ci++) {
+		struct stream *s = &r->streams[ci];
+
+		if (s->len && (all || now - s->opened_ns >= 1000000000ull))
+			stream_flush(r, s);
+	}
+}
+
+/* ---- metadata ---- */
+
+static void put_machine(struct rec *r, struct pp_buf *b, const char *cpulist)
+{
+	struct utsname u;
+	struct timespec rt, mt;
+	char v[64], filters[4096] = "";
+	size_t fl = 0;
+	int i;
+
+	uname(&u);
+	pp_machine__put(b, "hostname", u.nodename);
+	pp_machine__put(b, "sysname", u.sysname);
+	pp_machine__put(b, "release", u.release);
+	pp_machine__put(b, "version", u.version);
+	pp_machine__put(b, "machine", u.machine);
+	snprintf(v, sizeof(v), "%ld", sysconf(_SC_NPROCESSORS_CONF));
+	pp_machine__put(b, "nr_cpus", v);
+	pp_machine__put(b, "cpus", cpulist);
+	snprintf(v, sizeof(v), "%ld", sysconf(_SC_PAGESIZE));
+	pp_machine__put(b, "page_size", v);
+	pp_machine__put(b, "cmdline", r->o->cmdline ? r->o->cmdline : "pp-record");
+	pp_machine__put(b, "clock", "monotonic");
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	snprintf(v, sizeof(v), "%llu",
+		 (unsigned long long)rt.tv_sec * 1000000000ull + (unsigned long long)rt.tv_nsec);
+	pp_machine__put(b, "start_realtime_ns", v);
+	snprintf(v, sizeof(v), "%llu",
+		 (unsigned long long)mt.tv_sec * 1000000000ull + (unsigned long long)mt.tv_nsec);
+	pp_machine__put(b, "start_monotonic_ns", v);
+	pp_machine__put(b, "pp_version", PP_VERSION);
+	for (i = 0; i < r->es.nr; i++) {
+		struct event *e = &r->es.v[i];
+
+		if (e->filter && fl + strlen(e->name) + strlen(e->filter) + 4 < sizeof(filters))
+			fl += (size_t)snprintf(filters + fl, sizeof(filters) - fl, "%s%s=%s",
+					       fl ? ";" : "", e->name, e->filter);
+	}
+	pp_machine__put(b, "filters", filters);
+}
+
+static void put_format(struct pp_buf *b, uint16_t kind, const char *sys, const char *name,
+		       const char *text)
+{
+	size_t at = pp_item__begin(b, kind);
+
+	pp_buf__append_str(b, sys);
+	pp_buf__append_str(b, name);
+	pp_buf__append_str(b, text);
+	pp_item__end(b, at);
+}
+
+static void put_formats(struct rec *r, struct pp_buf *b)
+{
+	char *t;
+	int i;
+
+	t = pp_tracefs_read("events/header_page", NULL);
+	if (t)
+		put_format(b, PP_FMT_HEADER_PAGE, "", "header_page", t);
+	free(t);
+	for (i = 0; i < r->es.nr; i++) {
+		struct event *e = &r->es.v[i];
+
+		if (e->format)
+			put_format(b, PP_FMT_EVENT, e->sys, e->ev, e->format);
+	}
+	t = pp_tracefs_read("printk_formats", NULL);
+	if (t)
+		put_format(b, PP_FMT_PRINTK, "", "printk_formats", t);
+	free(t);
+}
+
+static void put_attrs(struct rec *r, struct pp_buf *b)
+{
+	int i, k;
+
+	for (i = 0; i < r->el->nr_evsels; i++) {
+		struct pp_perf_evsel *e = &r->el->evsels[i];
+		struct pp_attr_item it;
+		uint32_t nr = 0;
+		size_t at = pp_item__begin(b, 0), nr_at;
+
+		for (k = 0; k < e->nr_ids; k++)
+			nr += e->fds[k] >= 0;
+		it.attr_size = sizeof(e->attr);
+		it.nr_ids = nr;
+		nr_at = b->len;
+		pp_buf__append(b, &it, sizeof(it));
+		pp_buf__append(b, &e->attr, sizeof(e->attr));
+		pp_buf__pad(b, 8);
+		for (k = 0; k < e->nr_ids; k++)
+			if (e->fds[k] >= 0)
+				pp_buf__append(b, &e->ids[k], 8);
+		pp_buf__append_str(b, e->name);
+		pp_item__end(b, at);
+		(void)nr_at;
+	}
+}
+
+/* ---- workload ---- */
+
+static pid_t start_workload(char **argv, int *go_fd, int *err_fd)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ep[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	*go_fd = go[1];
+	*err_fd = ep[0];
+	return pid;
+}
+
+/* ---- main ---- */
+
+static void fmt_bytes(char *buf, size_t n, double v)
+{
+	if (v >= 1 << 30)
+		snprintf(buf, n, "%.2f GiB", v / (1 << 30));
+	else if (v >= 1 << 20)
+		snprintf(buf, n, "%.2f MiB", v / (1 << 20));
+	else if (v >= 1 << 10)
+		snprintf(buf, n, "%.1f KiB", v / (1 << 10));
+	else
+		snprintf(buf, n, "%.0f B", v);
+}
+
+/**
+ * main() - pp-record entry point.
+ * @argc: argument count; @argv: arguments.
+ * Return: exit status.
+ */
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct rec r = { 0 };
+	struct pp_writer_opts wo = { 0 };
+	int *cpus = NULL, nr_cpus = 0, i, err, ret = 0, go_fd = -1, err_fd = -1;
+	pid_t *threads = NULL, *procs = NULL, child = -1;
+	int nr_threads = 0, nr_procs = 0, follow = 0, child_status = 0, child_done = 0;
+	int *cg_fds = NULL, nr_cg = 0;
+	struct pp_buf b;
+	char cpulist[1024] = "";
+	uint64_t t0, t_end = 0;
+	pthread_t wt;
+	struct sigaction sa;
+	char sz[32];
+
+	r.o = &o;
+	parse_opts(argc, argv, &o);
+	srandom((unsigned int)(now_ns() ^ (uint64_t)getpid()));
+	build_events(&o, &r.es);
+
+	/* CPUs and targets */
+	if (o.cpus) {
+		nr_cpus = pp_perf_cpus__parse(o.cpus, &cpus);
+		if (nr_cpus < 0)
+			die_usage("bad CPU list '%s'", o.cpus);
+		for (i = 0; i < nr_cpus; i++) {
+			char p[64];
+
+			snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d", cpus[i]);
+			if (access(p, F_OK))
+				die_usage("no CPU %d on this machine", cpus[i]);
+		}
+	} else {
+		nr_cpus = pp_perf_cpus__online(&cpus);
+		if (nr_cpus < 0)
+			die("cannot read the online CPUs: %s", strerror(-nr_cpus));
+	}
+	for (i = 0; i < nr_cpus; i++) {
+		size_t l = strlen(cpulist);
+
+		snprintf(cpulist + l, sizeof(cpulist) - l, "%s%d", i ? "," : "", cpus[i]);
+	}
+	if (o.pids)
+		parse_pids(o.pids, 1, &threads, &nr_threads, &procs, &nr_procs);
+	if (o.tids)
+		parse_pids(o.tids, 0, &threads, &nr_threads, &procs, &nr_procs);
+	if (o.cgroups) {
+		char *copy = strdup(o.cgroups), *tok, *save = NULL;
+
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char p[PATH_MAX];
+			int fd;
+
+			snprintf(p, sizeof(p), "/sys/fs/cgroup/%s", tok[0] == '/' ? tok + 1 : tok);
+			fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				die_usage("no cgroup '%s' (%s: %s)", tok, p, strerror(errno));
+			cg_fds = realloc(cg_fds, (size_t)(nr_cg + 1) * sizeof(int));
+			if (!cg_fds)
+				die("out of memory");
+			cg_fds[nr_cg++] = fd;
+		}
+		free(copy);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_chld;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (o.workload) {
+		child = start_workload(o.workload, &go_fd, &err_fd);
+		follow = !o.all_cpus && !o.cpus && !o.cgroups;
+		if (follow) {
+			add_pid(&threads, &nr_threads, child);
+			for (i = 0; i < r.es.nr; i++) {
+				r.es.v[i].attr.inherit = 1;
+				r.es.v[i].attr.enable_on_exec = 1;
+			}
+		}
+	}
+	if (o.pids) {
+		for (i = 0; i < r.es.nr; i++)
+			r.es.v[i].attr.inherit = 1;
+	}
+
+	r.el = pp_perf_evlist__new(cpus, nr_cpus, cg_fds ? cg_fds : threads,
+				   cg_fds ? nr_cg : nr_threads);
+	if (!r.el)
+		die("out of memory");
+	if (cg_fds)
+		r.el->open_flags = PERF_FLAG_PID_CGROUP;
+	r.el->mmap_pages = o.mmap_pages;
+	for (i = 0; i < r.es.nr; i++) {
+		if (pp_perf_evlist__add(r.el, &r.es.v[i].attr, r.es.v[i].name, r.es.v[i].filter) < 0)
+			die("out of memory");
+	}
+	err = pp_perf_evlist__open(r.el);
+	if (err) {
+		int ei = r.el->err_evsel;
+
+		if (child > 0) {
+			close(go_fd);
+			waitpid(child, NULL, 0);
+		}
+		if (ei >= 0 && err == -EINVAL && r.es.v[ei].filter && r.es.v[ei].format &&
+		    strstr(r.el->err, "filter")) {
+			char fields[2048];
+
+			pp_tracefs_fields(r.es.v[ei].format, fields, sizeof(fields));
+			fprintf(stderr, "pp-record: filter '%s' rejected by the kernel for %s; "
+				"its fields: %s\n", r.es.v[ei].filter, r.es.v[ei].name, fields);
+			exit(EXIT_USAGE);
+		}
+		if (err == -EACCES || err == -EPERM)
+			die("%s (run as root or lower kernel.perf_event_paranoid)", r.el->err);
+		if (ei >= 0 && (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
+			die("%s: the event is not supported here", r.el->err);
+		if (err == -ENOMEM || (err == -EPERM && strstr(r.el->err, "mmap")))
+			die("%s (try a smaller -m)", r.el->err);
+		die("%s", r.el->err);
+	}
+
+	/* output */
+	{
+		int fd = create_output(o.output);
+
+		r.io = pp_io_file__new(fd, 1);
+		if (!r.io)
+			die("cannot set up output: %s", strerror(errno));
+		wo.codec = (uint8_t)o.codec;
+		wo.chunk_size = (uint32_t)o.chunk_size;
+		r.w = pp_writer__new(r.io, &wo);
+		if (!r.w)
+			die("cannot start %s: %s", o.output, strerror(errno));
+	}
+	pp_buf__init(&b);
+	put_machine(&r, &b, cpulist);
+	write_meta(&r, PP_CHUNK_MACHINE, &b);
+	pp_buf__reset(&b);
+	put_formats(&r, &b);
+	write_meta(&r, PP_CHUNK_FORMATS, &b);
+	pp_buf__reset(&b);
+	put_attrs(&r, &b);
+	write_meta(&r, PP_CHUNK_ATTRS, &b);
+	pp_buf__reset(&b);
+	{
+		struct pp_buf mm;
+
+		r.syms = pp_syms__new(o.kallsyms_all);
+		if (!r.syms)
+			die("out of memory");
+		pp_buf__init(&mm);
+		if (!follow)
+			pp_syms__snapshot(r.syms, &b, &mm, nr_procs ? procs : NULL, nr_procs);
+		write_meta(&r, PP_CHUNK_TASKS, &b);
+		write_meta(&r, PP_CHUNK_MMAPS, &mm);
+		pp_buf__exit(&mm);
+	}
+	pp_buf__exit(&b);
+	if (r.fatal)
+		die("cannot write %s: %s", o.output, strerror(-r.fatal));
+	for (i = 0; i < r.es.nr; i++)
+		r.scan_syms |= !!(r.es.v[i].attr.sample_type &
+				  (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN));
+	if (o.kallsyms_all)
+		write_syms(&r);
+
+	/* buffers, queue, writer thread */
+	r.nr_streams = r.el->nr_cpus;
+	r.streams = calloc((size_t)r.nr_streams, sizeof(*r.streams));
+	r.counts = calloc((size_t)r.el->nr_evsels, sizeof(*r.counts));
+	r.qcap = o.queue;
+	r.q = calloc((size_t)r.qcap, sizeof(*r.q));
+	r.pool = calloc((size_t)(r.qcap + r.nr_streams), sizeof(*r.pool));
+	if (!r.streams || !r.counts || !r.q || !r.pool)
+		die("out of memory");
+	for (i = 0; i < r.nr_streams; i++) {
+		r.streams[i].cpu = (uint32_t)r.el->cpus[i];
+		r.streams[i].buf = malloc(o.chunk_size);
+		if (!r.streams[i].buf)
+			die("out of memory");
+	}
+	for (i = 0; i < r.qcap; i++) {
+		r.pool[i] = malloc(o.chunk_size);
+		if (!r.pool[i])
+			die("out of memory");
+	}
+	r.nr_pool = r.qcap;
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	{
+		sigset_t all, old;
+
+		/* the writer thread takes no signals: they must interrupt epoll_wait */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		if (pthread_create(&wt, NULL, writer_main, &r))
+			die("cannot start the writer thread");
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+
+	/* go */
+	t0 = now_ns();
+	if (o.duration > 0)
+		t_end = t0 + (uint64_t)(o.duration * 1e9);
+	if (!follow) {
+		err = pp_perf_evlist__enable(r.el);
+		if (err)
+			die("cannot enable events: %s", strerror(-err));
+	}
+	if (child > 0) {
+		int e = 0;
+		ssize_t n;
+
+		if (write(go_fd, "g", 1) != 1)
+			die("cannot start the workload");
+		close(go_fd);
+		n = read(err_fd, &e, sizeof(e));
+		close(err_fd);
+		if (n == sizeof(e)) {
+			fprintf(stderr, "pp-record: cannot run '%s': %s\n", o.workload[0],
+				strerror(e));
+			got_stop = SIGTERM;
+			ret = 127;
+		}
+	}
+
+	while (!got_stop) {
+		int timeout = 250, hup = 0;
+		uint64_t now;
+
+		if (t_end) {
+			now = now_ns();
+			if (now >= t_end)
+				break;
+			if ((t_end - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((t_end - now) / 1000000) + 1;
+		}
+		err = pp_perf_evlist__poll(r.el, timeout, &hup);
+		if (err < 0)
+			die("epoll: %s", strerror(-err));
+		drain(&r);
+		flush_old(&r, now_ns(), 0);
+		if (r.fatal)
+			break;
+		if (child > 0 && got_chld) {
+			got_chld = 0;
+			if (waitpid(child, &child_status, WNOHANG) == child) {
+				child_done = 1;
+				break;
+			}
+		}
+	}
+
+	/* stop */
+	pp_perf_evlist__disable(r.el);
+	drain(&r);
+	flush_old(&r, now_ns(), 1);
+	pthread_mutex_lock(&r.lock);
+	r.stop_writer = 1;
+	pthread_cond_signal(&r.cond);
+	pthread_mutex_unlock(&r.lock);
+	pthread_join(wt, NULL);
+	if (!r.fatal)
+		write_syms(&r);
+	if (child > 0 && !child_done) {
+		if (got_stop)
+			kill(child, SIGTERM);
+		waitpid(child, &child_status, 0);
+		child_done = 1;
+	}
+	{
+		double secs = (double)(now_ns() - t0) / 1e9;
+		uint64_t total = 0, bytes;
+		int fatal = r.fatal;
+
+		err = pp_writer__close(r.w);
+		if (!fatal && err)
+			fatal = err;
+		bytes = (uint64_t)(pp_io__size(r.io) > 0 ? pp_io__size(r.io) : 0);
+		pp_io__free(r.io);
+		if (fatal) {
+			fprintf(stderr, "pp-record: write error on %s: %s; the file is readable up "
+				"to the last complete chunk\n", o.output, strerror(-fatal));
+			ret = 1;
+		}
+		for (i = 0; i < r.el->nr_evsels; i++)
+			total += r.counts[i];
+		if (!o.quiet) {
+			fmt_bytes(sz, sizeof(sz), (double)bytes);
+			fprintf(stderr, "pp-record: %.3f s, %llu events, %s written to %s "
+				"(%.1f bytes/event, compression %.2fx)\n", secs,
+				(unsigned long long)total, sz, o.output,
+				total ? (double)bytes / (double)total : 0.0,
+				bytes ? (double)r.data_raw / (double)bytes : 0.0);
+			for (i = 0; i < r.el->nr_evsels; i++) {
+				if (!strcmp(r.el->evsels[i].name, "sideband"))
+					continue;
+				fprintf(stderr, "  %-40s %12llu\n", r.el->evsels[i].name,
+					(unsigned long long)r.counts[i]);
+			}
+			for (i = 0; i < r.nr_streams; i++) {
+				struct stream *s = &r.streams[i];
+
+				if (s->lost_kernel || s->lost_samples || s->dropped_total ||
+				    r.el->rings[i].corrupt)
+					fprintf(stderr, "  LOST cpu%u: %llu records (kernel ring full), "
+						"%llu samples, %llu records dropped by pp-record "
+						"(writer queue full)%s\n", s->cpu,
+						(unsigned long long)s->lost_kernel,
+						(unsigned long long)s->lost_samples,
+						(unsigned long long)s->dropped_total,
+						r.el->rings[i].corrupt ? ", ring corrupt" : "");
+			}
+			if (!r.streams || r.nr_streams) {
+				uint64_t lk = 0;
+
+				for (i = 0; i < r.nr_streams; i++)
+					lk += r.streams[i].lost_kernel + r.streams[i].lost_samples +
+					      r.streams[i].dropped_total;
+				if (!lk)
+					fprintf(stderr, "  lost: none\n");
+			}
+		}
+	}
+	if (child > 0 && child_done && !ret) {
+		if (WIFEXITED(child_status))
+			ret = WEXITSTATUS(child_status);
+		else if (WIFSIGNALED(child_status))
+			ret = 128 + WTERMSIG(child_status);
+	}
+	return ret;
+}

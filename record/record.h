@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* Private header of the recorder (record/). */
+#ifndef PP_RECORD_H
+#define PP_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "pp/meta.h"
+
+/* ---- tracefs (record/tracefs.c) ---- */
+
+/**
+ * pp_tracefs_dir() - the tracefs mount, mounting it at /sys/kernel/tracing
+ * if needed. @mounted: set to 1 if this call mounted it.
+ * Return: path (static), or NULL with errno set.
+ */
+const char *pp_tracefs_dir(int *mounted);
+
+/** pp_tracefs_read() - read a file below the tracefs dir into a malloc'ed NUL-terminated string. */
+char *pp_tracefs_read(const char *rel, size_t *len);
+
+/**
+ * pp_tracefs_expand() - the tracepoints matching @sys:@name (fnmatch patterns).
+ * @out: receives a malloc'ed array of "sys:name" malloc'ed strings.
+ * Return: count (0 if none), or -errno.
+ */
+int pp_tracefs_expand(const char *sys, const char *name, char ***out);
+
+/** pp_tracefs_event_id() - tracepoint id of sys:name, or -errno. */
+long long pp_tracefs_event_id(const char *sys, const char *name);
+
+/** pp_tracefs_format() - malloc'ed format text of sys:name, or NULL. */
+char *pp_tracefs_format(const char *sys, const char *name);
+
+/**
+ * pp_tracefs_fields() - the field names of a format text, comma separated,
+ * into @buf. Return: @buf.
+ */
+char *pp_tracefs_fields(const char *format, char *buf, size_t size);
+
+/* ---- event specs (record/evspec.c) ---- */
+
+enum pp_evspec_kind {
+	PP_EV_TRACEPOINT,
+	PP_EV_UPROBE,
+	PP_EV_KPROBE,
+	PP_EV_SOFTWARE,
+	PP_EV_HARDWARE,
+};
+
+struct pp_evspec {
+	enum pp_evspec_kind kind;
+	char *name;		/* "sys:name", "uprobe:func@/bin", "cpu-clock" */
+	char *sys, *event;	/* tracepoint parts (may be patterns) */
+	char *filter;		/* kernel filter or NULL */
+	char *func, *path;	/* probes */
+	int retprobe;
+	int stack;		/* callchain for this event */
+	int max_stack;		/* 0 = default */
+	int help;		/* "EVENT help" */
+	uint64_t config;	/* software/hardware config */
+	char *alias;
+};
+
+/**
+ * pp_evspec_parse() - parse one -e argument (a comma list) and append specs.
+ * @arg: the argument; @specs, @nr: growing array.
+ * @err: receives a message on failure.
+ * Return: 0 or -errno.
+ */
+int pp_evspec_parse(const char *arg, struct pp_evspec **specs, int *nr, char *err, size_t errlen);
+
+/** pp_evspec_free() - free an array of @nr specs. */
+void pp_evspec_free(struct pp_evspec *specs, int nr);
+
+/**
+ * pp_uprobe_attr() - fill @attr for a uprobe on @func in @path.
+ * @err: message on failure. Return: 0 or -errno.
+ */
+int pp_uprobe_attr(struct perf_event_attr *attr, const char *func, const char *path, int ret,
+		   char *err, size_t errlen);
+
+/** pp_kprobe_attr() - fill @attr for a kprobe on @func. Return: 0, -ENOTSUP if no kprobe PMU. */
+int pp_kprobe_attr(struct perf_event_attr *attr, const char *func, int ret);
+
+/* ---- symbols and side-band (record/symbols.c) ---- */
+
+struct pp_syms;
+
+/** pp_syms__new() - symbol collector; @all_kallsyms: emit every kernel symbol. */
+struct pp_syms *pp_syms__new(int all_kallsyms);
+/** pp_syms__free() - free; accepts NULL. */
+void pp_syms__free(struct pp_syms *s);
+
+/**
+ * pp_syms__snapshot() - TASKS and MMAPS items of the running processes.
+ * @s: collector (learns the maps); @tasks, @mmaps: receive the items.
+ * @only, @nr_only: restrict to these pids (NULL: all).
+ */
+void pp_syms__snapshot(struct pp_syms *s, struct pp_buf *tasks, struct pp_buf *mmaps,
+		       const pid_t *only, int nr_only);
+
+/**
+ * pp_syms__scan() - learn from a DATA payload: MMAP2/COMM/EXIT records
+ * update the maps; sample ips and callchains mark symbols as hit.
+ * @s: collector; @data, @len: raw perf records.
+ * @sample_type_of: id -> sample_type (0 if unknown); @ctx for it.
+ */
+void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
+		   uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx);
+
+/**
+ * pp_syms__pending() - move what was discovered since the last call into
+ * items: KSYMS into @ksyms, USYMS into @usyms, new MMAPS into @mmaps.
+ */
+void pp_syms__pending(struct pp_syms *s, struct pp_buf *ksyms, struct pp_buf *usyms,
+		      struct pp_buf *mmaps);
+
+/**
+ * pp_elf_sym_offset() - file offset of function @func in ELF @path.
+ * Return: 0 with *@off, -ENOENT (no such symbol), -errno.
+ */
+int pp_elf_sym_offset(const char *path, const char *func, uint64_t *off);
+
+#endif /* PP_RECORD_H */

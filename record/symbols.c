@@ -1,0 +1,927 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbol snapshot and side-band for the recorder.
+ *
+ * The collector follows the process maps (a /proc snapshot at start, then
+ * the MMAP2/COMM records found in the data) and the addresses of samples.
+ * A kernel address marks its kallsyms symbol as hit; a user address finds
+ * its mapping and DSO, whose function symbols are read once (deduplicated by
+ * build-id) while the process or file still exists. What is new is handed
+ * out as KSYMS/USYMS items by pp_syms__pending().
+ *
+ * USYMS entry starts are file offsets (ELF vaddr converted through the
+ * PT_LOAD segment that holds it), so a reader maps a sample with
+ * addr - map.start + map.pgoff and needs no program headers. JIT maps
+ * (/tmp/perf-PID.map) carry absolute addresses and have no build-id.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "pp/sample.h"
+#include "record.h"
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+	const char *module;	/* interned, "" = vmlinux */
+	char type;
+	uint8_t hit;
+};
+
+struct dso {
+	char *path;
+	uint8_t build_id[20];
+	uint8_t bid_size;
+	int8_t state;		/* 0 not loaded, 1 emitted, -1 failed */
+	uint8_t jit;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct map {
+	uint32_t pid;
+	uint64_t start, end, pgoff;
+	int dso;
+};
+
+struct pp_syms {
+	int all_kallsyms;
+	int ksyms_loaded;
+	struct ksym *ksyms;
+	size_t nr_ksyms;
+	size_t *kpend;		/* indices of newly hit ksyms */
+	size_t nr_kpend, cap_kpend;
+	int kall_pending;	/* --kallsyms=all: emit everything once */
+	char **modules;
+	size_t nr_modules;
+
+	struct dso *dsos;
+	size_t nr_dsos;
+	int *dpend;		/* dsos to load and emit */
+	size_t nr_dpend, cap_dpend;
+
+	struct map *maps;
+	size_t nr_maps, cap_maps;
+	size_t last_map;
+
+	struct pp_buf new_mmaps;
+	pid_t *jit_tried;
+	size_t nr_jit_tried;
+};
+
+/**
+ * pp_syms__new() - a symbol collector.
+ * @all_kallsyms: emit every kernel symbol, not only the hit ones.
+ * Return: collector or NULL.
+ */
+struct pp_syms *pp_syms__new(int all_kallsyms)
+{
+	struct pp_syms *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->all_kallsyms = all_kallsyms;
+	s->kall_pending = all_kallsyms;
+	pp_buf__init(&s->new_mmaps);
+	elf_version(EV_CURRENT);
+	return s;
+}
+
+/** pp_syms__free() - free. @s: collector or NULL. */
+void pp_syms__free(struct pp_syms *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_ksyms; i++)
+		free(s->ksyms[i].name);
+	free(s->ksyms);
+	for (i = 0; i < s->nr_modules; i++)
+		free(s->modules[i]);
+	free(s->modules);
+	free(s->kpend);
+	for (i = 0; i < s->nr_dsos; i++)
+		free(s->dsos[i].path);
+	free(s->dsos);
+	free(s->dpend);
+	free(s->maps);
+	free(s->jit_tried);
+	pp_buf__exit(&s->new_mmaps);
+	free(s);
+}
+
+static const char *intern_module(struct pp_syms *s, const char *m, size_t len)
+{
+	char **nv;
+	size_t i;
+
+	for (i = 0; i < s->nr_modules; i++)
+		if (strlen(s->modules[i]) == len && !strncmp(s->modules[i], m, len))
+			return s->modules[i];
+	nv = realloc(s->modules, (s->nr_modules + 1) * sizeof(*nv));
+	if (!nv)
+		return "";
+	s->modules = nv;
+	nv[s->nr_modules] = strndup(m, len);
+	if (!nv[s->nr_modules])
+		return "";
+	return nv[s->nr_modules++];
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void load_kallsyms(struct pp_syms *s)
+{
+	size_t cap = 0;
+	char line[1024];
+	FILE *f;
+
+	s->ksyms_loaded = 1;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end, *name, *mod;
+		unsigned long long addr;
+		struct ksym *k;
+		char type;
+
+		addr = strtoull(p, &end, 16);
+		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		type = end[1];
+		name = end + 3;
+		name[strcspn(name, "\n")] = 0;
+		mod = strchr(name, '\t');
+		if (mod) {
+			*mod++ = 0;
+			if (*mod == '[')
+				mod++;
+		}
+		if (!addr || !(type == 't' || type == 'T' || type == 'w' || type == 'W'))
+			continue;
+		if (s->nr_ksyms == cap) {
+			struct ksym *nv;
+
+			cap = cap ? cap * 2 : 65536;
+			nv = realloc(s->ksyms, cap * sizeof(*nv));
+			if (!nv)
+				break;
+			s->ksyms = nv;
+		}
+		k = &s->ksyms[s->nr_ksyms];
+		k->addr = addr;
+		k->type = type;
+		k->hit = 0;
+		k->name = strdup(name);
+		k->module = mod ? intern_module(s, mod, strcspn(mod, "]")) : intern_module(s, "", 0);
+		if (k->name)
+			s->nr_ksyms++;
+	}
+	fclose(f);
+	if (s->nr_ksyms)
+		qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), ksym_cmp);
+}
+
+static void kaddr_hit(struct pp_syms *s, uint64_t addr)
+{
+	size_t lo = 0, hi, i;
+
+	if (!s->ksyms_loaded)
+		load_kallsyms(s);
+	hi = s->nr_ksyms;
+	if (!hi || addr < s->ksyms[0].addr)
+		return;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ksyms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	i = lo;
+	if (s->ksyms[i].hit)
+		return;
+	s->ksyms[i].hit = 1;
+	if (s->all_kallsyms)
+		return;
+	if (s->nr_kpend == s->cap_kpend) {
+		size_t *nv;
+
+		s->cap_kpend = s->cap_kpend ? s->cap_kpend * 2 : 256;
+		nv = realloc(s->kpend, s->cap_kpend * sizeof(*nv));
+		if (!nv) {
+			s->ksyms[i].hit = 0;
+			return;
+		}
+		s->kpend = nv;
+	}
+	s->kpend[s->nr_kpend++] = i;
+}
+
+/* Build-id from the ELF notes of an open file. Return: size or 0. */
+static int elf_build_id(Elf *elf, uint8_t out[20])
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz) {
+				size_t n = nh.n_descsz > 20 ? 20 : nh.n_descsz;
+
+				memcpy(out, (char *)d->d_buf + doff, n);
+				return (int)n;
+			}
+		}
+	}
+	return 0;
+}
+
+static int file_build_id(const char *path, uint8_t out[20])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		n = elf_build_id(elf, out);
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
+static int find_dso(struct pp_syms *s, const char *path, const uint8_t *bid, int bid_size)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_dsos; i++) {
+		struct dso *d = &s->dsos[i];
+
+		if (bid_size && d->bid_size == bid_size && !memcmp(d->build_id, bid, (size_t)bid_size))
+			return (int)i;
+		if (!bid_size && !d->bid_size && !strcmp(d->path, path))
+			return (int)i;
+	}
+	return -1;
+}
+
+static int add_dso(struct pp_syms *s, const char *path, const uint8_t *bid, int bid_size)
+{
+	struct dso *nv, *d;
+	int i = find_dso(s, path, bid, bid_size);
+
+	if (i >= 0)
+		return i;
+	nv = realloc(s->dsos, (s->nr_dsos + 1) * sizeof(*nv));
+	if (!nv)
+		return -1;
+	s->dsos = nv;
+	d = &nv[s->nr_dsos];
+	memset(d, 0, sizeof(*d));
+	d->path = strdup(path);
+	if (!d->path)
+		return -1;
+	if (bid_size)
+		memcpy(d->build_id, bid, (size_t)bid_size);
+	d->bid_size = (uint8_t)bid_size;
+	return (int)s->nr_dsos++;
+}
+
+static void add_map(struct pp_syms *s, uint32_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, int dso)
+{
+	struct map *m;
+
+	if (s->nr_maps == s->cap_maps) {
+		struct map *nv;
+		size_t cap = s->cap_maps ? s->cap_maps * 2 : 1024;
+
+		nv = realloc(s->maps, cap * sizeof(*nv));
+		if (!nv)
+			return;
+		s->maps = nv;
+		s->cap_maps = cap;
+	}
+	m = &s->maps[s->nr_maps++];
+	m->pid = pid;
+	m->start = start;
+	m->end = start + len;
+	m->pgoff = pgoff;
+	m->dso = dso;
+}
+
+static void drop_maps(struct pp_syms *s, uint32_t pid)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < s->nr_maps; i++)
+		if (s->maps[i].pid != pid)
+			s->maps[j++] = s->maps[i];
+	s->nr_maps = j;
+	s->last_map = 0;
+}
+
+static void put_mmap_item(struct pp_buf *b, uint32_t pid, uint32_t prot, uint64_t start,
+			  uint64_t len, uint64_t pgoff, const uint8_t *bid, int bid_size,
+			  const char *path)
+{
+	struct pp_mmap_item it;
+	size_t at = pp_item__begin(b, 0);
+
+	memset(&it, 0, sizeof(it));
+	it.pid = pid;
+	it.prot = prot;
+	it.start = start;
+	it.len = len;
+	it.pgoff = pgoff;
+	it.build_id_size = (uint8_t)bid_size;
+	if (bid_size)
+		memcpy(it.build_id, bid, (size_t)bid_size);
+	pp_buf__append(b, &it, sizeof(it));
+	pp_buf__append_str(b, path);
+	pp_item__end(b, at);
+}
+
+static void snapshot_maps(struct pp_syms *s, struct pp_buf *mmaps, int pid)
+{
+	char path[64], line[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff, ino;
+		char perms[8], fpath[4096], mf[128];
+		unsigned int maj, min;
+		uint8_t bid[20];
+		int n = 0, bsz = 0, di;
+
+		fpath[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
+			   &maj, &min, &ino, &n) < 7)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		snprintf(fpath, sizeof(fpath), "%s", line + n);
+		fpath[strcspn(fpath, "\n")] = 0;
+		if (fpath[0] != '/')
+			continue;
+		/* one build-id read per file: reuse a known DSO of the same path */
+		di = -1;
+		for (size_t i = 0; i < s->nr_dsos; i++) {
+			if (!strcmp(s->dsos[i].path, fpath)) {
+				di = (int)i;
+				break;
+			}
+		}
+		if (di >= 0) {
+			bsz = s->dsos[di].bid_size;
+			memcpy(bid, s->dsos[di].build_id, sizeof(bid));
+		} else {
+			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, start, end);
+			bsz = file_build_id(mf, bid);
+			if (!bsz)
+				bsz = file_build_id(fpath, bid);
+			di = add_dso(s, fpath, bid, bsz);
+		}
+		add_map(s, (uint32_t)pid, start, end - start, pgoff, di);
+		put_mmap_item(mmaps, (uint32_t)pid, 5 /* r-x */, start, end - start, pgoff, bid,
+			      bsz, fpath);
+	}
+	fclose(f);
+}
+
+static int read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+static void snapshot_task(struct pp_buf *tasks, int pid)
+{
+	char path[96], buf[1024];
+	struct dirent *d;
+	uint32_t ppid = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!read_small(path, buf, sizeof(buf))) {
+		char *rp = strrchr(buf, ')');
+
+		if (rp)
+			sscanf(rp + 1, " %*c %u", &ppid);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		struct pp_task_item it;
+		size_t at;
+		int tid;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		tid = atoi(d->d_name);
+		memset(&it, 0, sizeof(it));
+		it.pid = (uint32_t)pid;
+		it.tid = (uint32_t)tid;
+		it.ppid = ppid;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+		if (!read_small(path, buf, sizeof(buf))) {
+			buf[strcspn(buf, "\n")] = 0;
+			memcpy(it.comm, buf, strnlen(buf, sizeof(it.comm) - 1));
+		}
+		at = pp_item__begin(tasks, 0);
+		pp_buf__append(tasks, &it, sizeof(it));
+		pp_item__end(tasks, at);
+	}
+	closedir(dir);
+}
+
+/**
+ * pp_syms__snapshot() - TASKS and MMAPS items of the running processes.
+ * @s: collector; @tasks, @mmaps: receive items; @only, @nr_only: pid filter.
+ */
+void pp_syms__snapshot(struct pp_syms *s, struct pp_buf *tasks, struct pp_buf *mmaps,
+		       const pid_t *only, int nr_only)
+{
+	struct dirent *d;
+	DIR *dir;
+	int i;
+
+	if (only && nr_only) {
+		for (i = 0; i < nr_only; i++) {
+			snapshot_task(tasks, only[i]);
+			snapshot_maps(s, mmaps, only[i]);
+		}
+		return;
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		int pid;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		pid = atoi(d->d_name);
+		snapshot_task(tasks, pid);
+		snapshot_maps(s, mmaps, pid);
+	}
+	closedir(dir);
+}
+
+static void dso_pend(struct pp_syms *s, int di)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_dpend; i++)
+		if (s->dpend[i] == di)
+			return;
+	if (s->nr_dpend == s->cap_dpend) {
+		int *nv;
+
+		s->cap_dpend = s->cap_dpend ? s->cap_dpend * 2 : 16;
+		nv = realloc(s->dpend, s->cap_dpend * sizeof(*nv));
+		if (!nv)
+			return;
+		s->dpend = nv;
+	}
+	s->dpend[s->nr_dpend++] = di;
+}
+
+static void jit_try(struct pp_syms *s, uint32_t pid)
+{
+	char path[64];
+	pid_t *nv;
+	size_t i;
+	int di;
+
+	for (i = 0; i < s->nr_jit_tried; i++)
+		if ((uint32_t)s->jit_tried[i] == pid)
+			return;
+	nv = realloc(s->jit_tried, (s->nr_jit_tried + 1) * sizeof(*nv));
+	if (!nv)
+		return;
+	s->jit_tried = nv;
+	nv[s->nr_jit_tried++] = (pid_t)pid;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	if (access(path, R_OK))
+		return;
+	di = add_dso(s, path, NULL, 0);
+	if (di < 0)
+		return;
+	s->dsos[di].jit = 1;
+	dso_pend(s, di);
+}
+
+static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
+{
+	struct map *m;
+	size_t i;
+
+	if (s->last_map < s->nr_maps) {
+		m = &s->maps[s->last_map];
+		if (m->pid == pid && addr >= m->start && addr < m->end)
+			return;	/* its DSO is already queued or loaded */
+	}
+	for (i = s->nr_maps; i-- > 0;) {
+		m = &s->maps[i];
+		if (m->pid == pid && addr >= m->start && addr < m->end) {
+			s->last_map = i;
+			if (m->dso >= 0 && !s->dsos[m->dso].state)
+				dso_pend(s, m->dso);
+			return;
+		}
+	}
+	jit_try(s, pid);
+}
+
+static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size)
+{
+	/* header 8, pid/tid 8, addr 8, len 8, pgoff 8, 24 bytes id, prot/flags 8, filename */
+	uint32_t pid, prot;
+	uint64_t addr, len, pgoff;
+	const char *fn;
+	size_t fnlen;
+	int bsz = 0, di;
+	uint16_t misc;
+
+	if (size < 80)
+		return;
+	memcpy(&misc, p + 4, 2);
+	memcpy(&pid, p + 8, 4);
+	memcpy(&addr, p + 16, 8);
+	memcpy(&len, p + 24, 8);
+	memcpy(&pgoff, p + 32, 8);
+	memcpy(&prot, p + 64, 4);
+	fn = (const char *)p + 72;
+	fnlen = strnlen(fn, size - 72);
+	if (fnlen == size - 72 || fn[0] != '/' || !(prot & 4))
+		return;
+	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+		bsz = p[40] > 20 ? 20 : p[40];
+	di = add_dso(s, fn, p + 44, bsz);
+	add_map(s, pid, addr, len, pgoff, di);
+	put_mmap_item(&s->new_mmaps, pid, prot, addr, len, pgoff, p + 44, bsz, fn);
+}
+
+/**
+ * pp_syms__scan() - learn maps and hit addresses from a DATA payload.
+ * @s: collector; @data, @len: perf records;
+ * @sample_type_of: id -> sample_type; @ctx: its context.
+ */
+void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
+		   uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx)
+{
+	struct pp_rec_iter it;
+	struct pp_rec r;
+
+	pp_rec_iter__init(&it, data, len);
+	while (pp_rec_iter__next(&it, &r)) {
+		if (r.type == PERF_RECORD_MMAP2) {
+			scan_mmap2(s, r.data, r.size);
+		} else if (r.type == PERF_RECORD_COMM && (r.misc & PERF_RECORD_MISC_COMM_EXEC)) {
+			uint32_t pid;
+
+			if (r.size >= 16) {
+				memcpy(&pid, r.data + 8, 4);
+				drop_maps(s, pid);
+			}
+		} else if (r.type == PERF_RECORD_SAMPLE) {
+			uint64_t st = sample_type_of(pp_sample__id(r.data, r.size), ctx);
+			struct pp_sample smp;
+			int user;
+
+			if (!(st & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+				continue;
+			if (pp_sample__parse(st, r.data, r.size, &smp))
+				continue;
+			user = (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+			if (st & PERF_SAMPLE_IP) {
+				if (user)
+					uaddr_hit(s, smp.pid, smp.ip);
+				else if (smp.ip)
+					kaddr_hit(s, smp.ip);
+			}
+			for (uint64_t i = 0; i < smp.nr_callchain; i++) {
+				uint64_t a;
+
+				memcpy(&a, &smp.callchain[i], 8);
+				if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+					user = a == (uint64_t)PERF_CONTEXT_USER;
+					continue;
+				}
+				if (user)
+					uaddr_hit(s, smp.pid, a);
+				else
+					kaddr_hit(s, a);
+			}
+		}
+	}
+}
+
+struct usym {
+	uint64_t start;
+	uint32_t size;
+	const char *name;
+};
+
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void usyms_item_begin(struct pp_buf *b, const struct dso *d, uint32_t nr, size_t *at,
+			     size_t *nr_at)
+{
+	uint8_t hdr[4] = { d->bid_size, 0, 0, 0 };
+	uint8_t bid[20] = { 0 };
+
+	*at = pp_item__begin(b, 0);
+	pp_buf__append(b, hdr, 4);
+	memcpy(bid, d->build_id, d->bid_size);
+	pp_buf__append(b, bid, 20);
+	*nr_at = b->len;
+	pp_buf__append(b, &nr, 4);
+	pp_buf__append_str(b, d->path);
+	pp_buf__pad(b, 8);
+}
+
+static void usym_put(struct pp_buf *b, uint64_t start, uint32_t size, const char *name)
+{
+	pp_buf__append(b, &start, 8);
+	pp_buf__append(b, &size, 4);
+	pp_buf__append_str(b, name);
+}
+
+static int load_jit(struct dso *d, struct pp_buf *out)
+{
+	char line[4096];
+	uint32_t nr = 0;
+	size_t at, nr_at;
+	FILE *f = fopen(d->path, "re");
+
+	if (!f)
+		return -1;
+	usyms_item_begin(out, d, 0, &at, &nr_at);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, size;
+		int n = 0;
+
+		if (sscanf(line, "%llx %llx %n", &start, &size, &n) < 2 || !n)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		usym_put(out, start, (uint32_t)size, line + n);
+		nr++;
+	}
+	fclose(f);
+	if (!out->error)
+		memcpy(out->data + nr_at, &nr, 4);
+	pp_item__end(out, at);
+	return 0;
+}
+
+/* Read .symtab (or .dynsym) functions of @d from @path and append a USYMS item. */
+static int load_elf_syms(struct dso *d, const char *path, struct pp_buf *out)
+{
+	struct usym *v = NULL;
+	size_t nv = 0, cap = 0, i, nph = 0;
+	GElf_Phdr ph[16];
+	Elf_Scn *scn = NULL;
+	int fd, have_symtab = 0, ret = -1;
+	size_t at, nr_at;
+	Elf *elf;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	if (d->bid_size) {
+		uint8_t bid[20];
+		int n = elf_build_id(elf, bid);
+
+		if (n != d->bid_size || memcmp(bid, d->build_id, (size_t)n))
+			goto out;	/* not the file that was mapped */
+	}
+	{
+		size_t n;
+
+		if (!elf_getphdrnum(elf, &n)) {
+			for (i = 0; i < n && nph < 16; i++)
+				if (gelf_getphdr(elf, (int)i, &ph[nph]) && ph[nph].p_type == PT_LOAD)
+					nph++;
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			have_symtab = 1;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != (have_symtab ? SHT_SYMTAB : SHT_DYNSYM))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !sh.sh_entsize)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *nm;
+			uint64_t off = 0;
+			size_t k;
+			int ok = 0;
+
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
+				continue;
+			nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!nm || !*nm)
+				continue;
+			for (k = 0; k < nph; k++) {
+				if (sym.st_value >= ph[k].p_vaddr &&
+				    sym.st_value < ph[k].p_vaddr + ph[k].p_memsz) {
+					off = sym.st_value - ph[k].p_vaddr + ph[k].p_offset;
+					ok = 1;
+					break;
+				}
+			}
+			if (!ok)
+				continue;
+			if (nv == cap) {
+				struct usym *nn;
+
+				cap = cap ? cap * 2 : 1024;
+				nn = realloc(v, cap * sizeof(*nn));
+				if (!nn)
+					goto out;
+				v = nn;
+			}
+			v[nv].start = off;
+			v[nv].size = (uint32_t)sym.st_size;
+			v[nv].name = nm;
+			nv++;
+		}
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), usym_cmp);
+	usyms_item_begin(out, d, (uint32_t)nv, &at, &nr_at);
+	for (i = 0; i < nv; i++)
+		usym_put(out, v[i].start, v[i].size, v[i].name);
+	pp_item__end(out, at);
+	ret = 0;
+out:
+	free(v);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+static void emit_ksyms(struct pp_syms *s, struct pp_buf *out, int all)
+{
+	size_t m, i;
+
+	for (m = 0; m < s->nr_modules; m++) {
+		const char *mod = s->modules[m];
+		uint32_t nr = 0, zero = 0;
+		size_t at = 0, nr_at = 0;
+		int open = 0;
+		size_t n = all ? s->nr_ksyms : s->nr_kpend;
+
+		for (i = 0; i < n; i++) {
+			size_t ki = all ? i : s->kpend[i];
+			struct ksym *k = &s->ksyms[ki];
+			uint64_t size;
+			uint32_t sz;
+
+			if (k->module != mod)
+				continue;
+			if (!open) {
+				at = pp_item__begin(out, 0);
+				pp_buf__append_str(out, mod);
+				pp_buf__pad(out, 8);
+				nr_at = out->len;
+				pp_buf__append(out, &nr, 4);
+				pp_buf__append(out, &zero, 4);
+				open = 1;
+			}
+			size = ki + 1 < s->nr_ksyms ? s->ksyms[ki + 1].addr - k->addr : 0;
+			sz = size > 0xffffffffu ? 0 : (uint32_t)size;
+			pp_buf__append(out, &k->addr, 8);
+			pp_buf__append(out, &sz, 4);
+			pp_buf__append(out, &k->type, 1);
+			pp_buf__append_str(out, k->name);
+			nr++;
+		}
+		if (open) {
+			if (!out->error)
+				memcpy(out->data + nr_at, &nr, 4);
+			pp_item__end(out, at);
+		}
+	}
+	s->nr_kpend = 0;
+}
+
+/**
+ * pp_syms__pending() - items for what was discovered since the last call.
+ * @s: collector; @ksyms, @usyms, @mmaps: receive KSYMS, USYMS, MMAPS items.
+ */
+void pp_syms__pending(struct pp_syms *s, struct pp_buf *ksyms, struct pp_buf *usyms,
+		      struct pp_buf *mmaps)
+{
+	size_t i;
+
+	if (s->kall_pending) {
+		if (!s->ksyms_loaded)
+			load_kallsyms(s);
+		emit_ksyms(s, ksyms, 1);
+		s->kall_pending = 0;
+	} else if (s->nr_kpend) {
+		emit_ksyms(s, ksyms, 0);
+	}
+	for (i = 0; i < s->nr_dpend; i++) {
+		struct dso *d = &s->dsos[s->dpend[i]];
+		int r = -1;
+
+		if (d->state)
+			continue;
+		if (d->jit) {
+			r = load_jit(d, usyms);
+		} else {
+			/* prefer a live mapping: the path may be gone or replaced */
+			char mf[128];
+
+			for (size_t k = s->nr_maps; r && k-- > 0;) {
+				struct map *m = &s->maps[k];
+
+				if (m->dso != s->dpend[i])
+					continue;
+				snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", m->pid,
+					 (unsigned long long)m->start, (unsigned long long)m->end);
+				if (!access(mf, R_OK))
+					r = load_elf_syms(d, mf, usyms);
+				break;
+			}
+			if (r)
+				r = load_elf_syms(d, d->path, usyms);
+		}
+		d->state = r ? -1 : 1;
+	}
+	s->nr_dpend = 0;
+	if (s->new_mmaps.len && mmaps) {
+		pp_buf__append(mmaps, s->new_mmaps.data, s->new_mmaps.len);
+		pp_buf__reset(&s->new_mmaps);
+	}
+}
