@@ -7,6 +7,7 @@
 #include "pp/format.h"
 #include "pp/meta.h"
 #include "pp/reader.h"
+#include "pp/writer.h"
 
 /* Chunk header field offsets (see spec, "Chunk header"). */
 #define PP_CH_OFF_SEQ		24
@@ -31,10 +32,11 @@ size_t pp_codec_compress(uint8_t codec, int level, const void *src, size_t len,
 int pp_codec_decompress(uint8_t codec, const void *src, size_t stored,
 			void *dst, size_t raw);
 
-/* DATA encoding 1 (record delta), spec 5.8. */
-#define PP_DATA_ENC_PLAIN	PP_DATA_PLAIN
-#define PP_DATA_ENC_DELTA	PP_DATA_DELTA
-void pp_delta_encode(const uint8_t *src, uint8_t *dst, size_t len);
-int pp_delta_decode(uint8_t *buf, size_t len);
+/* DATA encoding 1 (record cache), spec 5.8. */
+size_t pp_reccache_bound(size_t len, uint32_t nr_layout);
+size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_layout *lay,
+			  uint32_t nr_lay, uint8_t *dst);
+int64_t pp_reccache_plain_size(const uint8_t *src, size_t len);
+int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t *dst_len);
 
 #endif

@@ -39,6 +39,8 @@ struct pp_reader {
 	size_t stored_cap;
 	uint8_t *raw;
 	size_t raw_cap;
+	uint8_t *plain;		/* decoded DATA records of encoded chunks */
+	size_t plain_cap;
 	struct pp_chunk_header hdr;
 	struct pp_reader_stats st;
 	struct pp_index_entry *index;
@@ -159,19 +161,27 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 			 err == -EPROTONOSUPPORT ? "unsupported codec" : "payload does not decompress");
 		return RC_BADPAYLOAD;
 	}
-	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_ENC_PLAIN) {
-		if (h->encoding != PP_DATA_ENC_DELTA || pp_delta_decode(r->raw, h->raw_size)) {
+	c->data = r->raw;
+	c->size = h->raw_size;
+	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN) {
+		int64_t plain = h->encoding == PP_DATA_CACHED ?
+				pp_reccache_plain_size(r->raw, h->raw_size) : -EPROTONOSUPPORT;
+		size_t out = 0;
+
+		if (plain >= 0 && grow(&r->plain, &r->plain_cap, plain ? (size_t)plain : 1))
+			return -ENOMEM;
+		if (plain < 0 || pp_reccache_decode(r->raw, h->raw_size, r->plain, &out)) {
 			rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
 				 (unsigned long long)h->seq, (unsigned long long)off,
-				 h->encoding != PP_DATA_ENC_DELTA ? "unknown data encoding"
-								  : "records do not decode");
+				 plain == -EPROTONOSUPPORT ? "unknown data encoding"
+							   : "records do not decode");
 			return RC_BADPAYLOAD;
 		}
+		c->data = r->plain;
+		c->size = (uint32_t)out;
 	}
 	c->hdr = h;
 	c->offset = off;
-	c->data = r->raw;
-	c->size = h->raw_size;
 	return RC_OK;
 }
 
@@ -546,6 +556,7 @@ void pp_reader__free(struct pp_reader *r)
 		return;
 	free(r->stored);
 	free(r->raw);
+	free(r->plain);
 	free(r->index);
 	if (r->own_io)
 		pp_io__free(r->io);

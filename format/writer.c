@@ -137,13 +137,17 @@ int pp_writer__compress(uint8_t codec, int level, const struct pp_chunk_desc *de
 
 	if (len > PP_CHUNK_MAX_RAW || codec > PP_CODEC_ZSTD)
 		return -EINVAL;
-	if (desc->type == PP_CHUNK_DATA && desc->encoding != PP_DATA_ENC_PLAIN) {
-		if (desc->encoding != PP_DATA_ENC_DELTA)
+	if (desc->type == PP_CHUNK_DATA && desc->encoding != PP_DATA_PLAIN) {
+		if (desc->encoding != PP_DATA_CACHED)
 			return -EINVAL;
-		tmp = malloc(len ? len : 1);
+		tmp = malloc(pp_reccache_bound(len, desc->nr_layout));
 		if (!tmp)
 			return -ENOMEM;
-		pp_delta_encode(data, tmp, len);
+		len = pp_reccache_encode(data, len, desc->layout, desc->nr_layout, tmp);
+		if (!len || len > PP_CHUNK_MAX_RAW) {
+			free(tmp);
+			return len ? -E2BIG : -ENOMEM;
+		}
 		data = tmp;
 	}
 	bound = pp_codec_bound(codec, len);

@@ -14,6 +14,7 @@
 #include "pp/meta.h"
 #include "pp/reader.h"
 #include "pp/writer.h"
+#include "../format/format-internal.h"
 
 #define NR_TYPES 10
 
@@ -64,7 +65,7 @@ static void write_file(struct pp_io *io, uint8_t codec, int close_it, unsigned i
 			.flags = all_types[i] == PP_CHUNK_DATA ? PP_CHUNK_CRITICAL : 0,
 			.stream = all_types[i] == PP_CHUNK_DATA ? (uint32_t)i % 2 : PP_STREAM_META,
 			.first_ts = 1000u * (unsigned)i + 1, .last_ts = 1000u * (unsigned)i + 999,
-			.encoding = i == 9 ? PP_DATA_DELTA : PP_DATA_PLAIN,
+			.encoding = i == 9 ? PP_DATA_CACHED : PP_DATA_PLAIN,
 		};
 
 		ex[i].type = d.type;
@@ -184,7 +185,16 @@ static void test_index(void **state)
 	r = pp_reader__open(io, NULL);
 	assert_non_null(r);
 	assert_non_null(pp_reader__footer(r));
-	assert_int_equal(pp_reader__footer(r)->data_raw_bytes, ex[7].len + ex[9].len);
+	{
+		uint8_t hb[56];
+		uint64_t raw = 0;
+
+		for (int i = 7; i <= 9; i += 2) {
+			assert_int_equal(pp_io__pread(io, hb, sizeof(hb), ex[i].start), 56);
+			raw += pp_get_le32(hb + 20);
+		}
+		assert_int_equal(pp_reader__footer(r)->data_raw_bytes, raw);
+	}
 	idx = pp_reader__index(r, &nr);
 	assert_non_null(idx);
 	assert_int_equal(nr, NR_TYPES);
@@ -418,26 +428,29 @@ static void test_full_disk(void **state)
 	pp_io__free(io);
 }
 
-/* Record delta: mixed record types and sizes, a torn tail, all codecs. */
-static void test_delta_encoding(void **state)
+/* Record cache: mixed record types and sizes, repeats, a torn tail, all codecs. */
+static void test_cached_encoding(void **state)
 {
-	static uint8_t plain[64 * 1024];
-	size_t len = 0;
+	static uint8_t plain[64 * 1024], enc[256 * 1024], dec[64 * 1024];
+	const struct pp_rec_layout lay[2] = { { .id = 42, .time_off = 16 }, { .id = 43, .time_off = 24 } };
+	size_t len = 0, elen, dlen;
 	uint64_t x = 88172645463325252ull;
 
 	for (int i = 0; len + 200 < sizeof(plain) - 16; i++) {
-		uint16_t size = (uint16_t)(8 + 8 * (i % 3) + (i % 5 == 0 ? 3 : 0) + 40);
+		uint16_t size = (uint16_t)(32 + 8 * (i % 3) + (i % 5 == 0 ? 3 : 0));
 		uint32_t type = (uint32_t)(i % 7 == 0 ? 3 : 9);
-		uint64_t t = 1000000ull + (uint64_t)i * 1234;
+		uint64_t t = 1000000ull + (uint64_t)i * 1234 - (i % 11 == 0 ? 5000 : 0);
+		uint64_t id = 42 + (uint64_t)(i % 2);
 
 		memcpy(plain + len, &type, 4);
 		memset(plain + len + 4, 0, 2);
 		memcpy(plain + len + 6, &size, 2);
 		for (size_t k = 8; k < size; k++) {
 			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-			plain[len + k] = (uint8_t)(k < 24 ? k : x % 4);
+			plain[len + k] = (uint8_t)(k == 30 ? x % 2 : k);
 		}
-		memcpy(plain + len + 8, &t, 8);
+		memcpy(plain + len + 8, &id, 8);
+		memcpy(plain + len + (id == 42 ? 16 : 24), &t, 8);
 		len += size;
 	}
 	memcpy(plain + len, "\x01\x02\x03", 3);	/* a torn record at the end */
@@ -446,38 +459,39 @@ static void test_delta_encoding(void **state)
 		struct pp_writer_opts o = { .codec = codec };
 		struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
 		struct pp_writer *w = pp_writer__new(io, &o);
-		struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .encoding = PP_DATA_DELTA };
-		struct pp_reader *r;
-		struct pp_chunk c;
-
-		assert_int_equal(pp_writer__append_chunk(w, &d, plain, len - 3), 0);
-		assert_int_equal(pp_writer__close(w), 0);
-		r = pp_reader__open(io, NULL);
-		assert_int_equal(pp_reader__next(r, &c), 1);
-		assert_int_equal(c.hdr->encoding, PP_DATA_DELTA);
-		assert_int_equal(c.size, len - 3);
-		assert_memory_equal(c.data, plain, len - 3);
-		pp_reader__free(r);
-		pp_io__free(io);
-	}
-	/* A torn record: the writer refuses nothing, the reader reports the chunk damaged. */
-	{
-		struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
-		struct pp_writer *w = pp_writer__new(io, NULL);
-		struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .encoding = PP_DATA_DELTA };
+		struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .encoding = PP_DATA_CACHED,
+					   .layout = lay, .nr_layout = 2 };
 		struct pp_reader *r;
 		struct pp_chunk c;
 
 		assert_int_equal(pp_writer__append_chunk(w, &d, plain, len), 0);
 		d.encoding = 7;
 		assert_int_equal(pp_writer__append_chunk(w, &d, plain, 16), -EINVAL);
-		pp_writer__abort(w);
+		assert_int_equal(pp_writer__close(w), 0);
 		r = pp_reader__open(io, NULL);
-		assert_int_equal(pp_reader__next(r, &c), 0);
-		assert_int_equal(pp_reader__stats(r)->corrupt, 1);
+		assert_int_equal(pp_reader__next(r, &c), 1);
+		assert_int_equal(c.hdr->encoding, PP_DATA_CACHED);
+		assert_int_equal(c.size, len);
+		assert_memory_equal(c.data, plain, len);
 		pp_reader__free(r);
 		pp_io__free(io);
 	}
+	/* Repeats were found, and every damaged payload is refused or decodes in bounds. */
+	elen = pp_reccache_encode(plain, len, lay, 2, enc);
+	assert_true(elen > 0 && elen < len);
+	assert_int_equal(pp_reccache_decode(enc, elen, dec, &dlen), 0);
+	assert_int_equal(dlen, len);
+	assert_memory_equal(dec, plain, len);
+	for (size_t i = 0; i < elen; i += 7) {
+		enc[i] ^= 0x5a;
+		if (pp_reccache_plain_size(enc, elen) >= 0 &&
+		    (size_t)pp_reccache_plain_size(enc, elen) <= sizeof(dec))
+			(void)pp_reccache_decode(enc, elen, dec, &dlen);
+		enc[i] ^= 0x5a;
+	}
+	for (size_t cut = 0; cut < elen; cut += 13)
+		if (pp_reccache_plain_size(enc, cut) >= 0)
+			assert_int_not_equal(pp_reccache_decode(enc, cut, dec, &dlen), 0);
 }
 
 static void test_items(void **state)
@@ -595,7 +609,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_chunks),
 		cmocka_unit_test(test_oversized_refused),
 		cmocka_unit_test(test_full_disk),
-		cmocka_unit_test(test_delta_encoding),
+		cmocka_unit_test(test_cached_encoding),
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_not_a_trace),

@@ -99,7 +99,7 @@ enum pp_chunk_type {
 /* DATA chunk encodings (chunk header byte 9). */
 enum pp_data_encoding {
 	PP_DATA_PLAIN = 0,		/* perf records as read from the ring */
-	PP_DATA_DELTA = 1,		/* record delta, spec 5.8; the reader undoes it */
+	PP_DATA_CACHED = 1,		/* record cache, spec 5.8; the reader undoes it */
 };
 
 /*

@@ -40,8 +40,8 @@ struct pp_reader_stats {
 struct pp_chunk {
 	const struct pp_chunk_header *hdr;	/* decoded header (host order) */
 	uint64_t offset;			/* header offset in the file */
-	const uint8_t *data;			/* raw (decompressed) payload */
-	uint32_t size;				/* = hdr->raw_size */
+	const uint8_t *data;			/* decompressed payload; for DATA, plain perf records */
+	uint32_t size;				/* its size (raw_size, or the decoded size) */
 };
 
 /** Diagnostic hook: level 0 = warning, 1 = info, 2 = debug. */

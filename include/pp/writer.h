@@ -35,6 +35,16 @@ struct pp_writer_opts {
 struct pp_writer *pp_writer__new(struct pp_io *io, const struct pp_writer_opts *opts);
 
 /**
+ * struct pp_rec_layout - where the time of a sample of event @id lies, for
+ * the PP_DATA_CACHED encoding: byte offset from the start of the
+ * PERF_RECORD_SAMPLE (header included), 0 if the sample carries no time.
+ */
+struct pp_rec_layout {
+	uint64_t id;
+	uint32_t time_off;
+};
+
+/**
  * struct pp_chunk_desc - what the caller says about a chunk to append.
  */
 struct pp_chunk_desc {
@@ -45,6 +55,8 @@ struct pp_chunk_desc {
 	uint64_t first_ts;
 	uint64_t last_ts;
 	uint64_t nr_records;	/* DATA only: perf records in the payload (footer stats) */
+	const struct pp_rec_layout *layout;	/* PP_DATA_CACHED: sample time offsets */
+	uint32_t nr_layout;
 };
 
 /**

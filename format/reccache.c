@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DATA encoding 1, "record cache" (spec 5.8). Tracing records repeat: the
+ * same task switches to the same task, the same wake-up recurs, and only the
+ * time differs. Each record is split into its time (stored as a delta in a
+ * column of varints) and the rest, which is either a reference to one of the
+ * 255 most recently used distinct records or a literal. Three columns (ops,
+ * times, literals) give LZ4 and zstd homogeneous data.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "format-internal.h"
+
+#define MRU_SIZE	255
+#define HASH_BITS	12
+#define HDR_SIZE	16	/* plain_size, nr_records, nr_layout, 0 */
+#define COLS_SIZE	16	/* ops_len, times_len, lits_len, 0 */
+
+struct rc_state {
+	const uint8_t *mru[MRU_SIZE];	/* most recent first */
+	uint16_t mru_size[MRU_SIZE];
+	int nr;
+};
+
+static void mru_push(struct rc_state *s, const uint8_t *rec, uint16_t size, int from)
+{
+	/* Move entry @from (or a new one when from < 0) to the front. */
+	int last = from >= 0 ? from : (s->nr < MRU_SIZE ? s->nr++ : MRU_SIZE - 1);
+
+	memmove(&s->mru[1], &s->mru[0], (size_t)last * sizeof(s->mru[0]));
+	memmove(&s->mru_size[1], &s->mru_size[0], (size_t)last * sizeof(s->mru_size[0]));
+	s->mru[0] = rec;
+	s->mru_size[0] = size;
+}
+
+static uint32_t time_off_of(const struct pp_rec_layout *lay, uint32_t nr, const uint8_t *rec,
+			    uint32_t type, uint16_t size)
+{
+	uint64_t id;
+
+	if (type != 9 /* PERF_RECORD_SAMPLE */ || size < 16)
+		return 0;
+	memcpy(&id, rec + 8, 8);
+	for (uint32_t i = 0; i < nr; i++)
+		if (lay[i].id == id)
+			return lay[i].time_off + 8 <= size && lay[i].time_off >= 16 ? lay[i].time_off : 0;
+	return 0;
+}
+
+/* Equal records, ignoring the 8 time bytes at @toff (0: none). */
+static int same_rec(const uint8_t *a, const uint8_t *b, uint16_t size, uint32_t toff)
+{
+	if (!toff)
+		return !memcmp(a, b, size);
+	return !memcmp(a, b, toff) && !memcmp(a + toff + 8, b + toff + 8, size - toff - 8u);
+}
+
+static uint64_t rec_hash(const uint8_t *p, uint16_t size, uint32_t toff)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint16_t i = 0; i < size; i++) {
+		if (toff && i >= toff && i < toff + 8)
+			continue;
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static int get_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		uint8_t b;
+
+		if (*off >= len)
+			return -1;
+		b = p[(*off)++];
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/**
+ * pp_reccache_bound() - largest encoded size of @len plain bytes with @nr_layout entries.
+ */
+size_t pp_reccache_bound(size_t len, uint32_t nr_layout)
+{
+	/* Every record is at least 8 bytes: one op and at most 10 varint bytes each. */
+	return HDR_SIZE + (size_t)nr_layout * 16 + COLS_SIZE + len + (len / 8 + 1) * 11;
+}
+
+/**
+ * pp_reccache_encode() - encode plain records.
+ * @src: plain perf records; @len: their size (a torn tail is kept as a literal).
+ * @lay: id -> time offset table; @nr_lay: its entries.
+ * @dst: output of at least pp_reccache_bound() bytes.
+ *
+ * Return: the encoded size.
+ */
+size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_layout *lay,
+			  uint32_t nr_lay, uint8_t *dst)
+{
+	size_t cap = pp_reccache_bound(len, nr_lay);
+	uint8_t *ops, *times, *lits;
+	size_t nops = 0, ntimes = 0, nlits = 0, off = 0, p;
+	const uint8_t **hash;
+	struct rc_state st = { .nr = 0 };
+	uint64_t prev_time = 0;
+	uint32_t nrec = 0;
+
+	hash = calloc((size_t)1 << HASH_BITS, sizeof(*hash));
+	ops = malloc(cap);
+	if (!hash || !ops) {
+		free(hash);
+		free(ops);
+		return 0;
+	}
+	times = ops + len / 8 + 1;
+	lits = times + (len / 8 + 1) * 10;
+	while (off < len) {
+		uint32_t type, toff;
+		uint16_t size;
+		uint64_t h, t;
+		int hit = -1;
+
+		if (len - off < 8)
+			break;
+		memcpy(&type, src + off, 4);
+		memcpy(&size, src + off + 6, 2);
+		if (size < 8 || size > len - off)
+			break;
+		toff = time_off_of(lay, nr_lay, src + off, type, size);
+		h = rec_hash(src + off, size, toff) >> (64 - HASH_BITS);
+		if (hash[h]) {
+			for (int i = 0; i < st.nr; i++) {
+				if (st.mru[i] == hash[h]) {
+					if (st.mru_size[i] == size && same_rec(st.mru[i], src + off, size, toff))
+						hit = i;
+					break;
+				}
+			}
+		}
+		if (toff) {
+			memcpy(&t, src + off + toff, 8);
+			ntimes += put_varint(times + ntimes, (t - prev_time) << 1 ^
+					     (uint64_t)((int64_t)(t - prev_time) >> 63));
+			prev_time = t;
+		}
+		if (hit >= 0) {
+			ops[nops++] = (uint8_t)(hit + 1);
+			mru_push(&st, src + off, size, hit);
+		} else {
+			ops[nops++] = 0;
+			memcpy(lits + nlits, src + off, size);
+			if (toff)
+				memset(lits + nlits + toff, 0, 8);
+			nlits += size;
+			mru_push(&st, src + off, size, -1);
+		}
+		hash[h] = src + off;
+		nrec++;
+		off += size;
+	}
+	/* A torn tail stays a literal after the records. */
+	memcpy(lits + nlits, src + off, len - off);
+	nlits += len - off;
+
+	p = 0;
+	pp_put_le32(dst, (uint32_t)len);
+	pp_put_le32(dst + 4, nrec);
+	pp_put_le32(dst + 8, nr_lay);
+	pp_put_le32(dst + 12, 0);
+	p = HDR_SIZE;
+	for (uint32_t i = 0; i < nr_lay; i++, p += 16) {
+		memcpy(dst + p, &lay[i].id, 8);
+		pp_put_le32(dst + p + 8, lay[i].time_off);
+		pp_put_le32(dst + p + 12, 0);
+	}
+	pp_put_le32(dst + p, (uint32_t)nops);
+	pp_put_le32(dst + p + 4, (uint32_t)ntimes);
+	pp_put_le32(dst + p + 8, (uint32_t)nlits);
+	pp_put_le32(dst + p + 12, 0);
+	p += COLS_SIZE;
+	memcpy(dst + p, ops, nops);
+	p += nops;
+	memcpy(dst + p, times, ntimes);
+	p += ntimes;
+	memcpy(dst + p, lits, nlits);
+	p += nlits;
+	free(ops);
+	free(hash);
+	return p;
+}
+
+/**
+ * pp_reccache_plain_size() - the decoded size an encoded payload declares.
+ * Return: the size (at most PP_CHUNK_MAX_RAW), or -EBADMSG.
+ */
+int64_t pp_reccache_plain_size(const uint8_t *src, size_t len)
+{
+	if (len < HDR_SIZE || pp_get_le32(src) > PP_CHUNK_MAX_RAW)
+		return -EBADMSG;
+	return pp_get_le32(src);
+}
+
+/**
+ * pp_reccache_decode() - decode an encoded payload into plain records.
+ * @src: encoded payload; @len: its size.
+ * @o: output buffer of at least pp_reccache_plain_size() bytes.
+ * @dst_len: receives the decoded size.
+ *
+ * Every count and offset is checked against the payload and the caps.
+ * Return: 0, or -EBADMSG for a malformed payload, -ENOMEM.
+ */
+int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_len)
+{
+	struct rc_state st = { .nr = 0 };
+	struct pp_rec_layout *lay = NULL;
+	size_t p = HDR_SIZE, tpos = 0, lpos = 0, out = 0;
+	uint32_t plain, nrec, nr_lay, nops, ntimes, nlits;
+	const uint8_t *ops, *times, *lits;
+	uint64_t prev_time = 0;
+	int err = -EBADMSG;
+
+	if (len < HDR_SIZE)
+		return -EBADMSG;
+	plain = pp_get_le32(src);
+	nrec = pp_get_le32(src + 4);
+	nr_lay = pp_get_le32(src + 8);
+	if (plain > PP_CHUNK_MAX_RAW || nr_lay > (len - HDR_SIZE) / 16)
+		return -EBADMSG;
+	if (len - HDR_SIZE - (size_t)nr_lay * 16 < COLS_SIZE)
+		return -EBADMSG;
+	lay = malloc(((size_t)nr_lay + 1) * sizeof(*lay));
+	if (!lay) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < nr_lay; i++, p += 16) {
+		memcpy(&lay[i].id, src + p, 8);
+		lay[i].time_off = pp_get_le32(src + p + 8);
+	}
+	nops = pp_get_le32(src + p);
+	ntimes = pp_get_le32(src + p + 4);
+	nlits = pp_get_le32(src + p + 8);
+	p += COLS_SIZE;
+	if (nops != nrec || (uint64_t)nops + ntimes + nlits != len - p)
+		goto out;
+	ops = src + p;
+	times = ops + nops;
+	lits = times + ntimes;
+	for (uint32_t r = 0; r < nrec; r++) {
+		const uint8_t *rec;
+		uint32_t type, toff;
+		uint16_t size;
+		uint64_t zz;
+
+		if (ops[r]) {
+			int i = ops[r] - 1;
+
+			if (i >= st.nr)
+				goto out;
+			size = st.mru_size[i];
+			if (size > plain - out)
+				goto out;
+			memcpy(o + out, st.mru[i], size);
+			/* MRU entries point into @o, which does not move. */
+			mru_push(&st, o + out, size, i);
+		} else {
+			if (nlits - lpos < 8)
+				goto out;
+			memcpy(&size, lits + lpos + 6, 2);
+			if (size < 8 || size > nlits - lpos || size > plain - out)
+				goto out;
+			memcpy(o + out, lits + lpos, size);
+			lpos += size;
+			mru_push(&st, o + out, size, -1);
+		}
+		rec = o + out;
+		memcpy(&type, rec, 4);
+		toff = time_off_of(lay, nr_lay, rec, type, size);
+		if (toff) {
+			uint64_t t;
+
+			if (get_varint(times, ntimes, &tpos, &zz))
+				goto out;
+			t = prev_time + ((zz >> 1) ^ (uint64_t)-(int64_t)(zz & 1));
+			memcpy(o + out + toff, &t, 8);
+			prev_time = t;
+		}
+		out += size;
+	}
+	if (nlits - lpos != plain - out || tpos != ntimes)
+		goto out;
+	memcpy(o + out, lits + lpos, nlits - lpos);
+	out += nlits - lpos;
+	*dst_len = out;
+	err = 0;
+out:
+	free(lay);
+	return err;
+}
