@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/*
+ * profile: stacks sampled at a frequency (cpu-clock, -F HZ, default 99),
+ * printed folded ("comm;outer;...;inner N", kernel frames "_[k]") and, with
+ * --flame-graph FILE, written to FILE.folded and FILE.svg; with -i each
+ * interval is a time slice of the flame graph.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "pp/replay.h"
+#include "analyzers.h"
+#include "flamegraph.h"
+
+struct profile {
+	struct pp_flame *fg;
+	char names[256][128];
+	const char *frames[256];
+	int sliced;
+};
+
+static int profile_events(const struct pp_opts *o, struct pp_event_reqs *out)
+{
+	struct pp_event_req *r = &out->req[0];
+
+	out->nr = 1;
+	r->spec = "cpu-clock";
+	r->callchain = 1;
+	r->freq = o->freq ? o->freq : 99;
+	r->exclude_user = o->exclude_user;
+	r->exclude_kernel = o->exclude_kernel;
+	return 0;
+}
+
+static int profile_init(struct pp_session *s)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->fg = pp_flame__new();
+	if (!p->fg) {
+		free(p);
+		return -ENOMEM;
+	}
+	pp_session__set_priv(s, p);
+	return 0;
+}
+
+static void profile_slice(struct pp_session *s, struct profile *p, uint64_t ts)
+{
+	char label[48];
+
+	pp_session__format_time(s, ts, label);
+	pp_flame__set_slice(p->fg, label);
+	p->sliced = 1;
+}
+
+static void profile_sample(struct pp_session *s, const struct pp_event *e)
+{
+	struct profile *p = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+	size_t nr;
+
+	if (e->evsel->tp)	/* a tracepoint recorded beside: not a profile sample */
+		return;
+	if (o->interval_ns && !p->sliced)
+		profile_slice(s, p, e->time - e->time % o->interval_ns);
+	if (e->nr_callchain) {
+		nr = pp_session__stack_frames(s, e, p->names, p->frames, 256);
+	} else {
+		char name[120];
+		int kernel = e->ip >= 0xffff800000000000ull;
+
+		snprintf(p->names[0], 128, "%s", pp_session__comm(s, e->tid));
+		pp_session__sym(s, e->pid, e->ip, kernel, name, sizeof(name), NULL);
+		snprintf(p->names[1], 128, "%s%s", name, kernel ? "_[k]" : "");
+		p->frames[0] = p->names[0];
+		p->frames[1] = p->names[1];
+		nr = 2;
+	}
+	pp_flame__add(p->fg, p->frames, nr, 1);
+}
+
+static void profile_interval(struct pp_session *s, uint64_t now)
+{
+	profile_slice(s, pp_session__priv(s), now);
+}
+
+static void profile_report(struct pp_session *s)
+{
+	struct profile *p = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+	struct pp_out *out = pp_session__out(s);
+	FILE *fp;
+	int fd;
+
+	pp_out__flush(out);
+	fd = dup(out->fd);
+	fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (fp) {
+		pp_flame__write_folded(p->fg, fp);
+		fclose(fp);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (o->flame_graph) {
+		struct pp_flame_opts fo = { .title = "pp profile", .count_name = "samples" };
+
+		if (!pp_flame__write_files(p->fg, o->flame_graph, &fo))
+			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
+				o->flame_graph);
+	}
+}
+
+static void profile_deinit(struct pp_session *s)
+{
+	struct profile *p = pp_session__priv(s);
+
+	if (p)
+		pp_flame__free(p->fg);
+	free(p);
+}
+
+const struct pp_analyzer pp_analyzer_profile = {
+	.name = "profile",
+	.desc = "sampled stacks (cpu-clock at -F HZ): folded stacks and flame graph",
+	.help = "pp-analyze profile [-F HZ] [-g] [-i MS] [--flame-graph FILE] [FILE]\n"
+		"  records cpu-clock with call chains; -i makes time-sliced flame graphs\n"
+		"  example: pp-record profile -F 999 -- ./app; pp-analyze profile --flame-graph app\n",
+	.opts = PP_OPT_FREQ | PP_OPT_CALLCHAIN | PP_OPT_INTERVAL | PP_OPT_FLAME | PP_OPT_EXCLUDE,
+	.events = profile_events,
+	.init = profile_init,
+	.sample = profile_sample,
+	.interval = profile_interval,
+	.report = profile_report,
+	.deinit = profile_deinit,
+};

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace: print every event in time order - wall-clock and kernel time, comm,
+ * pid/tid, CPU, event name, decoded fields, and the stack when the event has
+ * one; --flame-graph FILE collects the stacks of all events.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pp/replay.h"
+#include "analyzers.h"
+#include "flamegraph.h"
+
+struct trace {
+	struct pp_flame *fg;
+	char names[256][128];
+	const char *frames[256];
+};
+
+static int trace_init(struct pp_session *s)
+{
+	const struct pp_opts *o = pp_session__opts(s);
+	struct trace *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	if (o->flame_graph) {
+		t->fg = pp_flame__new();
+		if (!t->fg) {
+			free(t);
+			return -ENOMEM;
+		}
+	}
+	pp_session__set_priv(s, t);
+	return 0;
+}
+
+/* Right-align @s in @w columns. */
+static void put_padded(struct pp_out *o, const char *s, size_t w)
+{
+	size_t n = strlen(s);
+	char *d = pp_out__reserve(o, n + w);
+
+	if (!d)
+		return;
+	size_t pad = n < w ? w - n : 0;
+
+	memset(d, ' ', pad);
+	memcpy(d + pad, s, n);
+	o->len += pad + n;
+}
+
+static void put_uint_w(struct pp_out *o, uint64_t v, int w)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while ((int)sizeof(tmp) - i < w)
+		tmp[--i] = ' ';
+	pp_out__write(o, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+static void trace_sample(struct pp_session *s, const struct pp_event *e)
+{
+	struct trace *t = pp_session__priv(s);
+	struct pp_out *o = pp_session__out(s);
+	char tbuf[32];
+	size_t n = pp_session__format_time(s, e->time, tbuf);
+
+	pp_out__write(o, tbuf, n);
+	pp_out__putc(o, ' ');
+	put_padded(o, pp_session__comm(s, e->tid), 16);
+	pp_out__putc(o, ' ');
+	put_uint_w(o, e->pid, 7);
+	pp_out__putc(o, '/');
+	pp_out__u64(o, e->tid);
+	pp_out__puts(o, " [");
+	put_uint_w(o, e->cpu, 3);
+	pp_out__puts(o, "] ");
+	pp_out__u64(o, e->time / 1000000000ull);
+	pp_out__putc(o, '.');
+	{
+		uint64_t us = e->time % 1000000000ull / 1000;
+		char d[6];
+
+		for (int i = 5; i >= 0; i--) {
+			d[i] = (char)('0' + us % 10);
+			us /= 10;
+		}
+		pp_out__write(o, d, 6);
+	}
+	pp_out__puts(o, ": ");
+	pp_out__puts(o, e->evsel->name);
+	pp_out__puts(o, ": ");
+	if (e->evsel->tp)
+		pp_session__print_event(s, e);
+	else if (e->period)
+		pp_out__printf(o, "period %llu ip %llx", (unsigned long long)e->period,
+			       (unsigned long long)e->ip);
+	pp_out__putc(o, '\n');
+	if (e->nr_callchain)
+		pp_session__print_stack(s, e, "\t");
+	if (t->fg && e->nr_callchain) {
+		size_t nr = pp_session__stack_frames(s, e, t->names, t->frames, 256);
+
+		pp_flame__add(t->fg, t->frames, nr, 1);
+	}
+}
+
+static void trace_lost(struct pp_session *s, const struct pp_lost *l)
+{
+	struct pp_out *o = pp_session__out(s);
+	char tbuf[32];
+
+	pp_session__format_time(s, l->first_ts, tbuf);
+	pp_out__printf(o, "%s LOST %llu events on CPU %u%s\n", tbuf, (unsigned long long)l->count,
+		       l->cpu, l->source == 2 ? " (recorder)" : "");
+}
+
+static void trace_report(struct pp_session *s)
+{
+	struct trace *t = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+
+	if (t->fg && pp_flame__write_files(t->fg, o->flame_graph, NULL) == 0)
+		fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
+			o->flame_graph);
+}
+
+static void trace_deinit(struct pp_session *s)
+{
+	struct trace *t = pp_session__priv(s);
+
+	if (t)
+		pp_flame__free(t->fg);
+	free(t);
+}
+
+const struct pp_analyzer pp_analyzer_trace = {
+	.name = "trace",
+	.desc = "print events with decoded fields and stacks, in time order",
+	.help = "pp-analyze trace [-e EVENT,...] [-g] [--flame-graph FILE] [FILE]\n"
+		"  every event of the file, or only those matching -e (wildcards allowed)\n"
+		"  example: pp-analyze trace -e 'sched:sched_switch' pp.trace\n",
+	.opts = PP_OPT_EVENTS | PP_OPT_CALLCHAIN | PP_OPT_FLAME,
+	.init = trace_init,
+	.sample = trace_sample,
+	.lost = trace_lost,
+	.report = trace_report,
+	.deinit = trace_deinit,
+};

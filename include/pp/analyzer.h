@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp analyzer modules - the profilers pp-analyze runs over a trace file or
+ * live rings (trace, stat, top, num-dist, profile, ...).
+ *
+ * Like perf's struct perf_tool: a module is one static struct pp_analyzer of
+ * callbacks in its own file under analyzers/, listed in the one table of
+ * analyzers/registry.c. The replay core copies the struct and fills every
+ * missing callback with a no-op stub (pp_analyzer__fill_stubs()), so the
+ * dispatch loop never tests for NULL. A module never knows whether its events
+ * come from a file or from the kernel.
+ *
+ * Everything a callback receives (events, records, strings) is lent for the
+ * duration of the call; a module that keeps something copies it.
+ */
+#ifndef PP_ANALYZER_H
+#define PP_ANALYZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pp_session;
+struct pp_evsel;
+
+/* Common options a module may accept (struct pp_analyzer.opts bit mask). */
+enum pp_opt_bit {
+	PP_OPT_EVENTS		= 1u << 0,	/* -e EVENT,... */
+	PP_OPT_INTERVAL		= 1u << 1,	/* -i MS */
+	PP_OPT_CALLCHAIN	= 1u << 2,	/* -g */
+	PP_OPT_FREQ		= 1u << 3,	/* -F HZ */
+	PP_OPT_FLAME		= 1u << 4,	/* --flame-graph FILE */
+	PP_OPT_THAN		= 1u << 5,	/* --than TIME|N */
+	PP_OPT_PERINS		= 1u << 6,	/* --perins */
+	PP_OPT_JSON		= 1u << 7,	/* --json */
+	PP_OPT_EXCLUDE		= 1u << 8,	/* --exclude-user/--exclude-kernel */
+};
+
+/**
+ * struct pp_opts - the parsed command line of one profiler run.
+ *
+ * Filled by pp_opts__parse(); the strings point into argv.
+ */
+struct pp_opts {
+	const char *events[64];		/* -e entries, split at top-level commas */
+	int nr_events;
+	uint64_t interval_ns;		/* -i MS, 0 = none */
+	int callchain;			/* -g */
+	uint32_t freq;			/* -F, 0 = module default */
+	const char *flame_graph;	/* --flame-graph FILE (FILE.folded, FILE.svg) */
+	uint64_t than;			/* --than, ns for times, raw for numbers */
+	int than_set;
+	int perins;			/* --perins */
+	int json;			/* --json: one JSON object per line */
+	int exclude_user;
+	int exclude_kernel;
+	uint64_t max_events;		/* -N, 0 = no limit */
+	const char *cpus;		/* -C list, NULL = all */
+	const char *pids;		/* -p list */
+	const char *tids;		/* -t list */
+	const char *input;		/* --input FILE / positional FILE */
+	const char *output;		/* -o FILE, NULL = stdout */
+	int live;			/* --live */
+	uint64_t duration_ns;		/* --live: stop after this long (-d SEC) */
+	int verbose;
+};
+
+/* One event a module needs recorded (pp-record PROFILER) or opened (--live). */
+struct pp_event_req {
+	const char *spec;		/* "sys:name[/filter/ATTR/...]", "cpu-clock", ... */
+	int callchain;			/* record PERF_SAMPLE_CALLCHAIN */
+	int exclude_user;
+	int exclude_kernel;
+	uint32_t freq;			/* sampling frequency, 0 = every event */
+};
+
+#define PP_MAX_EVENT_REQS	64
+
+struct pp_event_reqs {
+	struct pp_event_req req[PP_MAX_EVENT_REQS];
+	int nr;
+};
+
+/* A decoded record handed to ->sample(). */
+struct pp_event {
+	const struct pp_evsel *evsel;	/* the event (name, tracepoint format) */
+	uint64_t time;			/* perf clock (CLOCK_MONOTONIC) ns */
+	uint32_t pid, tid, cpu;
+	uint64_t ip;
+	uint64_t period;
+	const void *raw;		/* tracepoint record, NULL if none */
+	uint32_t raw_size;
+	const uint64_t *callchain;	/* with PERF_CONTEXT_* markers */
+	uint32_t nr_callchain;
+	const void *record;		/* the perf record, header included */
+};
+
+/* A window of lost records (kernel PERF_RECORD_LOST[_SAMPLES] or LOST chunk). */
+struct pp_lost {
+	uint32_t cpu;			/* stream */
+	uint64_t first_ts, last_ts;	/* window; equal when only one time is known */
+	uint64_t count;			/* records lost, 0 if only bytes are known */
+	uint64_t bytes;
+	int source;			/* 0 kernel ring, 1 LOST_SAMPLES, 2 recorder */
+};
+
+/* COMM, FORK, EXIT side-band. */
+struct pp_task_event {
+	uint64_t time;
+	uint32_t pid, tid, ppid, ptid, cpu;
+	const char *comm;		/* COMM only */
+	int exec;			/* COMM caused by exec */
+};
+
+/* MMAP/MMAP2 side-band. */
+struct pp_mmap_event {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t prot;
+	const uint8_t *build_id;
+	uint32_t build_id_size;
+	const char *filename;
+};
+
+/**
+ * struct pp_analyzer - one profiler module.
+ *
+ * @name, @desc: "trace", one-line description for `pp-analyze list`.
+ * @help: usage text after the common options (module options, examples).
+ * @opts: the common options it accepts (enum pp_opt_bit).
+ * @events: the events it needs for @o (default when NULL: each -e as given).
+ * @init: validate options against the session's events, allocate state in
+ *        pp_session__set_priv(); return 0 or -errno (with a message printed).
+ * @sample: one event, in time order.
+ * @lost: a lost window.
+ * @comm/@fork/@exit/@mmap: side-band, in time order.
+ * @interval: tick every -i interval; @now is the end of the interval.
+ * @report: final report after the last event.
+ * @deinit: free state.
+ */
+struct pp_analyzer {
+	const char *name;
+	const char *desc;
+	const char *help;
+	unsigned int opts;
+	int (*events)(const struct pp_opts *o, struct pp_event_reqs *out);
+	int (*init)(struct pp_session *s);
+	void (*sample)(struct pp_session *s, const struct pp_event *e);
+	void (*lost)(struct pp_session *s, const struct pp_lost *l);
+	void (*comm)(struct pp_session *s, const struct pp_task_event *t);
+	void (*fork)(struct pp_session *s, const struct pp_task_event *t);
+	void (*exit)(struct pp_session *s, const struct pp_task_event *t);
+	void (*mmap)(struct pp_session *s, const struct pp_mmap_event *m);
+	void (*interval)(struct pp_session *s, uint64_t now);
+	void (*report)(struct pp_session *s);
+	void (*deinit)(struct pp_session *s);
+};
+
+/**
+ * pp_analyzer__find() - look a module up by name in the static registry.
+ * Return: the module, or NULL.
+ */
+const struct pp_analyzer *pp_analyzer__find(const char *name);
+
+/**
+ * pp_analyzer__nth() - the @i-th registered module, for listing.
+ * Return: the module, or NULL past the end.
+ */
+const struct pp_analyzer *pp_analyzer__nth(size_t i);
+
+/**
+ * pp_analyzer__fill_stubs() - replace every NULL callback of @a by a no-op.
+ * @a: a writable copy of a module.
+ */
+void pp_analyzer__fill_stubs(struct pp_analyzer *a);
+
+/**
+ * pp_opts__parse() - parse common options for module @a.
+ * @a: module (options it does not accept are refused).
+ * @argc, @argv: arguments after the profiler name.
+ * @o: receives the options (zeroed first).
+ * @err: receives a one-line error message on failure.
+ * @errlen: size of @err.
+ *
+ * A positional argument is the input file. `-i MS` is the interval; the
+ * input file is `--input FILE` or positional.
+ * Return: 0, or -EINVAL with @err set.
+ */
+int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp_opts *o,
+		   char *err, size_t errlen);
+
+/**
+ * pp_analyzer__record_events() - the events `pp-record PROFILER [options]` opens.
+ * @profiler: module name.
+ * @argc, @argv: the options after the name (as for pp-analyze).
+ * @out: receives the event requests; the strings point into argv or static
+ *       storage.
+ * @err, @errlen: one-line error message on failure.
+ *
+ * Return: 0, -ENOENT (no such module) or -EINVAL (bad options, @err set).
+ */
+int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
+			       struct pp_event_reqs *out, char *err, size_t errlen);
+
+#endif /* PP_ANALYZER_H */

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp replay core: a source (trace file or live rings) -> cross-CPU merge by
+ * timestamp -> decoding with the formats embedded in the file -> analyzer
+ * callbacks. Also the helpers analyzers use: buffered output, tracepoint
+ * field access, event names, comm lookup and symbolization.
+ */
+#ifndef PP_REPLAY_H
+#define PP_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "pp/analyzer.h"
+
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+
+/* Attributes given to one -e entry: sys:name/filter/ATTR/ATTR.../ */
+#define PP_EVSPEC_MAX_ATTRS	16
+struct pp_evspec {
+	char pattern[128];		/* "sched:sched_switch", may hold '*' */
+	char filter[256];		/* kernel filter, "" if none */
+	char alias[64];
+	char key[64];			/* key=FIELD */
+	char top_by[8][64];		/* top-by=FIELD (repeatable) */
+	int nr_top_by;
+	char top_add[8][64];		/* top-add=FIELD */
+	int nr_top_add;
+	char comm[64];			/* comm=FIELD */
+	char num[64];			/* num=FIELD */
+	int stack;
+	int max_stack;
+};
+
+/**
+ * pp_evspec__parse() - parse one -e entry.
+ * @s: "sys:name[/filter/ATTR/.../]".
+ * @spec: receives the parts.
+ * Return: 0 or -EINVAL (unknown attribute, field too long).
+ */
+int pp_evspec__parse(const char *s, struct pp_evspec *spec);
+
+/* An event of the trace: one ATTRS item. */
+struct pp_evsel {
+	int idx;
+	char name[128];			/* "sched:sched_switch", "cpu-clock" */
+	uint32_t type;			/* perf attr type */
+	uint64_t config;
+	uint64_t sample_type;
+	uint64_t read_format;
+	struct tep_event *tp;		/* tracepoint format, NULL if none */
+	const struct pp_evspec *spec;	/* the -e entry it matched, NULL if none */
+	void *plan;			/* compiled print plan (replay/print.c) */
+	uint64_t nr_samples;		/* samples replayed */
+	uint64_t nr_lost;
+	void *priv;			/* free for the analyzer */
+};
+
+/* Buffered output: one big buffer, written with one write(2) when full. */
+struct pp_out {
+	char *buf;
+	size_t len;
+	size_t cap;
+	int fd;
+	int error;
+};
+
+void pp_out__init(struct pp_out *o, int fd);
+void pp_out__exit(struct pp_out *o);
+/** pp_out__flush() - write the buffer out. Return: 0 or -errno. */
+int pp_out__flush(struct pp_out *o);
+/** pp_out__reserve() - make sure @n bytes fit; Return: pointer to write at. */
+char *pp_out__reserve(struct pp_out *o, size_t n);
+void pp_out__write(struct pp_out *o, const void *p, size_t n);
+void pp_out__puts(struct pp_out *o, const char *s);
+void pp_out__putc(struct pp_out *o, char c);
+void pp_out__printf(struct pp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pp_out__u64(struct pp_out *o, uint64_t v);
+void pp_out__i64(struct pp_out *o, int64_t v);
+/** pp_out__json_str() - write @s as a JSON string with quotes. */
+void pp_out__json_str(struct pp_out *o, const char *s);
+
+/* Session: one replay run. */
+struct pp_session;
+
+struct pp_session_stats {
+	uint64_t records;		/* perf records read from DATA */
+	uint64_t samples;
+	uint64_t out_of_order;		/* records older than the last delivered */
+	uint64_t unknown_id;		/* records whose id is not in ATTRS */
+	uint64_t bad_records;		/* records that failed to parse */
+	uint64_t lost_records;		/* kernel LOST counts */
+	uint64_t lost_samples;		/* LOST_SAMPLES counts */
+	uint64_t lost_recorder;		/* LOST chunk counts */
+	uint64_t lost_windows;
+	uint64_t decode_errors;
+	uint64_t data_chunks;
+	uint64_t meta_chunks;
+	uint64_t first_ts, last_ts;
+};
+
+/**
+ * pp_session__new() - a replay session for module @a with options @o.
+ * Return: session, or NULL with errno set.
+ */
+struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_opts *o);
+
+/**
+ * pp_session__open_file() - use the trace at @path as the source.
+ * Reads the metadata at the beginning (machine, attrs, formats).
+ * Return: 0 or -errno (a message is printed).
+ */
+int pp_session__open_file(struct pp_session *s, const char *path);
+
+/**
+ * pp_session__open_live() - open the module's events on this host's rings.
+ * Return: 0 or -errno (a message is printed).
+ */
+int pp_session__open_live(struct pp_session *s);
+
+/**
+ * pp_session__run() - init the module, replay every event, report.
+ * Return: 0 or -errno.
+ */
+int pp_session__run(struct pp_session *s);
+
+/** pp_session__free() - free; accepts NULL. */
+void pp_session__free(struct pp_session *s);
+
+/** pp_session__stop() - ask the run loop to stop (signal-safe). */
+void pp_session__stop(struct pp_session *s);
+
+/* Accessors for analyzers. */
+const struct pp_opts *pp_session__opts(const struct pp_session *s);
+struct pp_out *pp_session__out(struct pp_session *s);
+void *pp_session__priv(const struct pp_session *s);
+void pp_session__set_priv(struct pp_session *s, void *priv);
+struct tep_handle *pp_session__tep(const struct pp_session *s);
+const struct pp_session_stats *pp_session__stats(const struct pp_session *s);
+/** pp_session__evsels() - the events of the trace. Return: array of @nr. */
+struct pp_evsel *pp_session__evsels(struct pp_session *s, size_t *nr);
+/** pp_session__machine() - a MACHINE key's value, or NULL. */
+const char *pp_session__machine(const struct pp_session *s, const char *key);
+/** pp_session__comm() - the last comm known for @tid (or its pid); never NULL. */
+const char *pp_session__comm(const struct pp_session *s, uint32_t tid);
+/** pp_session__realtime() - wall-clock ns for a perf-clock time, 0 if unknown. */
+uint64_t pp_session__realtime(const struct pp_session *s, uint64_t ts);
+/** pp_session__warn() - a warning line on stderr (counted). */
+void pp_session__warn(struct pp_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * pp_session__sym() - symbolize @addr of @pid.
+ * @s: session; @pid: process (ignored for kernel addresses).
+ * @addr: the address.
+ * @kernel: 1 when the address is a kernel one.
+ * @buf, @len: receives "func", or "dso+0xoff", or "0xaddr".
+ * @dso: receives the DSO name or "[kernel.kallsyms]", may be NULL.
+ *
+ * Order: embedded KSYMS/USYMS, /usr/lib/debug/.build-id, the DSO path on
+ * this machine, else "dso+0xoff" (never a bare [unknown] when the DSO is known).
+ * Return: 1 if a symbol was found, 0 otherwise (buf still filled).
+ */
+int pp_session__sym(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
+		    char *buf, size_t len, const char **dso);
+
+/**
+ * pp_session__print_stack() - print the callchain of @e, one frame a line,
+ * callee first, each line prefixed by @indent.
+ */
+void pp_session__print_stack(struct pp_session *s, const struct pp_event *e, const char *indent);
+
+/**
+ * pp_session__fold_stack() - append the folded stack of @e to @b:
+ * "comm;outer;...;inner" with kernel frames suffixed "_[k]".
+ * @buf, @len: destination, NUL-terminated. Return: length written.
+ */
+size_t pp_session__fold_stack(struct pp_session *s, const struct pp_event *e, char *buf, size_t len);
+
+/**
+ * pp_session__stack_frames() - the frames of @e's callchain, root first:
+ * comm, outermost caller, ..., innermost; kernel frames suffixed "_[k]".
+ * @names: storage for @max names; @frames: receives pointers into @names.
+ * Return: number of frames (at least 1, the comm).
+ */
+size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, char (*names)[128],
+				const char **frames, size_t max);
+
+/**
+ * pp_session__format_time() - "HH:MM:SS.uuuuuu" (local wall clock) of @ts,
+ * or perf-clock "SEC.USEC" when the file has no clock pair. @buf: 32 bytes.
+ * Return: length.
+ */
+size_t pp_session__format_time(struct pp_session *s, uint64_t ts, char *buf);
+
+/**
+ * pp_session__print_event() - write the decoded fields of a tracepoint event
+ * (like perf script), with the compiled plan when it handles the format.
+ */
+void pp_session__print_event(struct pp_session *s, const struct pp_event *e);
+
+/* Tracepoint field access. */
+/**
+ * pp_event__field() - find field @name of @e's tracepoint (cached by name).
+ * Return: the libtraceevent field, or NULL.
+ */
+struct tep_format_field *pp_evsel__field(const struct pp_evsel *ev, const char *name);
+/**
+ * pp_event__num() - read a numeric field; common_pid etc. included.
+ * Return: 0 with @val set, -ENOENT if no such field, -EINVAL if short.
+ */
+int pp_event__num(const struct pp_event *e, const struct tep_format_field *f, uint64_t *val);
+/**
+ * pp_event__str() - read a string or char-array field into @buf.
+ * Return: 0 or -errno.
+ */
+int pp_event__str(const struct pp_event *e, const struct tep_format_field *f, char *buf, size_t len);
+
+/*
+ * Print plans: libtraceevent's print format compiled once into field reads
+ * and formatted writes (replay/print.c).
+ */
+struct pp_print_plan;
+/**
+ * pp_print_plan__compile() - compile @ev's print_fmt.
+ * Return: plan, or NULL when the format holds something the plan cannot
+ * handle (then tep_print_event is used).
+ */
+struct pp_print_plan *pp_print_plan__compile(struct tep_handle *tep, struct tep_event *ev);
+/**
+ * pp_print_plan__run() - print one record's fields with @plan.
+ * Return: 0, or -EINVAL when the record does not fit (caller falls back).
+ */
+int pp_print_plan__run(const struct pp_print_plan *plan, const void *raw, uint32_t size,
+		       struct pp_out *o);
+/** pp_print_plan__free() - accepts NULL. */
+void pp_print_plan__free(struct pp_print_plan *plan);
+
+#endif /* PP_REPLAY_H */

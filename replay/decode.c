@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What analyzers call on an event: tracepoint field access, decoded field
+ * printing (compiled plan, else libtraceevent), stacks and symbols.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <linux/perf_event.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+#include "replay-internal.h"
+
+/**
+ * pp_evsel__field() - find a tracepoint field of @ev by name.
+ * @ev: event; @name: field name (common_* included).
+ * Return: the field, or NULL.
+ */
+struct tep_format_field *pp_evsel__field(const struct pp_evsel *ev, const char *name)
+{
+	if (!ev->tp)
+		return NULL;
+	return tep_find_any_field(ev->tp, name);
+}
+
+/**
+ * pp_event__num() - read a numeric field, sign-extended when signed.
+ * @e: event; @f: field of its tracepoint; @val: receives the value.
+ * Return: 0, -ENOENT (no field), -EINVAL (record too short).
+ */
+int pp_event__num(const struct pp_event *e, const struct tep_format_field *f, uint64_t *val)
+{
+	const uint8_t *p;
+	uint64_t v;
+
+	if (!f || !e->raw)
+		return -ENOENT;
+	if ((uint64_t)f->offset + (uint64_t)f->size > e->raw_size)
+		return -EINVAL;
+	p = (const uint8_t *)e->raw + f->offset;
+	switch (f->size) {
+	case 1:
+		v = *p;
+		if (f->flags & TEP_FIELD_IS_SIGNED)
+			v = (uint64_t)(int64_t)(int8_t)*p;
+		break;
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		v = (f->flags & TEP_FIELD_IS_SIGNED) ? (uint64_t)(int64_t)(int16_t)x : x;
+		break;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		v = (f->flags & TEP_FIELD_IS_SIGNED) ? (uint64_t)(int64_t)(int32_t)x : x;
+		break;
+	}
+	case 8:
+		memcpy(&v, p, 8);
+		break;
+	default:
+		return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+/**
+ * pp_event__str() - read a string field (char array or __data_loc) into @buf.
+ * @e: event; @f: field; @buf, @len: destination, NUL-terminated.
+ * Return: 0 or -errno.
+ */
+int pp_event__str(const struct pp_event *e, const struct tep_format_field *f, char *buf, size_t len)
+{
+	uint32_t off, n;
+
+	if (!f || !e->raw || !len)
+		return -ENOENT;
+	if ((uint64_t)f->offset + (uint64_t)f->size > e->raw_size)
+		return -EINVAL;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if (f->size != 4)
+			return -EINVAL;
+		memcpy(&loc, (const uint8_t *)e->raw + f->offset, 4);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (uint32_t)f->offset + 4;
+	} else {
+		off = (uint32_t)f->offset;
+		n = (uint32_t)f->size;
+	}
+	if ((uint64_t)off + n > e->raw_size)
+		return -EINVAL;
+	if (n >= len)
+		n = (uint32_t)len - 1;
+	memcpy(buf, (const uint8_t *)e->raw + off, n);
+	buf[n] = '\0';
+	buf[strnlen(buf, n)] = '\0';
+	return 0;
+}
+
+/**
+ * pp_session__print_event() - write the decoded fields of a tracepoint event.
+ * @s: session; @e: event.
+ */
+void pp_session__print_event(struct pp_session *s, const struct pp_event *e)
+{
+	struct pp_evsel *ev = (struct pp_evsel *)e->evsel;
+	struct tep_record r;
+	struct trace_seq seq;
+
+	if (!ev->tp || !e->raw)
+		return;
+	if (ev->plan && !pp_print_plan__run(ev->plan, e->raw, e->raw_size, &s->out))
+		return;
+	memset(&r, 0, sizeof(r));
+	r.ts = e->time;
+	r.cpu = (int)e->cpu;
+	r.size = (int)e->raw_size;
+	r.data = (void *)e->raw;
+	trace_seq_init(&seq);
+	tep_print_event(s->tep, &seq, &r, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&seq);
+	pp_out__write(&s->out, seq.buffer, seq.len);
+	trace_seq_destroy(&seq);
+}
+
+/**
+ * pp_session__sym() - symbolize @addr of @pid.
+ * @s: session; @pid: process; @addr: address; @kernel: kernel address;
+ * @buf, @len: receives the name; @dso: receives the DSO, may be NULL.
+ * Return: 1 if a symbol was found, 0 otherwise.
+ */
+int pp_session__sym(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
+		    char *buf, size_t len, const char **dso)
+{
+	return pp_symtab__lookup(s->syms, pid, addr, kernel, buf, len, dso);
+}
+
+/* Walk @e's callchain callee first; @fn gets each frame. */
+static int is_kernel_addr(uint64_t a)
+{
+	return a >= 0xffff800000000000ull;
+}
+
+/**
+ * pp_session__print_stack() - print the callchain of @e, callee first.
+ * @s: session; @e: event; @indent: line prefix.
+ */
+void pp_session__print_stack(struct pp_session *s, const struct pp_event *e, const char *indent)
+{
+	int kernel = 0;
+	const struct pp_evspec *spec = e->evsel->spec;
+	uint32_t shown = 0, max = spec && spec->max_stack ? (uint32_t)spec->max_stack : 1024;
+
+	for (uint32_t i = 0; i < e->nr_callchain && shown < max; i++) {
+		uint64_t ip = e->callchain[i];
+		const char *dso = NULL;
+		char name[256];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		pp_session__sym(s, e->pid, ip, kernel || is_kernel_addr(ip), name, sizeof(name), &dso);
+		pp_out__printf(&s->out, "%s%16llx %s (%s)\n", indent, (unsigned long long)ip, name,
+			       dso ? dso : "[unknown]");
+		shown++;
+	}
+}
+
+/**
+ * pp_session__fold_stack() - "comm;outer;...;inner", kernel frames "_[k]".
+ * @s: session; @e: event; @buf, @len: destination.
+ * Return: length written (without the NUL).
+ */
+size_t pp_session__fold_stack(struct pp_session *s, const struct pp_event *e, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s", pp_session__comm(s, e->tid));
+	size_t off = n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+	int kernel_at[1024];
+	uint64_t ips[1024];
+	uint32_t nr = 0;
+	int kernel = 0;
+
+	for (uint32_t i = 0; i < e->nr_callchain && nr < 1024; i++) {
+		uint64_t ip = e->callchain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		ips[nr] = ip;
+		kernel_at[nr++] = kernel || is_kernel_addr(ip);
+	}
+	while (nr--) {
+		char name[256];
+
+		pp_session__sym(s, e->pid, ips[nr], kernel_at[nr], name, sizeof(name), NULL);
+		n = snprintf(buf + off, len - off, ";%s%s", name, kernel_at[nr] ? "_[k]" : "");
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+	}
+	return off;
+}
+
+/**
+ * pp_session__stack_frames() - the frames of @e's callchain, root first.
+ * @s: session; @e: event;
+ * @names: storage for @max names of 128 bytes;
+ * @frames: receives pointers into @names: comm, outermost caller, ..., innermost
+ *          (kernel frames suffixed "_[k]");
+ * @max: capacity of both arrays.
+ * Return: number of frames.
+ */
+size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, char (*names)[128],
+				const char **frames, size_t max)
+{
+	uint32_t idx[1024];
+	uint8_t kern[1024];
+	uint32_t nr = 0;
+	int kernel = 0;
+	size_t n = 0;
+
+	if (!max)
+		return 0;
+	snprintf(names[0], 128, "%s", pp_session__comm(s, e->tid));
+	frames[n++] = names[0];
+	for (uint32_t i = 0; i < e->nr_callchain && nr < 1024; i++) {
+		uint64_t ip = e->callchain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		idx[nr] = i;
+		kern[nr++] = (uint8_t)(kernel || is_kernel_addr(ip));
+	}
+	while (nr-- && n < max) {
+		char name[120];
+
+		pp_session__sym(s, e->pid, e->callchain[idx[nr]], kern[nr], name, sizeof(name), NULL);
+		snprintf(names[n], 128, "%s%s", name, kern[nr] ? "_[k]" : "");
+		frames[n] = names[n];
+		n++;
+	}
+	return n;
+}
+
+/**
+ * pp_session__format_time() - "HH:MM:SS.uuuuuu" wall clock of @ts (local
+ * time), or "SSSSS.uuuuuu" perf-clock seconds when the file has no clock pair.
+ * @s: session; @ts: perf-clock ns; @buf: at least 32 bytes.
+ * Return: length.
+ */
+size_t pp_session__format_time(struct pp_session *s, uint64_t ts, char *buf)
+{
+	static __thread time_t cached_sec = (time_t)-1;
+	static __thread char cached[16];
+	uint64_t rt = pp_session__realtime(s, ts);
+	uint32_t us;
+	time_t sec;
+
+	if (!rt) {
+		int n = snprintf(buf, 32, "%llu.%06llu", (unsigned long long)(ts / 1000000000ull),
+				 (unsigned long long)(ts % 1000000000ull / 1000));
+
+		return n < 0 ? 0 : (size_t)n;
+	}
+	sec = (time_t)(rt / 1000000000ull);
+	us = (uint32_t)(rt % 1000000000ull / 1000);
+	if (sec != cached_sec) {
+		struct tm tm;
+
+		localtime_r(&sec, &tm);
+		strftime(cached, sizeof(cached), "%H:%M:%S", &tm);
+		cached_sec = sec;
+	}
+	memcpy(buf, cached, 8);
+	buf[8] = '.';
+	for (int i = 14; i > 8; i--) {
+		buf[i] = (char)('0' + us % 10);
+		us /= 10;
+	}
+	buf[15] = '\0';
+	return 15;
+}

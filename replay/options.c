@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Common profiler options (PROFILERS.md) and -e entry parsing.
+ *
+ * `-i MS` is the interval, as in perf-prof; the input file is `--input FILE`
+ * or the one positional argument (default pp.trace).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pp/analyzer.h"
+#include "pp/replay.h"
+
+static int opt_err(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int opt_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (err && len)
+		vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* "10", "10ms", "5us", "1s", "300ns": to ns; a bare number is ns by default. */
+static int parse_time(const char *s, uint64_t unit, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (!*end)
+		*out = v * unit;
+	else if (!strcmp(end, "ns"))
+		*out = v;
+	else if (!strcmp(end, "us"))
+		*out = v * 1000ull;
+	else if (!strcmp(end, "ms"))
+		*out = v * 1000000ull;
+	else if (!strcmp(end, "s"))
+		*out = v * 1000000000ull;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Split "a/x,y/,b" at commas outside /.../ attribute blocks. */
+static int add_events(struct pp_opts *o, char *arg, char *err, size_t errlen)
+{
+	char *p = arg, *start = arg;
+	int slashes = 0;
+
+	for (;; p++) {
+		if (*p == '/')
+			slashes++;
+		if ((*p == ',' && (slashes == 0 || (p > arg && p[-1] == '/'))) || !*p) {
+			int last = !*p;
+
+			if (o->nr_events >= (int)(sizeof(o->events) / sizeof(o->events[0])))
+				return opt_err(err, errlen, "too many events");
+			*p = '\0';
+			if (*start)
+				o->events[o->nr_events++] = start;
+			if (last)
+				break;
+			start = p + 1;
+			slashes = 0;
+		}
+	}
+	return 0;
+}
+
+struct opt_def {
+	const char *l;		/* long name */
+	char s;			/* short name */
+	int arg;		/* takes an argument */
+	unsigned int bit;	/* PP_OPT_* needed, 0 = always accepted */
+};
+
+static const struct opt_def opt_defs[] = {
+	{ "event", 'e', 1, PP_OPT_EVENTS },
+	{ "interval", 'i', 1, PP_OPT_INTERVAL },
+	{ "call-graph", 'g', 0, PP_OPT_CALLCHAIN },
+	{ "freq", 'F', 1, PP_OPT_FREQ },
+	{ "flame-graph", 0, 1, PP_OPT_FLAME },
+	{ "than", 0, 1, PP_OPT_THAN },
+	{ "perins", 0, 0, PP_OPT_PERINS },
+	{ "json", 0, 0, PP_OPT_JSON },
+	{ "exclude-user", 0, 0, PP_OPT_EXCLUDE },
+	{ "exclude-kernel", 0, 0, PP_OPT_EXCLUDE },
+	{ "input", 0, 1, 0 },
+	{ "output", 'o', 1, 0 },
+	{ "live", 0, 0, 0 },
+	{ "duration", 'd', 1, 0 },
+	{ "cpu", 'C', 1, 0 },
+	{ "pid", 'p', 1, 0 },
+	{ "tid", 't', 1, 0 },
+	{ "N", 'N', 1, 0 },
+	{ "verbose", 'v', 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+
+/**
+ * pp_opts__parse() - parse common options for module @a.
+ * @a: module; @argc, @argv: arguments after the profiler name.
+ * @o: receives the options; @err, @errlen: one-line message on failure.
+ *
+ * Return: 0, or -EINVAL with @err set.
+ */
+int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp_opts *o,
+		   char *err, size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL;
+		const struct opt_def *d = NULL;
+		char name[32];
+
+		if (arg[0] != '-' || !arg[1]) {
+			if (o->input)
+				return opt_err(err, errlen, "unexpected argument '%s'", arg);
+			o->input = arg;
+			continue;
+		}
+		if (arg[1] == '-') {
+			const char *eq = strchr(arg + 2, '=');
+			size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+
+			if (n >= sizeof(name))
+				return opt_err(err, errlen, "unknown option '%s'", arg);
+			memcpy(name, arg + 2, n);
+			name[n] = '\0';
+			for (d = opt_defs; d->l && strcmp(d->l, name); d++)
+				;
+			if (eq)
+				val = eq + 1;
+		} else {
+			for (d = opt_defs; d->l && d->s != arg[1]; d++)
+				;
+			if (d->l && arg[2])
+				val = arg + 2;
+		}
+		if (!d || !d->l)
+			return opt_err(err, errlen, "unknown option '%s'", arg);
+		if (d->bit && !(a->opts & d->bit))
+			return opt_err(err, errlen, "%s does not take option '%s'", a->name, arg);
+		if (d->arg && !val) {
+			if (i + 1 >= argc)
+				return opt_err(err, errlen, "option '%s' needs a value", arg);
+			val = argv[++i];
+		} else if (!d->arg && val) {
+			return opt_err(err, errlen, "option '%s' takes no value", arg);
+		}
+
+		switch (d->s) {
+		case 'e': {
+			int ret = add_events(o, (char *)val, err, errlen);
+
+			if (ret)
+				return ret;
+			break;
+		}
+		case 'i':
+			if (parse_time(val, 1000000ull, &o->interval_ns) || !o->interval_ns)
+				return opt_err(err, errlen, "bad interval '%s' (ms, or with ns/us/ms/s)", val);
+			break;
+		case 'g':
+			o->callchain = 1;
+			break;
+		case 'F': {
+			char *end;
+			unsigned long v = strtoul(val, &end, 10);
+
+			if (*end || !v || v > 100000)
+				return opt_err(err, errlen, "bad frequency '%s'", val);
+			o->freq = (uint32_t)v;
+			break;
+		}
+		case 'o':
+			o->output = val;
+			break;
+		case 'd':
+			if (parse_time(val, 1000000000ull, &o->duration_ns))
+				return opt_err(err, errlen, "bad duration '%s'", val);
+			break;
+		case 'C':
+			o->cpus = val;
+			break;
+		case 'p':
+			o->pids = val;
+			break;
+		case 't':
+			o->tids = val;
+			break;
+		case 'N': {
+			char *end;
+
+			o->max_events = strtoull(val, &end, 10);
+			if (*end || !o->max_events)
+				return opt_err(err, errlen, "bad -N '%s'", val);
+			break;
+		}
+		case 'v':
+			o->verbose++;
+			break;
+		default:
+			if (!strcmp(d->l, "flame-graph")) {
+				o->flame_graph = val;
+			} else if (!strcmp(d->l, "than")) {
+				if (parse_time(val, 1, &o->than))
+					return opt_err(err, errlen, "bad --than '%s'", val);
+				o->than_set = 1;
+			} else if (!strcmp(d->l, "perins")) {
+				o->perins = 1;
+			} else if (!strcmp(d->l, "json")) {
+				o->json = 1;
+			} else if (!strcmp(d->l, "exclude-user")) {
+				o->exclude_user = 1;
+			} else if (!strcmp(d->l, "exclude-kernel")) {
+				o->exclude_kernel = 1;
+			} else if (!strcmp(d->l, "input")) {
+				o->input = val;
+			} else if (!strcmp(d->l, "live")) {
+				o->live = 1;
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+static int copy_str(char *dst, size_t len, const char *src, size_t n)
+{
+	if (n >= len)
+		return -EINVAL;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+static int evspec_attr(struct pp_evspec *spec, const char *a, size_t n)
+{
+	const char *eq = memchr(a, '=', n);
+	size_t kl = eq ? (size_t)(eq - a) : n;
+	const char *v = eq ? eq + 1 : NULL;
+	size_t vl = eq ? n - kl - 1 : 0;
+
+#define KEY(k) (kl == sizeof(k) - 1 && !memcmp(a, k, kl))
+	if (KEY("stack") && !v) {
+		spec->stack = 1;
+		return 0;
+	}
+	if (!v)
+		return -EINVAL;
+	if (KEY("key"))
+		return copy_str(spec->key, sizeof(spec->key), v, vl);
+	if (KEY("alias"))
+		return copy_str(spec->alias, sizeof(spec->alias), v, vl);
+	if (KEY("comm"))
+		return copy_str(spec->comm, sizeof(spec->comm), v, vl);
+	if (KEY("num"))
+		return copy_str(spec->num, sizeof(spec->num), v, vl);
+	if (KEY("top-by")) {
+		if (spec->nr_top_by >= 8)
+			return -EINVAL;
+		return copy_str(spec->top_by[spec->nr_top_by++], 64, v, vl);
+	}
+	if (KEY("top-add")) {
+		if (spec->nr_top_add >= 8)
+			return -EINVAL;
+		return copy_str(spec->top_add[spec->nr_top_add++], 64, v, vl);
+	}
+	if (KEY("max-stack")) {
+		spec->max_stack = atoi(v);
+		spec->stack = 1;
+		return 0;
+	}
+	/* Recording-side attributes: accepted, nothing to do at replay. */
+	if (KEY("size") || KEY("ptr") || KEY("role") || KEY("untraced") || KEY("trigger"))
+		return 0;
+#undef KEY
+	return -EINVAL;
+}
+
+/**
+ * pp_evspec__parse() - parse one -e entry: sys:name[/filter/ATTR/.../].
+ * @s: the entry; @spec: receives its parts.
+ *
+ * The first block after the name is the kernel filter; the following blocks
+ * are attributes (key=, top-by=, top-add=, comm=, num=, alias=, stack, ...).
+ * Return: 0 or -EINVAL.
+ */
+int pp_evspec__parse(const char *s, struct pp_evspec *spec)
+{
+	const char *slash = strchr(s, '/');
+	const char *p;
+	int block = 0;
+
+	memset(spec, 0, sizeof(*spec));
+	if (copy_str(spec->pattern, sizeof(spec->pattern), s, slash ? (size_t)(slash - s) : strlen(s)))
+		return -EINVAL;
+	if (!spec->pattern[0])
+		return -EINVAL;
+	if (!slash)
+		return 0;
+	p = slash + 1;
+	while (*p) {
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (block == 0) {
+			if (copy_str(spec->filter, sizeof(spec->filter), p, n))
+				return -EINVAL;
+		} else if (n && evspec_attr(spec, p, n)) {
+			return -EINVAL;
+		}
+		block++;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}

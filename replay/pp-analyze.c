@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp-analyze - replay a pp trace file (or live rings) through a profiler.
+ *
+ *   pp-analyze info [FILE]              what the file holds, and its damage
+ *   pp-analyze dump [FILE]              every chunk and record, raw
+ *   pp-analyze list                     the profilers
+ *   pp-analyze PROFILER help            usage of one profiler
+ *   pp-analyze PROFILER [options] [FILE|--input FILE]
+ *   pp-analyze PROFILER --live [options] [-d SEC]
+ *
+ * The input defaults to pp.trace. `-i MS` is the interval, as in perf-prof.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/perf_event.h>
+#include "pp/meta.h"
+#include "pp/reader.h"
+#include "pp/sample.h"
+#include "replay-internal.h"
+
+static struct pp_session *g_session;
+
+static void on_signal(int sig)
+{
+	if (g_session)
+		pp_session__stop(g_session);
+}
+
+static void usage(FILE *fp)
+{
+	fputs("usage: pp-analyze info [FILE]\n"
+	      "       pp-analyze dump [FILE]\n"
+	      "       pp-analyze list\n"
+	      "       pp-analyze PROFILER help\n"
+	      "       pp-analyze PROFILER [options] [FILE | --input FILE]   (default pp.trace)\n"
+	      "       pp-analyze PROFILER --live [options] [-d SEC]\n"
+	      "common options: -e EVENT,...  -i MS (interval)  -C CPUS  -p PIDS  -t TIDS  -N N\n"
+	      "                -g  -F HZ  --flame-graph FILE  --than TIME  --perins  --json  -o FILE\n",
+	      fp);
+}
+
+static void cmd_list(void)
+{
+	const struct pp_analyzer *a;
+
+	printf("profilers:\n");
+	for (size_t i = 0; (a = pp_analyzer__nth(i)); i++)
+		printf("  %-12s %s\n", a->name, a->desc);
+	printf("commands:\n  %-12s %s\n  %-12s %s\n", "info", "what a trace file holds",
+	       "dump", "every record of a trace file, raw");
+}
+
+static void cmd_help(const struct pp_analyzer *a)
+{
+	printf("%s - %s\n\n%s", a->name, a->desc, a->help);
+	printf("\ncommon options accepted:");
+	if (a->opts & PP_OPT_EVENTS)
+		printf(" -e");
+	if (a->opts & PP_OPT_INTERVAL)
+		printf(" -i MS");
+	if (a->opts & PP_OPT_CALLCHAIN)
+		printf(" -g");
+	if (a->opts & PP_OPT_FREQ)
+		printf(" -F HZ");
+	if (a->opts & PP_OPT_FLAME)
+		printf(" --flame-graph FILE");
+	if (a->opts & PP_OPT_THAN)
+		printf(" --than");
+	if (a->opts & PP_OPT_PERINS)
+		printf(" --perins");
+	if (a->opts & PP_OPT_JSON)
+		printf(" --json");
+	printf(" -C -p -t -N -o --input --live\n");
+}
+
+/* ---- info ---- */
+
+struct info {
+	uint64_t lost[1024];
+	uint64_t lost_rec[1024];
+	uint64_t types[32];
+};
+
+static struct info g_info;
+
+static void info_lost(struct pp_session *s, const struct pp_lost *l)
+{
+	uint32_t c = l->cpu < 1024 ? l->cpu : 1023;
+
+	if (l->source == 2)
+		g_info.lost_rec[c] += l->count;
+	else
+		g_info.lost[c] += l->count;
+}
+
+static void info_comm(struct pp_session *s, const struct pp_task_event *t) { g_info.types[PERF_RECORD_COMM]++; }
+static void info_fork(struct pp_session *s, const struct pp_task_event *t) { g_info.types[PERF_RECORD_FORK]++; }
+static void info_exit(struct pp_session *s, const struct pp_task_event *t) { g_info.types[PERF_RECORD_EXIT]++; }
+static void info_mmap(struct pp_session *s, const struct pp_mmap_event *m) { g_info.types[PERF_RECORD_MMAP2]++; }
+
+static const struct pp_analyzer info_analyzer = {
+	.name = "info",
+	.lost = info_lost,
+	.comm = info_comm,
+	.fork = info_fork,
+	.exit = info_exit,
+	.mmap = info_mmap,
+};
+
+static void print_wall(uint64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char buf[64];
+
+	localtime_r(&sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("%s.%06llu", buf, (unsigned long long)(ns % 1000000000ull / 1000));
+}
+
+static const char *mget(const struct pp_session *s, const char *key, const char *dflt)
+{
+	const char *v = pp_session__machine(s, key);
+
+	return v ? v : dflt;
+}
+
+static int cmd_info(const char *path)
+{
+	struct pp_opts o = { 0 };
+	struct pp_session *s = pp_session__new(&info_analyzer, &o);
+	struct pp_reader *r;
+	struct pp_chunk c;
+	uint64_t nr_chunks = 0, stored = 0, raw = 0, data_chunks = 0, types[0x30] = { 0 };
+	uint64_t ksyms, dsos, dsos_syms, maps;
+	const struct pp_reader_stats *rs;
+	int ret;
+
+	if (!s)
+		return 1;
+	if (pp_session__open_file(s, path)) {
+		pp_session__free(s);
+		return 1;
+	}
+	ret = pp_session__run(s);
+	/* Sizes: a plain scan of every chunk header. */
+	r = pp_reader__open_path(path, NULL);
+	while (r && pp_reader__next(r, &c) == 1) {
+		nr_chunks++;
+		stored += c.hdr->stored_size;
+		raw += c.hdr->raw_size;
+		if (c.hdr->type < 0x30)
+			types[c.hdr->type]++;
+		data_chunks += c.hdr->type == PP_CHUNK_DATA;
+	}
+	printf("file:        %s (%llu bytes)\n", path,
+	       (unsigned long long)pp_reader__stats(s->reader)->file_size);
+	printf("host:        %s\n", mget(s, "hostname", "?"));
+	printf("kernel:      %s %s %s\n", mget(s, "sysname", "?"),
+	       mget(s, "release", "?"),
+	       mget(s, "version", ""));
+	printf("arch:        %s\n", mget(s, "machine", "?"));
+	printf("cpus:        %s (online %s)\n", mget(s, "nr_cpus", "?"),
+	       mget(s, "cpus", "?"));
+	printf("command:     %s\n", mget(s, "cmdline", "?"));
+	printf("recorder:    pp %s, clock %s\n", mget(s, "pp_version", "?"),
+	       mget(s, "clock", "?"));
+	if (s->stats.first_ts) {
+		uint64_t dur = s->stats.last_ts - s->stats.first_ts;
+
+		printf("start:       ");
+		if (s->have_clock)
+			print_wall(pp_session__realtime(s, s->stats.first_ts));
+		else
+			printf("%llu ns (perf clock)", (unsigned long long)s->stats.first_ts);
+		printf("\nduration:    %llu.%06llu s\n", (unsigned long long)(dur / 1000000000ull),
+		       (unsigned long long)(dur % 1000000000ull / 1000));
+	}
+	printf("chunks:      %llu (data %llu), %llu bytes stored, %llu bytes raw",
+	       (unsigned long long)nr_chunks, (unsigned long long)data_chunks,
+	       (unsigned long long)stored, (unsigned long long)raw);
+	if (stored)
+		printf(" (%.2fx)", (double)raw / (double)stored);
+	printf("\n  by type:  ");
+	{
+		static const char *const names[0x30] = {
+			[PP_CHUNK_MACHINE] = "machine", [PP_CHUNK_ATTRS] = "attrs",
+			[PP_CHUNK_FORMATS] = "formats", [PP_CHUNK_TASKS] = "tasks",
+			[PP_CHUNK_MMAPS] = "mmaps", [PP_CHUNK_KSYMS] = "ksyms",
+			[PP_CHUNK_USYMS] = "usyms", [PP_CHUNK_DATA] = "data",
+			[PP_CHUNK_LOST] = "lost", [PP_CHUNK_INDEX] = "index",
+			[PP_CHUNK_FOOTER] = "footer",
+		};
+		for (int t = 0; t < 0x30; t++) {
+			if (types[t])
+				printf(" %s=%llu", names[t] ? names[t] : "unknown", (unsigned long long)types[t]);
+		}
+	}
+	printf("\nrecords:     %llu (%llu samples, %llu comm, %llu fork, %llu exit, %llu mmap)\n",
+	       (unsigned long long)s->stats.records, (unsigned long long)s->stats.samples,
+	       (unsigned long long)g_info.types[PERF_RECORD_COMM],
+	       (unsigned long long)g_info.types[PERF_RECORD_FORK],
+	       (unsigned long long)g_info.types[PERF_RECORD_EXIT],
+	       (unsigned long long)g_info.types[PERF_RECORD_MMAP2]);
+	printf("events:\n");
+	for (size_t i = 0; i < s->nr_evsels; i++)
+		printf("  %-40s %12llu%s\n", s->evsels[i].name,
+		       (unsigned long long)s->evsels[i].nr_samples,
+		       s->evsels[i].type == PERF_TYPE_TRACEPOINT && !s->evsels[i].tp ?
+		       "  (no format: fields not decodable)" : "");
+	printf("lost:       ");
+	{
+		int any = 0;
+
+		for (int cpu = 0; cpu < 1024; cpu++) {
+			if (g_info.lost[cpu] || g_info.lost_rec[cpu]) {
+				printf(" cpu%d=%llu", cpu, (unsigned long long)(g_info.lost[cpu] + g_info.lost_rec[cpu]));
+				if (g_info.lost_rec[cpu])
+					printf("(recorder %llu)", (unsigned long long)g_info.lost_rec[cpu]);
+				any = 1;
+			}
+		}
+		if (s->stats.lost_samples) {
+			printf(" samples=%llu", (unsigned long long)s->stats.lost_samples);
+			any = 1;
+		}
+		printf("%s\n", any ? "" : " none");
+	}
+	pp_symtab__coverage(s->syms, &ksyms, &dsos, &dsos_syms, &maps);
+	printf("symbols:     %llu kernel, %llu DSOs (%llu with embedded symbols), %llu maps\n",
+	       (unsigned long long)ksyms, (unsigned long long)dsos, (unsigned long long)dsos_syms,
+	       (unsigned long long)maps);
+	rs = pp_reader__stats(s->reader);
+	printf("index:       %s\n", rs->has_footer ? "footer and index" : "none (file not closed cleanly; scanned)");
+	if (rs->corrupt || rs->truncated || rs->resyncs || s->stats.bad_records || s->stats.out_of_order) {
+		printf("damage:      %llu corrupt chunks, %llu resyncs, %llu bytes skipped",
+		       (unsigned long long)rs->corrupt, (unsigned long long)rs->resyncs,
+		       (unsigned long long)rs->bytes_skipped);
+		if (rs->truncated)
+			printf(", truncated at %llu", (unsigned long long)rs->truncated_at);
+		printf(", %llu bad records, %llu out of order\n", (unsigned long long)s->stats.bad_records,
+		       (unsigned long long)s->stats.out_of_order);
+	} else {
+		printf("damage:      none\n");
+	}
+	pp_reader__free(r);
+	pp_session__free(s);
+	return ret ? 1 : 0;
+}
+
+/* ---- dump ---- */
+
+static const char *rec_name(uint32_t t)
+{
+	static const char *const n[] = {
+		[PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST", [PERF_RECORD_COMM] = "COMM",
+		[PERF_RECORD_EXIT] = "EXIT", [PERF_RECORD_THROTTLE] = "THROTTLE",
+		[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE", [PERF_RECORD_FORK] = "FORK",
+		[PERF_RECORD_READ] = "READ", [PERF_RECORD_SAMPLE] = "SAMPLE", [PERF_RECORD_MMAP2] = "MMAP2",
+		[PERF_RECORD_AUX] = "AUX", [PERF_RECORD_ITRACE_START] = "ITRACE_START",
+		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES", [PERF_RECORD_SWITCH] = "SWITCH",
+		[PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE", [PERF_RECORD_NAMESPACES] = "NAMESPACES",
+		[PERF_RECORD_KSYMBOL] = "KSYMBOL", [PERF_RECORD_BPF_EVENT] = "BPF_EVENT",
+		[PERF_RECORD_CGROUP] = "CGROUP", [PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
+	};
+
+	return t < sizeof(n) / sizeof(n[0]) && n[t] ? n[t] : "UNKNOWN";
+}
+
+static int cmd_dump(const char *path)
+{
+	struct pp_opts o = { 0 };
+	struct pp_session *s = pp_session__new(&info_analyzer, &o);
+	struct pp_reader_opts ro = { 0 };
+	struct pp_reader *r;
+	struct pp_chunk c;
+	struct pp_out *out;
+	int ret;
+
+	if (!s)
+		return 1;
+	r = pp_reader__open_path(path, &ro);
+	if (!r) {
+		fprintf(stderr, "pp-analyze: %s: %s\n", path, errno == EINVAL ? "not a pp trace file" : strerror(errno));
+		pp_session__free(s);
+		return 1;
+	}
+	out = pp_session__out(s);
+	while ((ret = pp_reader__next(r, &c)) == 1) {
+		struct pp_rec_iter it;
+		struct pp_rec rec;
+
+		pp_out__printf(out, "\n# chunk %llu at %#llx: type %#x stream %d codec %u stored %u raw %u ts %llu..%llu\n",
+			       (unsigned long long)c.hdr->seq, (unsigned long long)c.offset, c.hdr->type,
+			       (int)c.hdr->stream, c.hdr->codec, c.hdr->stored_size, c.hdr->raw_size,
+			       (unsigned long long)c.hdr->first_ts, (unsigned long long)c.hdr->last_ts);
+		if (c.hdr->type != PP_CHUNK_DATA) {
+			pp_session__meta_chunk(s, c.hdr->type, c.data, c.size, c.hdr->stream);
+			continue;
+		}
+		pp_rec_iter__init(&it, c.data, c.size);
+		while (pp_rec_iter__next(&it, &rec)) {
+			uint64_t id = pp_sample__id(rec.data, rec.size), ts = 0;
+			struct pp_evsel *ev = pp_session__evsel_by_id(s, id);
+
+			pp_session__record_ts(s, rec.data, rec.size, &ts);
+			pp_out__printf(out, "%llu [%d] %s size %u misc %#x id %llu %s",
+				       (unsigned long long)ts, (int)c.hdr->stream, rec_name(rec.type),
+				       rec.size, rec.misc, (unsigned long long)id, ev ? ev->name : "(unknown id)");
+			if (rec.type == PERF_RECORD_SAMPLE && ev) {
+				struct pp_sample smp;
+
+				if (!pp_sample__parse(ev->sample_type, rec.data, rec.size, &smp))
+					pp_out__printf(out, " pid %u tid %u cpu %u period %llu raw %u chain %llu",
+						       smp.pid, smp.tid, smp.cpu, (unsigned long long)smp.period,
+						       smp.raw_size, (unsigned long long)smp.nr_callchain);
+				else
+					pp_out__puts(out, " (malformed)");
+			}
+			pp_out__putc(out, '\n');
+			for (uint16_t off = 0; off < rec.size; off += 16) {
+				pp_out__printf(out, "  %04x:", off);
+				for (uint16_t k = off; k < off + 16 && k < rec.size; k++)
+					pp_out__printf(out, " %02x", rec.data[k]);
+				pp_out__putc(out, '\n');
+			}
+		}
+		if (it.bad)
+			pp_out__puts(out, "# malformed record: rest of chunk skipped\n");
+	}
+	pp_out__flush(out);
+	if (ret < 0)
+		fprintf(stderr, "pp-analyze: %s: %s\n", path, ret == -EPROTO ? "unknown critical chunk" : strerror(-ret));
+	{
+		const struct pp_reader_stats *rs = pp_reader__stats(r);
+
+		if (rs->corrupt || rs->truncated)
+			fprintf(stderr, "pp-analyze: warning: damaged trace: %llu corrupt chunks%s\n",
+				(unsigned long long)rs->corrupt, rs->truncated ? ", truncated" : "");
+	}
+	pp_reader__free(r);
+	pp_session__free(s);
+	return 0;
+}
+
+static int cmd_profiler(const struct pp_analyzer *a, int argc, char **argv)
+{
+	struct pp_opts o;
+	struct pp_session *s;
+	char err[256];
+	int ret;
+
+	if (pp_opts__parse(a, argc, argv, &o, err, sizeof(err))) {
+		fprintf(stderr, "pp-analyze: %s: %s\n", a->name, err);
+		return 2;
+	}
+	s = pp_session__new(a, &o);
+	if (!s)
+		return 1;
+	g_session = s;
+	if (o.live)
+		ret = pp_session__open_live(s);
+	else
+		ret = pp_session__open_file(s, o.input ? o.input : "pp.trace");
+	if (!ret)
+		ret = pp_session__run(s);
+	g_session = NULL;
+	pp_session__free(s);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct pp_analyzer *a;
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "list")) {
+		cmd_list();
+		return 0;
+	}
+	if (!strcmp(argv[1], "info"))
+		return cmd_info(argc > 2 ? argv[2] : "pp.trace");
+	if (!strcmp(argv[1], "dump"))
+		return cmd_dump(argc > 2 ? argv[2] : "pp.trace");
+	a = pp_analyzer__find(argv[1]);
+	if (!a) {
+		fprintf(stderr, "pp-analyze: unknown command or profiler '%s' (see pp-analyze list)\n", argv[1]);
+		return 2;
+	}
+	if (argc > 2 && !strcmp(argv[2], "help")) {
+		cmd_help(a);
+		return 0;
+	}
+	return cmd_profiler(a, argc - 2, argv + 2);
+}

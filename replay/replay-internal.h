@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to replay/: the session structure shared by the source, merge,
+ * decoding and symbolization files.
+ */
+#ifndef PP_REPLAY_INTERNAL_H
+#define PP_REPLAY_INTERNAL_H
+
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include "pp/analyzer.h"
+#include "pp/format.h"
+#include "pp/reader.h"
+#include "pp/replay.h"
+
+#define PP_MAX_EVSELS	256
+#define PP_MAX_STREAMS	4096
+
+/* One sample id -> event. Open addressing, power-of-two size. */
+struct pp_idmap_ent {
+	uint64_t id;
+	int evsel;
+};
+
+/* What is known of a thread. */
+struct pp_task {
+	uint32_t tid;		/* 0 = empty slot (tid 0 is kept aside) */
+	uint32_t pid;
+	char comm[16];
+};
+
+/* A chunk of the file, from the index or a scan. */
+struct pp_entry {
+	uint64_t offset;
+	uint64_t first_ts, last_ts;
+	uint32_t stream;
+	uint16_t type;
+	int32_t next;		/* next DATA entry of the same stream, -1 */
+};
+
+/* A per-stream cursor: its current chunk (copied) and next record. */
+struct pp_stream {
+	uint32_t id;
+	int32_t next_entry;	/* next chunk of this stream to load, -1 = none */
+	uint8_t *buf;
+	size_t cap;
+	size_t len;
+	size_t off;		/* next record in buf */
+	const uint8_t *head;	/* current record, NULL = exhausted */
+	uint16_t head_size;
+	uint64_t head_ts;
+	uint64_t last_ts;
+	uint64_t records;
+	uint64_t lost;
+	uint64_t lost_samples;
+	int live;		/* ring of a live source */
+};
+
+/* Symbol tables (replay/symbols.c). */
+struct pp_symtab;
+
+struct pp_session {
+	struct pp_analyzer a;		/* copy with stubs filled */
+	struct pp_opts opts;
+	struct pp_out out;
+	void *priv;
+	volatile int stop;
+
+	/* file source */
+	struct pp_reader *reader;
+	struct pp_entry *entries;
+	size_t nr_entries;
+	size_t meta_next;		/* next entry to process as metadata */
+	struct pp_stream *streams;
+	size_t nr_streams;
+
+	/* live source (replay/live.c) */
+	void *live;
+
+	/* metadata */
+	uint8_t *machine;
+	size_t machine_len;
+	uint64_t start_real, start_mono;
+	int have_clock;
+	struct pp_evsel evsels[PP_MAX_EVSELS];
+	size_t nr_evsels;
+	struct pp_idmap_ent *idmap;
+	size_t idmap_cap, idmap_nr;
+	struct tep_handle *tep;
+	int header_page_ok;
+	struct pp_evspec specs[64];
+	int nr_specs;
+	struct pp_task *tasks;
+	size_t tasks_cap, tasks_nr;
+	struct pp_symtab *syms;
+
+	/* filters */
+	uint64_t cpu_mask[16];		/* -C: bit per CPU, up to 1024 */
+	int cpu_filter;
+	uint32_t pids[64];
+	int nr_pids;
+	uint32_t tids[64];
+	int nr_tids;
+
+	/* dispatch */
+	uint64_t last_ts;
+	uint64_t next_tick;
+	int tick_pending;
+	uint64_t delivered;
+	struct pp_session_stats stats;
+	uint64_t warnings;
+};
+
+/* replay/session.c */
+int pp_session__meta_chunk(struct pp_session *s, uint16_t type, const uint8_t *data, size_t len,
+			   uint32_t stream);
+void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size);
+int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *attr, size_t attr_size,
+			  const char *name, const uint64_t *ids, size_t nr_ids);
+struct pp_evsel *pp_session__evsel_by_id(const struct pp_session *s, uint64_t id);
+int pp_session__record_ts(const struct pp_session *s, const uint8_t *rec, size_t size, uint64_t *ts);
+void pp_session__link_formats(struct pp_session *s);
+void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm);
+
+/* replay/symbols.c */
+struct pp_symtab *pp_symtab__new(void);
+void pp_symtab__free(struct pp_symtab *t);
+int pp_symtab__add_ksyms(struct pp_symtab *t, const uint8_t *body, size_t size);
+int pp_symtab__add_usyms(struct pp_symtab *t, const uint8_t *body, size_t size);
+int pp_symtab__add_mmap(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, const uint8_t *build_id, size_t build_id_size,
+			const char *filename);
+void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid);
+int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel, char *buf,
+		      size_t len, const char **dso);
+void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,
+			 uint64_t *maps);
+
+/* replay/live.c */
+int pp_live__open(struct pp_session *s);
+int pp_live__run(struct pp_session *s);
+void pp_live__free(struct pp_session *s);
+
+#endif /* PP_REPLAY_INTERNAL_H */

@@ -1,0 +1,1253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The replay session: metadata, the file source with one cursor per stream,
+ * the k-way merge by timestamp and the dispatch to the analyzer callbacks.
+ *
+ * Memory: one chunk buffer per stream (bounded by the chunk size cap), the
+ * chunk list (32 bytes a chunk) and the metadata tables; never the file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <traceevent/event-parse.h>
+#include "pp/meta.h"
+#include "pp/sample.h"
+#include "replay-internal.h"
+
+static void stub_sample(struct pp_session *s, const struct pp_event *e) {}
+static void stub_lost(struct pp_session *s, const struct pp_lost *l) {}
+static void stub_task(struct pp_session *s, const struct pp_task_event *t) {}
+static void stub_mmap(struct pp_session *s, const struct pp_mmap_event *m) {}
+static void stub_interval(struct pp_session *s, uint64_t now) {}
+static void stub_session(struct pp_session *s) {}
+static int stub_init(struct pp_session *s) { return 0; }
+
+/**
+ * pp_analyzer__fill_stubs() - replace every NULL callback of @a by a no-op.
+ * @a: a writable copy of a module.
+ */
+void pp_analyzer__fill_stubs(struct pp_analyzer *a)
+{
+	if (!a->init)
+		a->init = stub_init;
+	if (!a->sample)
+		a->sample = stub_sample;
+	if (!a->lost)
+		a->lost = stub_lost;
+	if (!a->comm)
+		a->comm = stub_task;
+	if (!a->fork)
+		a->fork = stub_task;
+	if (!a->exit)
+		a->exit = stub_task;
+	if (!a->mmap)
+		a->mmap = stub_mmap;
+	if (!a->interval)
+		a->interval = stub_interval;
+	if (!a->report)
+		a->report = stub_session;
+	if (!a->deinit)
+		a->deinit = stub_session;
+}
+
+static int parse_list(const char *s, uint32_t *out, int max)
+{
+	int n = 0;
+
+	while (s && *s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || n >= max)
+			return -EINVAL;
+		out[n++] = (uint32_t)v;
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -EINVAL;
+	}
+	return n;
+}
+
+static int parse_cpus(struct pp_session *s, const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b;
+
+		if (end == p)
+			return -EINVAL;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtoul(p, &end, 10);
+			if (end == p)
+				return -EINVAL;
+		}
+		if (a > b || b >= 1024)
+			return -EINVAL;
+		for (unsigned long c = a; c <= b; c++)
+			s->cpu_mask[c / 64] |= 1ull << (c % 64);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -EINVAL;
+		p = end;
+	}
+	s->cpu_filter = 1;
+	return 0;
+}
+
+/**
+ * pp_session__new() - a replay session for module @a with options @o.
+ * @a: module; @o: parsed options (copied).
+ * Return: session, or NULL with errno set (a message is printed for bad options).
+ */
+struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_opts *o)
+{
+	struct pp_session *s = calloc(1, sizeof(*s));
+	int fd = STDOUT_FILENO;
+
+	if (!s)
+		return NULL;
+	s->a = *a;
+	pp_analyzer__fill_stubs(&s->a);
+	s->opts = *o;
+	for (int i = 0; i < o->nr_events; i++) {
+		if (pp_evspec__parse(o->events[i], &s->specs[s->nr_specs])) {
+			fprintf(stderr, "pp-analyze: bad event '%s'\n", o->events[i]);
+			goto err;
+		}
+		s->nr_specs++;
+	}
+	if (o->cpus && parse_cpus(s, o->cpus)) {
+		fprintf(stderr, "pp-analyze: bad CPU list '%s'\n", o->cpus);
+		goto err;
+	}
+	if (o->pids && (s->nr_pids = parse_list(o->pids, s->pids, 64)) <= 0) {
+		fprintf(stderr, "pp-analyze: bad pid list '%s'\n", o->pids);
+		goto err;
+	}
+	if (o->tids && (s->nr_tids = parse_list(o->tids, s->tids, 64)) <= 0) {
+		fprintf(stderr, "pp-analyze: bad tid list '%s'\n", o->tids);
+		goto err;
+	}
+	if (o->output) {
+		fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "pp-analyze: cannot create %s: %s\n", o->output, strerror(errno));
+			goto err;
+		}
+	}
+	pp_out__init(&s->out, fd);
+	s->syms = pp_symtab__new();
+	s->tep = tep_alloc();
+	if (!s->syms || !s->tep || s->out.error) {
+		pp_session__free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+err:
+	free(s);
+	errno = EINVAL;
+	return NULL;
+}
+
+/**
+ * pp_session__free() - free a session; accepts NULL.
+ * @s: session.
+ */
+void pp_session__free(struct pp_session *s)
+{
+	if (!s)
+		return;
+	pp_out__exit(&s->out);
+	if (s->out.fd != STDOUT_FILENO && s->out.fd >= 0)
+		close(s->out.fd);
+	pp_live__free(s);
+	for (size_t i = 0; i < s->nr_evsels; i++)
+		pp_print_plan__free(s->evsels[i].plan);
+	for (size_t i = 0; i < s->nr_streams; i++)
+		free(s->streams[i].buf);
+	free(s->streams);
+	free(s->entries);
+	pp_reader__free(s->reader);
+	free(s->machine);
+	free(s->idmap);
+	free(s->tasks);
+	pp_symtab__free(s->syms);
+	if (s->tep)
+		tep_free(s->tep);
+	free(s);
+}
+
+/**
+ * pp_session__opts() - the options of the run.
+ * @s: session. Return: options.
+ */
+const struct pp_opts *pp_session__opts(const struct pp_session *s) { return &s->opts; }
+/**
+ * pp_session__out() - the buffered stdout of the run.
+ * @s: session. Return: output.
+ */
+struct pp_out *pp_session__out(struct pp_session *s) { return &s->out; }
+/**
+ * pp_session__priv() - the analyzer's state.
+ * @s: session. Return: what pp_session__set_priv() stored.
+ */
+void *pp_session__priv(const struct pp_session *s) { return s->priv; }
+/**
+ * pp_session__set_priv() - store the analyzer's state.
+ * @s: session; @priv: state (freed by the analyzer's deinit).
+ */
+void pp_session__set_priv(struct pp_session *s, void *priv) { s->priv = priv; }
+/**
+ * pp_session__tep() - libtraceevent handle loaded from the file's formats.
+ * @s: session. Return: handle.
+ */
+struct tep_handle *pp_session__tep(const struct pp_session *s) { return s->tep; }
+/**
+ * pp_session__stats() - replay counters.
+ * @s: session. Return: counters.
+ */
+const struct pp_session_stats *pp_session__stats(const struct pp_session *s) { return &s->stats; }
+
+/**
+ * pp_session__evsels() - the events of the trace.
+ * @s: session; @nr: receives the count.
+ * Return: array.
+ */
+struct pp_evsel *pp_session__evsels(struct pp_session *s, size_t *nr)
+{
+	*nr = s->nr_evsels;
+	return s->evsels;
+}
+
+/**
+ * pp_session__stop() - ask the run loop to stop; async-signal-safe.
+ * @s: session.
+ */
+void pp_session__stop(struct pp_session *s)
+{
+	s->stop = 1;
+}
+
+/**
+ * pp_session__warn() - print a warning line on stderr.
+ * @s: session; @fmt: printf format.
+ */
+void pp_session__warn(struct pp_session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->warnings++;
+	fputs("pp-analyze: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/**
+ * pp_session__machine() - a MACHINE key's value.
+ * @s: session; @key: key.
+ * Return: value or NULL.
+ */
+const char *pp_session__machine(const struct pp_session *s, const char *key)
+{
+	if (!s->machine)
+		return NULL;
+	return pp_machine__get(s->machine, s->machine_len, key);
+}
+
+/**
+ * pp_session__realtime() - wall-clock ns of a perf-clock time.
+ * @s: session; @ts: CLOCK_MONOTONIC ns.
+ * Return: CLOCK_REALTIME ns, or 0 when the file lacks the clock pair.
+ */
+uint64_t pp_session__realtime(const struct pp_session *s, uint64_t ts)
+{
+	if (!s->have_clock)
+		return 0;
+	return s->start_real + (ts - s->start_mono);
+}
+
+/* ---- tasks ---- */
+
+static struct pp_task *task_slot(const struct pp_session *s, uint32_t tid)
+{
+	size_t mask = s->tasks_cap - 1, i;
+
+	if (!s->tasks_cap)
+		return NULL;
+	for (i = (tid * 2654435761u) & mask;; i = (i + 1) & mask) {
+		struct pp_task *t = &s->tasks[i];
+
+		if (t->tid == tid + 1 || !t->tid)
+			return t;
+	}
+}
+
+/**
+ * pp_session__set_comm() - remember the comm of a thread.
+ * @s: session; @pid, @tid: ids; @comm: name (cut at 15 bytes).
+ */
+void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct pp_task *t;
+
+	if (s->tasks_nr * 2 >= s->tasks_cap) {
+		size_t ncap = s->tasks_cap ? s->tasks_cap * 2 : 1024;
+		struct pp_task *old = s->tasks, *n = calloc(ncap, sizeof(*n));
+		size_t ocap = s->tasks_cap;
+
+		if (!n)
+			return;
+		s->tasks = n;
+		s->tasks_cap = ncap;
+		for (size_t i = 0; i < ocap; i++) {
+			if (old[i].tid)
+				*task_slot(s, old[i].tid - 1) = old[i];
+		}
+		free(old);
+	}
+	t = task_slot(s, tid);
+	if (!t->tid) {
+		t->tid = tid + 1;
+		s->tasks_nr++;
+	}
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+}
+
+/**
+ * pp_session__comm() - the comm of @tid, or of its process, or "<...>".
+ * @s: session; @tid: thread.
+ * Return: string owned by the session.
+ */
+const char *pp_session__comm(const struct pp_session *s, uint32_t tid)
+{
+	struct pp_task *t = task_slot(s, tid);
+
+	if (t && t->tid)
+		return t->comm;
+	return "<...>";
+}
+
+/* ---- events ---- */
+
+/**
+ * pp_session__evsel_by_id() - the event owning sample id @id.
+ * @s: session; @id: sample id.
+ * Return: the event or NULL.
+ */
+struct pp_evsel *pp_session__evsel_by_id(const struct pp_session *s, uint64_t id)
+{
+	size_t mask = s->idmap_cap - 1, i;
+
+	if (!s->idmap_cap)
+		return NULL;
+	for (i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & mask;; i = (i + 1) & mask) {
+		if (s->idmap[i].id == id)
+			return (struct pp_evsel *)&s->evsels[s->idmap[i].evsel];
+		if (!s->idmap[i].id)
+			return NULL;
+	}
+}
+
+static int idmap_add(struct pp_session *s, uint64_t id, int evsel)
+{
+	size_t mask, i;
+
+	if (!id)
+		return 0;
+	if ((s->idmap_nr + 1) * 2 > s->idmap_cap) {
+		size_t ncap = s->idmap_cap ? s->idmap_cap * 2 : 256, ocap = s->idmap_cap;
+		struct pp_idmap_ent *old = s->idmap, *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->idmap = n;
+		s->idmap_cap = ncap;
+		s->idmap_nr = 0;
+		for (size_t j = 0; j < ocap; j++) {
+			if (old[j].id)
+				idmap_add(s, old[j].id, old[j].evsel);
+		}
+		free(old);
+	}
+	mask = s->idmap_cap - 1;
+	for (i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & mask;; i = (i + 1) & mask) {
+		if (s->idmap[i].id == id) {
+			s->idmap[i].evsel = evsel;
+			return 0;
+		}
+		if (!s->idmap[i].id)
+			break;
+	}
+	s->idmap[i].id = id;
+	s->idmap[i].evsel = evsel;
+	s->idmap_nr++;
+	return 0;
+}
+
+static const struct pp_evspec *match_spec(const struct pp_session *s, const char *name)
+{
+	for (int i = 0; i < s->nr_specs; i++) {
+		if (!fnmatch(s->specs[i].pattern, name, 0))
+			return &s->specs[i];
+	}
+	return NULL;
+}
+
+/**
+ * pp_session__add_evsel() - add an event (an ATTRS item or a live event).
+ * @s: session; @attr: attr bytes; @attr_size: their size;
+ * @name: event name; @ids, @nr_ids: its sample ids.
+ * Return: 0 or -errno.
+ */
+int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *attr, size_t attr_size,
+			  const char *name, const uint64_t *ids, size_t nr_ids)
+{
+	struct perf_event_attr a;
+	struct pp_evsel *ev = NULL;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(&a, attr, attr_size < sizeof(a) ? attr_size : sizeof(a));
+	/* The same event again (attrs appended later): just add ids. */
+	for (size_t i = 0; i < s->nr_evsels; i++) {
+		if (!strcmp(s->evsels[i].name, name) && s->evsels[i].sample_type == a.sample_type)
+			ev = &s->evsels[i];
+	}
+	if (!ev) {
+		if (s->nr_evsels >= PP_MAX_EVSELS)
+			return -E2BIG;
+		ev = &s->evsels[s->nr_evsels];
+		memset(ev, 0, sizeof(*ev));
+		ev->idx = (int)s->nr_evsels++;
+		snprintf(ev->name, sizeof(ev->name), "%s", name);
+		ev->type = a.type;
+		ev->config = a.config;
+		ev->sample_type = a.sample_type;
+		ev->read_format = a.read_format;
+		ev->spec = match_spec(s, name);
+	}
+	for (size_t i = 0; i < nr_ids; i++) {
+		int ret = idmap_add(s, ids[i], ev->idx);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * pp_session__link_formats() - attach the tracepoint formats to the events.
+ * @s: session.
+ */
+void pp_session__link_formats(struct pp_session *s)
+{
+	for (size_t i = 0; i < s->nr_evsels; i++) {
+		struct pp_evsel *ev = &s->evsels[i];
+		char sys[128], *colon;
+
+		if (ev->tp || ev->type != PERF_TYPE_TRACEPOINT)
+			continue;
+		snprintf(sys, sizeof(sys), "%s", ev->name);
+		colon = strchr(sys, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		ev->tp = tep_find_event_by_name(s->tep, sys, colon + 1);
+		if (!ev->tp)
+			ev->tp = tep_find_event(s->tep, (int)ev->config);
+		if (ev->tp && !ev->plan)
+			ev->plan = pp_print_plan__compile(s->tep, ev->tp);
+	}
+}
+
+static int meta_attrs(struct pp_session *s, const uint8_t *data, size_t len)
+{
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, data, len);
+	while (pp_item_iter__next(&it, &item)) {
+		struct pp_cur c;
+		uint32_t attr_size, nr_ids;
+		const uint8_t *attr, *idp;
+		const char *name;
+		uint64_t ids[256];
+
+		pp_cur__init(&c, item.body, item.size);
+		if (pp_cur__u32(&c, &attr_size) || pp_cur__u32(&c, &nr_ids) ||
+		    pp_cur__bytes(&c, &attr, attr_size) || pp_cur__align(&c, 8) ||
+		    nr_ids > 256 || pp_cur__bytes(&c, &idp, (size_t)nr_ids * 8) ||
+		    pp_cur__str(&c, &name) || attr_size < PERF_ATTR_SIZE_VER0) {
+			pp_session__warn(s, "malformed ATTRS item skipped");
+			continue;
+		}
+		for (uint32_t i = 0; i < nr_ids; i++)
+			ids[i] = pp_get_le64(idp + 8 * i);
+		if (pp_session__add_evsel(s, (const struct perf_event_attr *)attr, attr_size, name,
+					  ids, nr_ids))
+			pp_session__warn(s, "too many events, '%s' ignored", name);
+	}
+	if (it.bad)
+		pp_session__warn(s, "malformed ATTRS chunk");
+	return 0;
+}
+
+static int meta_formats(struct pp_session *s, const uint8_t *data, size_t len)
+{
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, data, len);
+	while (pp_item_iter__next(&it, &item)) {
+		struct pp_cur c;
+		const char *sys, *name, *text;
+
+		pp_cur__init(&c, item.body, item.size);
+		if (pp_cur__str(&c, &sys) || pp_cur__str(&c, &name) || pp_cur__str(&c, &text))
+			continue;
+		switch (item.kind) {
+		case PP_FMT_HEADER_PAGE:
+			if (tep_parse_header_page(s->tep, (char *)text, strlen(text),
+						  tep_get_long_size(s->tep)) == 0)
+				s->header_page_ok = 1;
+			break;
+		case PP_FMT_EVENT:
+			if (tep_find_event_by_name(s->tep, sys, name))
+				break;
+			if (tep_parse_event(s->tep, text, strlen(text), sys))
+				pp_session__warn(s, "cannot parse the format of %s:%s", sys, name);
+			break;
+		case PP_FMT_PRINTK:
+			tep_parse_printk_formats(s->tep, text);
+			break;
+		default:
+			break;
+		}
+	}
+	pp_session__link_formats(s);
+	return 0;
+}
+
+static void meta_machine(struct pp_session *s, const uint8_t *data, size_t len)
+{
+	const char *v;
+	uint8_t *copy = malloc(len + 1);
+
+	if (!copy)
+		return;
+	memcpy(copy, data, len);
+	copy[len] = '\0';
+	free(s->machine);
+	s->machine = copy;
+	s->machine_len = len;
+	v = pp_session__machine(s, "start_realtime_ns");
+	if (v) {
+		const char *m = pp_session__machine(s, "start_monotonic_ns");
+
+		if (m) {
+			s->start_real = strtoull(v, NULL, 10);
+			s->start_mono = strtoull(m, NULL, 10);
+			s->have_clock = 1;
+		}
+	}
+	v = pp_session__machine(s, "page_size");
+	if (v)
+		tep_set_page_size(s->tep, atoi(v));
+	v = pp_session__machine(s, "nr_cpus");
+	if (v)
+		tep_set_cpus(s->tep, atoi(v));
+}
+
+static void meta_tasks(struct pp_session *s, const uint8_t *data, size_t len)
+{
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, data, len);
+	while (pp_item_iter__next(&it, &item)) {
+		char comm[17];
+
+		if (item.size < sizeof(struct pp_task_item))
+			continue;
+		memcpy(comm, item.body + 16, 16);
+		comm[16] = '\0';
+		pp_session__set_comm(s, pp_get_le32(item.body), pp_get_le32(item.body + 4), comm);
+	}
+}
+
+static void meta_mmaps(struct pp_session *s, const uint8_t *data, size_t len)
+{
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, data, len);
+	while (pp_item_iter__next(&it, &item)) {
+		struct pp_cur c;
+		const uint8_t *bid;
+		const char *fn;
+		uint8_t bsz;
+
+		pp_cur__init(&c, item.body, item.size);
+		c.off = 32;
+		if (item.size < 56 || pp_cur__u8(&c, &bsz) || pp_cur__align(&c, 4) ||
+		    pp_cur__bytes(&c, &bid, 20) || pp_cur__str(&c, &fn))
+			continue;
+		pp_symtab__add_mmap(s->syms, pp_get_le32(item.body), pp_get_le64(item.body + 8),
+				    pp_get_le64(item.body + 16), pp_get_le64(item.body + 24),
+				    bid, bsz > 20 ? 20 : bsz, fn);
+	}
+}
+
+static void meta_lost(struct pp_session *s, const uint8_t *data, size_t len)
+{
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, data, len);
+	while (pp_item_iter__next(&it, &item)) {
+		struct pp_lost l;
+
+		if (item.size < sizeof(struct pp_lost_item))
+			continue;
+		memset(&l, 0, sizeof(l));
+		l.cpu = pp_get_le32(item.body);
+		l.first_ts = pp_get_le64(item.body + 8);
+		l.last_ts = pp_get_le64(item.body + 16);
+		l.count = pp_get_le64(item.body + 24);
+		l.bytes = pp_get_le64(item.body + 32);
+		l.source = 2;
+		s->stats.lost_recorder += l.count;
+		s->stats.lost_windows++;
+		s->a.lost(s, &l);
+	}
+}
+
+static void meta_symbols(struct pp_session *s, uint16_t type, const uint8_t *data, size_t len)
+{
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, data, len);
+	while (pp_item_iter__next(&it, &item)) {
+		if (type == PP_CHUNK_KSYMS)
+			pp_symtab__add_ksyms(s->syms, item.body, item.size);
+		else
+			pp_symtab__add_usyms(s->syms, item.body, item.size);
+	}
+}
+
+/**
+ * pp_session__meta_chunk() - process one metadata chunk.
+ * @s: session; @type: chunk type; @data, @len: raw payload; @stream: its stream.
+ * Return: 0 or -errno.
+ */
+int pp_session__meta_chunk(struct pp_session *s, uint16_t type, const uint8_t *data, size_t len,
+			   uint32_t stream)
+{
+	s->stats.meta_chunks++;
+	switch (type) {
+	case PP_CHUNK_MACHINE:
+		meta_machine(s, data, len);
+		break;
+	case PP_CHUNK_ATTRS:
+		meta_attrs(s, data, len);
+		pp_session__link_formats(s);
+		break;
+	case PP_CHUNK_FORMATS:
+		meta_formats(s, data, len);
+		break;
+	case PP_CHUNK_TASKS:
+		meta_tasks(s, data, len);
+		break;
+	case PP_CHUNK_MMAPS:
+		meta_mmaps(s, data, len);
+		break;
+	case PP_CHUNK_KSYMS:
+	case PP_CHUNK_USYMS:
+		meta_symbols(s, type, data, len);
+		break;
+	case PP_CHUNK_LOST:
+		meta_lost(s, data, len);
+		break;
+	default:
+		s->stats.meta_chunks--;
+		break;
+	}
+	return 0;
+}
+
+/**
+ * pp_session__record_ts() - time of a record, from its event's sample_type.
+ * @s: session; @rec, @size: the record; @ts: receives the time.
+ * Return: 0, -ENOENT (unknown id or no time), -EINVAL (short).
+ */
+int pp_session__record_ts(const struct pp_session *s, const uint8_t *rec, size_t size, uint64_t *ts)
+{
+	const struct pp_evsel *ev = pp_session__evsel_by_id(s, pp_sample__id(rec, size));
+
+	if (!ev)
+		return -ENOENT;
+	return pp_sample__time(ev->sample_type, rec, size, ts);
+}
+
+/* ---- dispatch ---- */
+
+static int pass_filters(const struct pp_session *s, uint32_t cpu, uint32_t pid, uint32_t tid)
+{
+	if (s->cpu_filter && (cpu >= 1024 || !(s->cpu_mask[cpu / 64] & (1ull << (cpu % 64)))))
+		return 0;
+	if (s->nr_pids) {
+		int ok = 0;
+
+		for (int i = 0; i < s->nr_pids; i++)
+			ok |= s->pids[i] == pid;
+		if (!ok)
+			return 0;
+	}
+	if (s->nr_tids) {
+		int ok = 0;
+
+		for (int i = 0; i < s->nr_tids; i++)
+			ok |= s->tids[i] == tid;
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+static void tick(struct pp_session *s, uint64_t ts)
+{
+	uint64_t iv = s->opts.interval_ns;
+
+	if (!iv)
+		return;
+	if (!s->next_tick) {
+		s->next_tick = ts + iv;
+		return;
+	}
+	while (ts >= s->next_tick && !s->stop) {
+		s->a.interval(s, s->next_tick);
+		s->tick_pending = 0;
+		/* A long gap: skip empty intervals after the first one. */
+		if (ts - s->next_tick > 100 * iv)
+			s->next_tick += (ts - s->next_tick) / iv * iv;
+		else
+			s->next_tick += iv;
+	}
+	s->tick_pending = 1;
+}
+
+static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uint8_t *rec, uint16_t size)
+{
+	struct pp_sample smp;
+	struct pp_sample_fmt fmt = { .sample_type = ev->sample_type, .read_format = ev->read_format };
+	struct pp_event e;
+
+	if (pp_sample__parse_fmt(&fmt, rec, size, &smp)) {
+		s->stats.bad_records++;
+		return;
+	}
+	if (!pass_filters(s, smp.cpu, smp.pid, smp.tid))
+		return;
+	if (s->nr_specs && !ev->spec)
+		return;
+	tick(s, smp.time);
+	e.evsel = ev;
+	e.time = smp.time;
+	e.pid = smp.pid;
+	e.tid = smp.tid;
+	e.cpu = smp.cpu;
+	e.ip = smp.ip;
+	e.period = smp.period;
+	e.raw = smp.raw;
+	e.raw_size = smp.raw_size;
+	e.callchain = smp.callchain;
+	e.nr_callchain = (uint32_t)smp.nr_callchain;
+	e.record = rec;
+	ev->nr_samples++;
+	s->stats.samples++;
+	s->a.sample(s, &e);
+	if (s->opts.max_events && ++s->delivered >= s->opts.max_events)
+		s->stop = 1;
+}
+
+static size_t bounded_strlen(const uint8_t *p, size_t max)
+{
+	const uint8_t *z = memchr(p, 0, max);
+
+	return z ? (size_t)(z - p) : max;
+}
+
+/**
+ * pp_session__dispatch() - decode one perf record and call the analyzer.
+ * @s: session; @stream: CPU stream; @rec: the record; @size: its size.
+ */
+void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size)
+{
+	struct pp_evsel *ev = pp_session__evsel_by_id(s, pp_sample__id(rec, size));
+	const struct perf_event_header *h = (const void *)rec;
+	struct pp_sample id;
+	uint64_t idsz;
+
+	s->stats.records++;
+	if (!ev) {
+		s->stats.unknown_id++;
+		return;
+	}
+	if (h->type == PERF_RECORD_SAMPLE) {
+		dispatch_sample(s, ev, rec, size);
+		return;
+	}
+	if (pp_sample_id__parse(ev->sample_type, rec, size, &id)) {
+		s->stats.bad_records++;
+		return;
+	}
+	idsz = pp_sample_id__size(ev->sample_type);
+	if (size < 8 + idsz) {
+		s->stats.bad_records++;
+		return;
+	}
+	size -= (uint16_t)idsz;	/* body bytes end here */
+	switch (h->type) {
+	case PERF_RECORD_COMM: {
+		struct pp_task_event t = { .time = id.time, .cpu = id.cpu };
+		char comm[17];
+		size_t n;
+
+		if (size < 16)
+			break;
+		t.pid = *(const uint32_t *)(rec + 8);
+		t.tid = *(const uint32_t *)(rec + 12);
+		n = bounded_strlen(rec + 16, size - 16);
+		if (n > 16)
+			n = 16;
+		memcpy(comm, rec + 16, n);
+		comm[n] = '\0';
+		t.comm = comm;
+		t.exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
+		pp_session__set_comm(s, t.pid, t.tid, comm);
+		s->a.comm(s, &t);
+		break;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		struct pp_task_event t = { .cpu = id.cpu };
+
+		if (size < 32)
+			break;
+		t.pid = *(const uint32_t *)(rec + 8);
+		t.ppid = *(const uint32_t *)(rec + 12);
+		t.tid = *(const uint32_t *)(rec + 16);
+		t.ptid = *(const uint32_t *)(rec + 20);
+		t.time = *(const uint64_t *)(rec + 24);
+		if (h->type == PERF_RECORD_FORK) {
+			struct pp_task *pt = task_slot(s, t.ptid);
+
+			if (pt && pt->tid)
+				pp_session__set_comm(s, t.pid, t.tid, pt->comm);
+			if (t.pid == t.tid)
+				pp_symtab__fork(s->syms, t.ppid, t.pid);
+			s->a.fork(s, &t);
+		} else {
+			s->a.exit(s, &t);
+		}
+		break;
+	}
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		struct pp_mmap_event m = { .time = id.time };
+		size_t fn_off = h->type == PERF_RECORD_MMAP ? 32 : 72;
+		char fn[4096];
+		size_t n;
+
+		if (size <= fn_off)
+			break;
+		m.pid = *(const uint32_t *)(rec + 8);
+		m.tid = *(const uint32_t *)(rec + 12);
+		m.start = *(const uint64_t *)(rec + 16);
+		m.len = *(const uint64_t *)(rec + 24);
+		m.pgoff = *(const uint64_t *)(rec + 32);
+		if (h->type == PERF_RECORD_MMAP2) {
+			m.prot = *(const uint32_t *)(rec + 64);
+			if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+				m.build_id_size = rec[40] > 20 ? 20 : rec[40];
+				m.build_id = rec + 44;
+			}
+		} else {
+			fn_off = 40;
+			if (size <= fn_off)
+				break;
+		}
+		n = bounded_strlen(rec + fn_off, size - fn_off);
+		if (n >= sizeof(fn))
+			n = sizeof(fn) - 1;
+		memcpy(fn, rec + fn_off, n);
+		fn[n] = '\0';
+		m.filename = fn;
+		if (!(h->misc & PERF_RECORD_MISC_CPUMODE_MASK & PERF_RECORD_MISC_KERNEL))
+			pp_symtab__add_mmap(s->syms, m.pid, m.start, m.len, m.pgoff, m.build_id,
+					    m.build_id_size, fn);
+		s->a.mmap(s, &m);
+		break;
+	}
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES: {
+		struct pp_lost l = { .cpu = id.cpu, .first_ts = id.time, .last_ts = id.time };
+
+		if (h->type == PERF_RECORD_LOST) {
+			if (size < 24)
+				break;
+			l.count = *(const uint64_t *)(rec + 16);
+			s->stats.lost_records += l.count;
+		} else {
+			if (size < 16)
+				break;
+			l.count = *(const uint64_t *)(rec + 8);
+			l.source = 1;
+			s->stats.lost_samples += l.count;
+		}
+		(void)stream;
+		ev->nr_lost += l.count;
+		s->stats.lost_windows++;
+		s->a.lost(s, &l);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- the file source ---- */
+
+static void reader_print(int level, const char *msg, void *ctx)
+{
+	struct pp_session *s = ctx;
+
+	if (level == 0)
+		pp_session__warn(s, "%s", msg);
+	else if (s->opts.verbose >= level)
+		fprintf(stderr, "pp-analyze: %s\n", msg);
+}
+
+static int add_entry(struct pp_session *s, size_t *cap, const struct pp_chunk_header *h, uint64_t off)
+{
+	struct pp_entry *e;
+
+	if (h->type == PP_CHUNK_INDEX || h->type == PP_CHUNK_FOOTER)
+		return 0;
+	if (s->nr_entries == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1024;
+		struct pp_entry *n = realloc(s->entries, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->entries = n;
+		*cap = ncap;
+	}
+	e = &s->entries[s->nr_entries++];
+	e->offset = off;
+	e->first_ts = h->first_ts;
+	e->last_ts = h->last_ts;
+	e->stream = h->stream;
+	e->type = h->type;
+	e->next = -1;
+	return 0;
+}
+
+static struct pp_stream *stream_get(struct pp_session *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nr_streams; i++) {
+		if (s->streams[i].id == id)
+			return &s->streams[i];
+	}
+	if (s->nr_streams >= PP_MAX_STREAMS)
+		return NULL;
+	if (!(s->nr_streams & (s->nr_streams + 1)) || !s->streams) {
+		struct pp_stream *n = realloc(s->streams, (s->nr_streams * 2 + 2) * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->streams = n;
+	}
+	memset(&s->streams[s->nr_streams], 0, sizeof(s->streams[0]));
+	s->streams[s->nr_streams].id = id;
+	s->streams[s->nr_streams].next_entry = -1;
+	return &s->streams[s->nr_streams++];
+}
+
+/* Process metadata chunks that lie before file offset @off. */
+static void meta_until(struct pp_session *s, uint64_t off)
+{
+	while (s->meta_next < s->nr_entries && s->entries[s->meta_next].offset < off) {
+		const struct pp_entry *e = &s->entries[s->meta_next++];
+		struct pp_chunk c;
+
+		if (e->type == PP_CHUNK_DATA || e->type == PP_CHUNK_KSYMS ||
+		    e->type == PP_CHUNK_USYMS)
+			continue;
+		if (pp_reader__read_at(s->reader, e->offset, &c) == 1)
+			pp_session__meta_chunk(s, c.hdr->type, c.data, c.size, c.hdr->stream);
+	}
+}
+
+/*
+ * Build the chunk list: from the index of a cleanly closed file, else by
+ * scanning (a killed recorder's file), then chain each stream's DATA chunks.
+ */
+static int build_entries(struct pp_session *s)
+{
+	const struct pp_index_entry *idx = NULL;
+	size_t nr = 0, cap = 0;
+	int32_t *tail;
+
+	if (pp_reader__footer(s->reader))
+		idx = pp_reader__index(s->reader, &nr);
+	if (idx) {
+		for (size_t i = 0; i < nr; i++) {
+			struct pp_chunk_header h = {
+				.type = idx[i].type, .stream = idx[i].stream,
+				.first_ts = idx[i].first_ts, .last_ts = idx[i].last_ts,
+			};
+
+			if (add_entry(s, &cap, &h, idx[i].offset))
+				return -ENOMEM;
+		}
+	} else {
+		struct pp_chunk c;
+		int ret;
+
+		while ((ret = pp_reader__next(s->reader, &c)) == 1) {
+			if (add_entry(s, &cap, c.hdr, c.offset))
+				return -ENOMEM;
+		}
+		if (ret == -EPROTO)
+			pp_session__warn(s, "unknown critical chunk: stopping there");
+		else if (ret < 0)
+			pp_session__warn(s, "read error: %s", strerror(-ret));
+	}
+	/* Chain the DATA chunks of each stream, in file order. */
+	tail = malloc(sizeof(*tail) * PP_MAX_STREAMS);
+	if (!tail)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_entries; i++) {
+		struct pp_entry *e = &s->entries[i];
+		struct pp_stream *st;
+		size_t si;
+
+		if (e->type != PP_CHUNK_DATA)
+			continue;
+		st = stream_get(s, e->stream);
+		if (!st)
+			continue;
+		si = (size_t)(st - s->streams);
+		if (st->next_entry < 0)
+			st->next_entry = (int32_t)i;
+		else
+			s->entries[tail[si]].next = (int32_t)i;
+		tail[si] = (int32_t)i;
+	}
+	free(tail);
+	return 0;
+}
+
+/**
+ * pp_session__open_file() - use the trace at @path as the source.
+ * @s: session; @path: trace file.
+ *
+ * Builds the chunk list and processes the metadata in file order up to the
+ * first DATA chunk; symbol chunks (appended as the recorder discovers them,
+ * so after the data that needs them) are loaded up front.
+ * Return: 0 or -errno (a message is printed).
+ */
+int pp_session__open_file(struct pp_session *s, const char *path)
+{
+	struct pp_reader_opts ro = { .print = reader_print, .print_ctx = s };
+	uint64_t first_data = UINT64_MAX;
+	int ret;
+
+	s->reader = pp_reader__open_path(path, &ro);
+	if (!s->reader) {
+		ret = -errno;
+		fprintf(stderr, "pp-analyze: %s: %s\n", path,
+			errno == EINVAL ? "not a pp trace file" :
+			errno == EPROTONOSUPPORT ? "unsupported format version" :
+			errno == EBADMSG ? "file header is corrupt" : strerror(errno));
+		return ret;
+	}
+	if (pp_reader__header(s->reader)->word_size == 4)
+		tep_set_long_size(s->tep, 4);
+	else
+		tep_set_long_size(s->tep, 8);
+	tep_set_file_bigendian(s->tep, pp_reader__header(s->reader)->byte_order == PP_ORDER_BIG ?
+			       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	ret = build_entries(s);
+	if (ret) {
+		fprintf(stderr, "pp-analyze: %s: %s\n", path, strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < s->nr_entries; i++) {
+		const struct pp_entry *e = &s->entries[i];
+		struct pp_chunk c;
+
+		if (e->type == PP_CHUNK_DATA && first_data == UINT64_MAX)
+			first_data = e->offset;
+		if (e->type != PP_CHUNK_KSYMS && e->type != PP_CHUNK_USYMS)
+			continue;
+		if (pp_reader__read_at(s->reader, e->offset, &c) == 1)
+			pp_session__meta_chunk(s, e->type, c.data, c.size, e->stream);
+	}
+	meta_until(s, first_data);
+	if (!s->nr_evsels)
+		pp_session__warn(s, "%s: no event descriptions (ATTRS) before the data", path);
+	return 0;
+}
+
+/* Load the next chunk of @st; Return: 1 loaded, 0 none left. */
+static int stream_load(struct pp_session *s, struct pp_stream *st)
+{
+	while (st->next_entry >= 0) {
+		const struct pp_entry *e = &s->entries[st->next_entry];
+		struct pp_chunk c;
+
+		st->next_entry = e->next;
+		meta_until(s, e->offset);
+		if (pp_reader__read_at(s->reader, e->offset, &c) != 1)
+			continue;
+		if (c.size > st->cap) {
+			uint8_t *n = realloc(st->buf, c.size);
+
+			if (!n)
+				continue;
+			st->buf = n;
+			st->cap = c.size;
+		}
+		memcpy(st->buf, c.data, c.size);
+		st->len = c.size;
+		st->off = 0;
+		s->stats.data_chunks++;
+		return 1;
+	}
+	return 0;
+}
+
+/* Move @st to its next record; sets st->head NULL when the stream ends. */
+static void stream_advance(struct pp_session *s, struct pp_stream *st)
+{
+	for (;;) {
+		if (st->off + 8 > st->len) {
+			if (st->off < st->len)
+				s->stats.bad_records++;
+			if (!stream_load(s, st)) {
+				st->head = NULL;
+				return;
+			}
+			continue;
+		}
+		const uint8_t *r = st->buf + st->off;
+		uint16_t size = (uint16_t)(r[6] | r[7] << 8);
+
+		if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+			size = (uint16_t)(r[7] | r[6] << 8);
+		if (size < 8 || size > st->len - st->off) {
+			s->stats.bad_records++;
+			st->off = st->len;	/* the rest of this chunk is unusable */
+			continue;
+		}
+		st->off += size;
+		st->head = r;
+		st->head_size = size;
+		if (pp_session__record_ts(s, r, size, &st->head_ts))
+			st->head_ts = st->last_ts;
+		st->last_ts = st->head_ts;
+		st->records++;
+		return;
+	}
+}
+
+static int run_file(struct pp_session *s)
+{
+	for (size_t i = 0; i < s->nr_streams; i++)
+		stream_advance(s, &s->streams[i]);
+	while (!s->stop) {
+		struct pp_stream *min = NULL;
+
+		for (size_t i = 0; i < s->nr_streams; i++) {
+			struct pp_stream *st = &s->streams[i];
+
+			if (st->head && (!min || st->head_ts < min->head_ts))
+				min = st;
+		}
+		if (!min)
+			break;
+		if (min->head_ts < s->last_ts)
+			s->stats.out_of_order++;
+		else
+			s->last_ts = min->head_ts;
+		if (!s->stats.first_ts)
+			s->stats.first_ts = min->head_ts;
+		pp_session__dispatch(s, min->id, min->head, min->head_size);
+		stream_advance(s, min);
+	}
+	if (!s->stop)
+		meta_until(s, UINT64_MAX);
+	s->stats.last_ts = s->last_ts;
+	return 0;
+}
+
+/**
+ * pp_session__run() - init the module, replay every event, report.
+ * @s: session with a source opened.
+ * Return: 0 or -errno.
+ */
+int pp_session__run(struct pp_session *s)
+{
+	const struct pp_reader_stats *rs;
+	int ret = s->a.init(s);
+
+	if (ret)
+		return ret;
+	if (s->live)
+		ret = pp_live__run(s);
+	else
+		ret = run_file(s);
+	if (s->opts.interval_ns && s->tick_pending)
+		s->a.interval(s, s->last_ts);
+	s->a.report(s);
+	s->a.deinit(s);
+	pp_out__flush(&s->out);
+	if (s->out.error && s->out.error != -EPIPE)
+		fprintf(stderr, "pp-analyze: write error: %s\n", strerror(-s->out.error));
+	if (s->stats.out_of_order)
+		pp_session__warn(s, "%llu records out of time order",
+				 (unsigned long long)s->stats.out_of_order);
+	if (s->stats.bad_records)
+		pp_session__warn(s, "%llu malformed records skipped",
+				 (unsigned long long)s->stats.bad_records);
+	if (s->stats.lost_records || s->stats.lost_samples || s->stats.lost_recorder)
+		pp_session__warn(s, "lost events: %llu (kernel ring), %llu (samples), %llu (recorder)",
+				 (unsigned long long)s->stats.lost_records,
+				 (unsigned long long)s->stats.lost_samples,
+				 (unsigned long long)s->stats.lost_recorder);
+	rs = s->reader ? pp_reader__stats(s->reader) : NULL;
+	if (rs && (rs->corrupt || rs->truncated))
+		pp_session__warn(s, "damaged trace: %llu corrupt chunks skipped%s",
+				 (unsigned long long)rs->corrupt,
+				 rs->truncated ? ", file truncated" : "");
+	return ret;
+}

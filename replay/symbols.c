@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbolization from the file's snapshot: KSYMS (kernel and modules), USYMS
+ * (function symbols of sampled user DSOs, by build-id), MMAPS items and MMAP2
+ * records (which DSO is mapped where in which process).
+ *
+ * Order of sources for a user DSO: the embedded USYMS, then
+ * /usr/lib/debug/.build-id/xx/yyyy.debug, then the DSO path on this machine
+ * (only if its build-id matches when one is known); if all fail, the frame is
+ * printed "dso+0xoffset", never a bare [unknown] when the DSO is known.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "pp/meta.h"
+#include "replay-internal.h"
+
+struct pp_sym {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;
+	const char *mod;	/* kernel module, "" = vmlinux; NULL for user */
+};
+
+struct pp_dso {
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	char *path;
+	const char *short_name;
+	struct pp_sym *syms;
+	size_t nr_syms;
+	int sorted;
+	int source;		/* 0 none yet, 1 embedded, 2 debug dir, 3 local file, -1 failed */
+	struct { uint64_t off, vaddr, len; } segs[8];
+	int nr_segs;
+};
+
+struct pp_map {
+	uint32_t pid;
+	uint64_t start, end, pgoff;
+	int dso;
+};
+
+struct pp_symtab {
+	struct pp_sym *ksyms;
+	size_t nr_ksyms, cap_ksyms;
+	int ksorted;
+	struct pp_dso *dsos;
+	size_t nr_dsos, cap_dsos;
+	struct pp_map *maps;
+	size_t nr_maps, cap_maps;
+	char **strs;		/* every string we own */
+	size_t nr_strs, cap_strs;
+};
+
+static char *own_str(struct pp_symtab *t, const char *s)
+{
+	char *d;
+
+	if (t->nr_strs == t->cap_strs) {
+		size_t n = t->cap_strs ? t->cap_strs * 2 : 4096;
+		char **a = realloc(t->strs, n * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		t->strs = a;
+		t->cap_strs = n;
+	}
+	d = strdup(s);
+	if (d)
+		t->strs[t->nr_strs++] = d;
+	return d;
+}
+
+/**
+ * pp_symtab__new() - empty symbol tables.
+ * Return: tables or NULL.
+ */
+struct pp_symtab *pp_symtab__new(void)
+{
+	return calloc(1, sizeof(struct pp_symtab));
+}
+
+/**
+ * pp_symtab__free() - free; accepts NULL.
+ * @t: tables.
+ */
+void pp_symtab__free(struct pp_symtab *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_strs; i++)
+		free(t->strs[i]);
+	for (size_t i = 0; i < t->nr_dsos; i++)
+		free(t->dsos[i].syms);
+	free(t->strs);
+	free(t->ksyms);
+	free(t->dsos);
+	free(t->maps);
+	free(t);
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct pp_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/**
+ * pp_symtab__add_ksyms() - add a KSYMS item (one module's symbols).
+ * @t: tables; @body, @size: item body.
+ * Return: 0 or -errno.
+ */
+int pp_symtab__add_ksyms(struct pp_symtab *t, const uint8_t *body, size_t size)
+{
+	struct pp_cur c;
+	const char *mod;
+	uint32_t nr, zero;
+
+	pp_cur__init(&c, body, size);
+	if (pp_cur__str(&c, &mod) || pp_cur__align(&c, 8) || pp_cur__u32(&c, &nr) ||
+	    pp_cur__u32(&c, &zero))
+		return -EINVAL;
+	mod = own_str(t, mod);
+	if (!mod)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t addr;
+		uint32_t sz;
+		uint8_t type;
+		const char *name;
+
+		if (pp_cur__u64(&c, &addr) || pp_cur__u32(&c, &sz) || pp_cur__u8(&c, &type) ||
+		    pp_cur__str(&c, &name))
+			return -EINVAL;
+		if (t->nr_ksyms == t->cap_ksyms) {
+			size_t n = t->cap_ksyms ? t->cap_ksyms * 2 : 4096;
+			struct pp_sym *a = realloc(t->ksyms, n * sizeof(*a));
+
+			if (!a)
+				return -ENOMEM;
+			t->ksyms = a;
+			t->cap_ksyms = n;
+		}
+		t->ksyms[t->nr_ksyms].addr = addr;
+		t->ksyms[t->nr_ksyms].size = sz;
+		t->ksyms[t->nr_ksyms].name = own_str(t, name);
+		if (!t->ksyms[t->nr_ksyms].name)
+			return -ENOMEM;
+		t->ksyms[t->nr_ksyms].mod = mod;
+		t->nr_ksyms++;
+	}
+	t->ksorted = 0;
+	return 0;
+}
+
+static struct pp_dso *dso_get(struct pp_symtab *t, const uint8_t *bid, size_t bsz, const char *path)
+{
+	for (size_t i = 0; i < t->nr_dsos; i++) {
+		struct pp_dso *d = &t->dsos[i];
+
+		if (bsz && d->build_id_size == bsz && !memcmp(d->build_id, bid, bsz))
+			return d;
+		if ((!bsz || !d->build_id_size) && path && d->path && !strcmp(d->path, path)) {
+			if (bsz && !d->build_id_size) {
+				memcpy(d->build_id, bid, bsz);
+				d->build_id_size = (uint8_t)bsz;
+			}
+			return d;
+		}
+	}
+	if (t->nr_dsos == t->cap_dsos) {
+		size_t n = t->cap_dsos ? t->cap_dsos * 2 : 64;
+		struct pp_dso *a = realloc(t->dsos, n * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		t->dsos = a;
+		t->cap_dsos = n;
+	}
+	struct pp_dso *d = &t->dsos[t->nr_dsos];
+
+	memset(d, 0, sizeof(*d));
+	d->build_id_size = (uint8_t)(bsz > 20 ? 20 : bsz);
+	memcpy(d->build_id, bid, d->build_id_size);
+	d->path = own_str(t, path ? path : "[unknown]");
+	if (!d->path)
+		return NULL;
+	d->short_name = strrchr(d->path, '/') ? strrchr(d->path, '/') + 1 : d->path;
+	t->nr_dsos++;
+	return d;
+}
+
+/**
+ * pp_symtab__add_usyms() - add a USYMS item (one DSO's function symbols).
+ * @t: tables; @body, @size: item body.
+ * Return: 0 or -errno.
+ */
+int pp_symtab__add_usyms(struct pp_symtab *t, const uint8_t *body, size_t size)
+{
+	struct pp_cur c;
+	const uint8_t *bid;
+	const char *path;
+	uint8_t bsz, pad;
+	uint32_t nr;
+	struct pp_dso *d;
+
+	pp_cur__init(&c, body, size);
+	if (pp_cur__u8(&c, &bsz) || pp_cur__u8(&c, &pad) || pp_cur__u8(&c, &pad) ||
+	    pp_cur__u8(&c, &pad) || pp_cur__bytes(&c, &bid, 20) || pp_cur__u32(&c, &nr) ||
+	    pp_cur__str(&c, &path) || pp_cur__align(&c, 8))
+		return -EINVAL;
+	d = dso_get(t, bid, bsz > 20 ? 20 : bsz, path);
+	if (!d)
+		return -ENOMEM;
+	if (nr > size / 13)
+		return -EINVAL;
+	struct pp_sym *a = realloc(d->syms, (d->nr_syms + nr) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	d->syms = a;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t start;
+		uint32_t sz;
+		const char *name;
+
+		if (pp_cur__u64(&c, &start) || pp_cur__u32(&c, &sz) || pp_cur__str(&c, &name))
+			return -EINVAL;
+		d->syms[d->nr_syms].addr = start;
+		d->syms[d->nr_syms].size = sz;
+		d->syms[d->nr_syms].name = own_str(t, name);
+		d->syms[d->nr_syms].mod = NULL;
+		if (!d->syms[d->nr_syms].name)
+			return -ENOMEM;
+		d->nr_syms++;
+	}
+	d->sorted = 0;
+	d->source = 1;
+	return 0;
+}
+
+static int map_cmp(const struct pp_map *m, uint32_t pid, uint64_t start)
+{
+	if (m->pid != pid)
+		return m->pid < pid ? -1 : 1;
+	if (m->start != start)
+		return m->start < start ? -1 : 1;
+	return 0;
+}
+
+/* Index of the first map not below (pid, start). */
+static size_t map_lower(const struct pp_symtab *t, uint32_t pid, uint64_t start)
+{
+	size_t lo = 0, hi = t->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (map_cmp(&t->maps[mid], pid, start) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int map_insert(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_t end,
+		      uint64_t pgoff, int dso)
+{
+	size_t i;
+
+	/* Drop the maps of this process that the new one overlaps. */
+	i = map_lower(t, pid, 0);
+	while (i < t->nr_maps && t->maps[i].pid == pid) {
+		if (t->maps[i].start < end && t->maps[i].end > start) {
+			memmove(&t->maps[i], &t->maps[i + 1], (t->nr_maps - i - 1) * sizeof(t->maps[0]));
+			t->nr_maps--;
+			continue;
+		}
+		i++;
+	}
+	if (t->nr_maps == t->cap_maps) {
+		size_t n = t->cap_maps ? t->cap_maps * 2 : 1024;
+		struct pp_map *a = realloc(t->maps, n * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		t->maps = a;
+		t->cap_maps = n;
+	}
+	i = map_lower(t, pid, start);
+	memmove(&t->maps[i + 1], &t->maps[i], (t->nr_maps - i) * sizeof(t->maps[0]));
+	t->maps[i] = (struct pp_map){ .pid = pid, .start = start, .end = end, .pgoff = pgoff, .dso = dso };
+	t->nr_maps++;
+	return 0;
+}
+
+/**
+ * pp_symtab__add_mmap() - a mapping of a file in a process.
+ * @t: tables; @pid: process; @start, @len, @pgoff: the mapping;
+ * @build_id, @build_id_size: the file's build-id (size 0 if unknown);
+ * @filename: the file.
+ * Return: 0 or -errno.
+ */
+int pp_symtab__add_mmap(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, const uint8_t *build_id, size_t build_id_size,
+			const char *filename)
+{
+	struct pp_dso *d;
+
+	if (!len || start + len < start)
+		return -EINVAL;
+	d = dso_get(t, build_id, build_id_size, filename);
+	if (!d)
+		return -ENOMEM;
+	return map_insert(t, pid, start, start + len, pgoff, (int)(d - t->dsos));
+}
+
+/**
+ * pp_symtab__fork() - a new process inherits its parent's maps.
+ * @t: tables; @ppid: parent; @pid: child.
+ */
+void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid)
+{
+	size_t i = map_lower(t, ppid, 0);
+
+	if (ppid == pid)
+		return;
+	while (i < t->nr_maps && t->maps[i].pid == ppid) {
+		struct pp_map m = t->maps[i];
+
+		if (map_insert(t, pid, m.start, m.end, m.pgoff, m.dso))
+			return;
+		/* an insert before us shifts the parent's maps */
+		i = map_lower(t, ppid, m.start) + 1;
+	}
+}
+
+static const struct pp_sym *sym_find(struct pp_sym *syms, size_t nr, uint64_t addr)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct pp_sym *s = &syms[lo - 1];
+
+	if (s->size && addr >= s->addr + s->size)
+		return NULL;
+	return s;
+}
+
+/* Read ELF symbols, segments and the build-id of @path into @d. Return 0 or -errno. */
+static int elf_load(struct pp_symtab *t, struct pp_dso *d, const char *path, int check_bid)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t phnum;
+	int ret = -ENOENT, bid_ok = !check_bid || !d->build_id_size;
+	struct pp_sym *syms = NULL;
+	size_t nr = 0, cap = 0;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || !gelf_getehdr(e, &eh))
+		goto out;
+	d->nr_segs = 0;
+	if (!elf_getphdrnum(e, &phnum)) {
+		for (size_t i = 0; i < phnum && d->nr_segs < 8; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
+				d->segs[d->nr_segs].off = ph.p_offset;
+				d->segs[d->nr_segs].vaddr = ph.p_vaddr;
+				d->segs[d->nr_segs].len = ph.p_filesz;
+				d->nr_segs++;
+			}
+		}
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_NOTE && !bid_ok) {
+			size_t off = 0, noff, doff;
+			GElf_Nhdr nh;
+
+			data = elf_getdata(scn, NULL);
+			while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz >= d->build_id_size &&
+				    !memcmp((uint8_t *)data->d_buf + doff, d->build_id, d->build_id_size))
+					bid_ok = 1;
+			}
+			continue;
+		}
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value)
+				continue;
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (nr == cap) {
+				size_t n = cap ? cap * 2 : 1024;
+				struct pp_sym *a = realloc(syms, n * sizeof(*a));
+
+				if (!a)
+					goto out;
+				syms = a;
+				cap = n;
+			}
+			syms[nr].addr = sym.st_value;
+			syms[nr].size = sym.st_size;
+			syms[nr].name = own_str(t, name);
+			syms[nr].mod = NULL;
+			if (!syms[nr].name)
+				goto out;
+			nr++;
+		}
+	}
+	if (!bid_ok || !nr) {
+		ret = -ENOENT;
+		goto out;
+	}
+	free(d->syms);
+	d->syms = syms;
+	d->nr_syms = nr;
+	d->sorted = 0;
+	syms = NULL;
+	ret = 0;
+out:
+	free(syms);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
+static void dso_load(struct pp_symtab *t, struct pp_dso *d)
+{
+	char path[512];
+	int n;
+
+	if (d->source)
+		return;
+	d->source = -1;
+	if (d->build_id_size >= 2) {
+		n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", d->build_id[0]);
+		for (int i = 1; i < d->build_id_size && n < (int)sizeof(path) - 8; i++)
+			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", d->build_id[i]);
+		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+		if (!elf_load(t, d, path, 0)) {
+			d->source = 2;
+			return;
+		}
+	}
+	if (d->path && d->path[0] == '/' && !elf_load(t, d, d->path, 1))
+		d->source = 3;
+}
+
+static void ensure_sorted(struct pp_sym *syms, size_t nr, int *sorted)
+{
+	if (!*sorted) {
+		qsort(syms, nr, sizeof(*syms), cmp_sym);
+		*sorted = 1;
+	}
+}
+
+/**
+ * pp_symtab__lookup() - symbolize an address.
+ * @t: tables; @pid: process; @addr: address; @kernel: a kernel address;
+ * @buf, @len: receives the function name, or "dso+0xoff", or "0xaddr";
+ * @dso: receives the DSO name (may be NULL).
+ * Return: 1 if a symbol was found, else 0.
+ */
+int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel, char *buf,
+		      size_t len, const char **dso)
+{
+	const struct pp_sym *s;
+
+	if (kernel) {
+		ensure_sorted(t->ksyms, t->nr_ksyms, &t->ksorted);
+		s = sym_find(t->ksyms, t->nr_ksyms, addr);
+		if (dso)
+			*dso = s && s->mod && s->mod[0] ? s->mod : "[kernel.kallsyms]";
+		if (s) {
+			snprintf(buf, len, "%s", s->name);
+			return 1;
+		}
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+		return 0;
+	}
+	size_t i = map_lower(t, pid, addr + 1);
+
+	if (i && t->maps[i - 1].pid == pid && t->maps[i - 1].start <= addr && addr < t->maps[i - 1].end) {
+		const struct pp_map *m = &t->maps[i - 1];
+		struct pp_dso *d = &t->dsos[m->dso];
+		uint64_t off = addr - m->start + m->pgoff, vaddr = off;
+
+		dso_load(t, d);
+		if (dso)
+			*dso = d->short_name;
+		for (int k = 0; k < d->nr_segs; k++) {
+			if (off >= d->segs[k].off && off < d->segs[k].off + d->segs[k].len) {
+				vaddr = off - d->segs[k].off + d->segs[k].vaddr;
+				break;
+			}
+		}
+		ensure_sorted(d->syms, d->nr_syms, &d->sorted);
+		s = sym_find(d->syms, d->nr_syms, vaddr);
+		if (!s && !d->nr_segs)	/* a non-PIE executable: symbols are absolute */
+			s = sym_find(d->syms, d->nr_syms, addr);
+		if (s) {
+			snprintf(buf, len, "%s", s->name);
+			return 1;
+		}
+		snprintf(buf, len, "%s+0x%llx", d->short_name, (unsigned long long)off);
+		return 0;
+	}
+	if (dso)
+		*dso = "[unknown]";
+	snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	return 0;
+}
+
+/**
+ * pp_symtab__coverage() - counts for `pp-analyze info`.
+ * @t: tables; @ksyms: kernel symbols; @dsos: DSOs known; @dsos_syms: DSOs
+ * with embedded symbols; @maps: mappings.
+ */
+void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,
+			 uint64_t *maps)
+{
+	*ksyms = t->nr_ksyms;
+	*dsos = t->nr_dsos;
+	*dsos_syms = 0;
+	for (size_t i = 0; i < t->nr_dsos; i++)
+		*dsos_syms += t->dsos[i].source == 1;
+	*maps = t->nr_maps;
+}

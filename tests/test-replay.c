@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Replay core tests on traces written with pp_writer: cross-CPU merge order,
+ * out-of-order counting, tracepoint decoding from the embedded format, comm
+ * and lost windows, and damaged files (truncated, bit-flipped) that must give
+ * the intact part plus a warning, never a crash.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/perf_event.h>
+#include "pp/analyzer.h"
+#include "pp/format.h"
+#include "pp/io.h"
+#include "pp/meta.h"
+#include "pp/replay.h"
+#include "pp/writer.h"
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char wakeup_fmt[] =
+	"name: sched_wakeup\nID: 300\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, "
+	"REC->target_cpu\n";
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+		     PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+#define EV_ID 1000
+
+/* A SAMPLE of sched_wakeup: id, pid/tid, time, cpu, raw. */
+static size_t put_sample(uint8_t *p, uint32_t cpu, uint64_t ts, uint32_t pid, int prio)
+{
+	uint8_t raw[36];
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL };
+	uint64_t id = EV_ID;
+	uint32_t u32[2] = { pid, pid }, raw_size = sizeof(raw);
+	uint32_t cpu_res[2] = { cpu, 0 };
+	size_t off = 8;
+
+	memset(raw, 0, sizeof(raw));
+	raw[0] = 300 & 0xff;
+	raw[1] = 300 >> 8;
+	memcpy(raw + 4, &pid, 4);
+	snprintf((char *)raw + 8, 16, "task%u", pid);
+	memcpy(raw + 24, &pid, 4);
+	memcpy(raw + 28, &prio, 4);
+	memcpy(raw + 32, &cpu, 4);
+	memcpy(p + off, &id, 8); off += 8;
+	memcpy(p + off, u32, 8); off += 8;
+	memcpy(p + off, &ts, 8); off += 8;
+	memcpy(p + off, cpu_res, 8); off += 8;
+	memcpy(p + off, &raw_size, 4); off += 4;
+	memcpy(p + off, raw, sizeof(raw)); off += sizeof(raw);
+	h.size = (uint16_t)off;
+	memcpy(p, &h, 8);
+	return off;
+}
+
+/* A PERF_RECORD_LOST with a sample_id trailer. */
+static size_t put_lost(uint8_t *p, uint32_t cpu, uint64_t ts, uint64_t n)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_LOST, .size = 56 };
+	uint64_t body[2] = { EV_ID, n };
+	uint32_t tid[2] = { 0, 0 }, cpu_res[2] = { cpu, 0 };
+	uint64_t id = EV_ID;
+
+	memcpy(p, &h, 8);
+	memcpy(p + 8, body, 16);
+	memcpy(p + 24, tid, 8);
+	memcpy(p + 32, &ts, 8);
+	memcpy(p + 40, cpu_res, 8);
+	memcpy(p + 48, &id, 8);
+	return 56;
+}
+
+static void append(struct pp_writer *w, uint16_t type, uint32_t stream, const void *p, size_t n,
+		   uint64_t first, uint64_t last, uint64_t nr)
+{
+	struct pp_chunk_desc d = { .type = type, .stream = stream, .first_ts = first,
+				   .last_ts = last, .nr_records = nr,
+				   .flags = type == PP_CHUNK_DATA ? PP_CHUNK_CRITICAL : 0 };
+
+	assert_int_equal(pp_writer__append_chunk(w, &d, p, n), 0);
+}
+
+/*
+ * Write a trace: metadata, then per CPU 3 DATA chunks of @per records; CPU c
+ * has times c + 2k (interleaved). With @swap, one record is out of order.
+ * Returns the path.
+ */
+static const char *make_trace(int per, int with_lost, int do_close)
+{
+	static char path[64];
+	struct pp_buf b;
+	struct pp_writer *w;
+	struct pp_io *io;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/pp-test-replay-%d.trace", getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	io = pp_io_file__new(fd, 1);
+	assert_non_null(io);
+	w = pp_writer__new(io, NULL);
+	assert_non_null(w);
+
+	pp_buf__init(&b);
+	pp_machine__put(&b, "hostname", "testhost");
+	pp_machine__put(&b, "release", "6.18.0");
+	pp_machine__put(&b, "nr_cpus", "2");
+	pp_machine__put(&b, "start_realtime_ns", "1700000000000000000");
+	pp_machine__put(&b, "start_monotonic_ns", "1000");
+	append(w, PP_CHUNK_MACHINE, PP_STREAM_META, b.data, b.len, 0, 0, 0);
+
+	pp_buf__reset(&b);
+	size_t it = pp_item__begin(&b, PP_FMT_HEADER_PAGE);
+	pp_buf__append_str(&b, "header_page");
+	pp_buf__append_str(&b, "header_page");
+	pp_buf__append_str(&b, header_page);
+	pp_item__end(&b, it);
+	it = pp_item__begin(&b, PP_FMT_EVENT);
+	pp_buf__append_str(&b, "sched");
+	pp_buf__append_str(&b, "sched_wakeup");
+	pp_buf__append_str(&b, wakeup_fmt);
+	pp_item__end(&b, it);
+	append(w, PP_CHUNK_FORMATS, PP_STREAM_META, b.data, b.len, 0, 0, 0);
+
+	pp_buf__reset(&b);
+	{
+		struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr),
+						.config = 300, .sample_type = SAMPLE_TYPE,
+						.sample_id_all = 1 };
+		uint32_t hdr[2] = { sizeof(attr), 2 };
+		uint64_t ids[2] = { EV_ID, EV_ID + 1 };
+
+		it = pp_item__begin(&b, 0);
+		pp_buf__append(&b, hdr, 8);
+		pp_buf__append(&b, &attr, sizeof(attr));
+		pp_buf__pad(&b, 8);
+		pp_buf__append(&b, ids, sizeof(ids));
+		pp_buf__append_str(&b, "sched:sched_wakeup");
+		pp_item__end(&b, it);
+	}
+	append(w, PP_CHUNK_ATTRS, PP_STREAM_META, b.data, b.len, 0, 0, 0);
+
+	pp_buf__reset(&b);
+	{
+		struct pp_task_item t = { .pid = 7, .tid = 7 };
+
+		snprintf(t.comm, sizeof(t.comm), "seven");
+		it = pp_item__begin(&b, 0);
+		pp_buf__append(&b, &t, sizeof(t));
+		pp_item__end(&b, it);
+	}
+	append(w, PP_CHUNK_TASKS, PP_STREAM_META, b.data, b.len, 0, 0, 0);
+
+	uint8_t *data = malloc((size_t)per * 96 + 64);
+
+	assert_non_null(data);
+	for (int chunk = 0; chunk < 3; chunk++) {
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			size_t len = 0;
+			uint64_t first = 0, last = 0;
+
+			for (int k = 0; k < per; k++) {
+				uint64_t ts = 1000000 + (uint64_t)(chunk * per + k) * 2000 + cpu * 1000;
+
+				if (!first)
+					first = ts;
+				last = ts;
+				len += put_sample(data + len, cpu, ts, 7 + cpu, chunk * per + k);
+			}
+			if (with_lost && cpu == 1 && chunk == 1)
+				len += put_lost(data + len, cpu, last, 5);
+			append(w, PP_CHUNK_DATA, cpu, data, len, first, last, (uint64_t)per);
+		}
+	}
+	free(data);
+	pp_buf__exit(&b);
+	if (do_close)
+		assert_int_equal(pp_writer__close(w), 0);
+	else
+		pp_writer__abort(w);
+	pp_io__free(io);
+	return path;
+}
+
+/* A counting analyzer that checks the time order. */
+struct counter {
+	uint64_t samples, lost, lost_windows, last_ts, order_errors, comm_ok;
+	int prio_next[2];
+};
+
+static struct counter g_cnt;
+
+static void cnt_sample(struct pp_session *s, const struct pp_event *e)
+{
+	uint64_t prio;
+
+	if (e->time < g_cnt.last_ts)
+		g_cnt.order_errors++;
+	g_cnt.last_ts = e->time;
+	g_cnt.samples++;
+	if (!strcmp(pp_session__comm(s, 7), "seven"))
+		g_cnt.comm_ok++;
+	if (!pp_event__num(e, pp_evsel__field(e->evsel, "prio"), &prio) && e->cpu < 2) {
+		if ((int)prio != g_cnt.prio_next[e->cpu])
+			g_cnt.order_errors++;
+		g_cnt.prio_next[e->cpu] = (int)prio + 1;
+	}
+}
+
+static void cnt_lost(struct pp_session *s, const struct pp_lost *l)
+{
+	g_cnt.lost += l->count;
+	g_cnt.lost_windows++;
+}
+
+static const struct pp_analyzer counter_analyzer = {
+	.name = "counter",
+	.opts = PP_OPT_EVENTS,
+	.sample = cnt_sample,
+	.lost = cnt_lost,
+};
+
+static int run_counter(const char *path)
+{
+	struct pp_opts o = { .output = "/dev/null" };
+	struct pp_session *s = pp_session__new(&counter_analyzer, &o);
+	int ret;
+
+	memset(&g_cnt, 0, sizeof(g_cnt));
+	assert_non_null(s);
+	ret = pp_session__open_file(s, path);
+	if (!ret)
+		ret = pp_session__run(s);
+	pp_session__free(s);
+	return ret;
+}
+
+static void test_merge_order(void **state)
+{
+	const char *path = make_trace(50, 1, 1);
+
+	assert_int_equal(run_counter(path), 0);
+	assert_int_equal(g_cnt.samples, 300);
+	assert_int_equal(g_cnt.order_errors, 0);
+	assert_int_equal(g_cnt.comm_ok, 300);
+	assert_int_equal(g_cnt.lost, 5);
+	assert_int_equal(g_cnt.lost_windows, 1);
+	unlink(path);
+}
+
+static void test_no_footer_scan(void **state)
+{
+	const char *path = make_trace(20, 0, 0);
+
+	assert_int_equal(run_counter(path), 0);
+	assert_int_equal(g_cnt.samples, 120);
+	assert_int_equal(g_cnt.order_errors, 0);
+	unlink(path);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void test_trace_output(void **state)
+{
+	const char *path = make_trace(2, 0, 1);
+	const struct pp_analyzer *a = pp_analyzer__find("trace");
+	char out[80];
+	struct pp_opts o;
+	char err[128];
+	char *argv[] = { "-e", NULL, NULL };
+	char ev[] = "sched:sched_wakeup";
+	struct pp_session *s;
+	size_t len;
+	char *text;
+
+	assert_non_null(a);
+	argv[1] = ev;
+	assert_int_equal(pp_opts__parse(a, 2, argv, &o, err, sizeof(err)), 0);
+	snprintf(out, sizeof(out), "/tmp/pp-test-replay-%d.out", getpid());
+	o.output = out;
+	s = pp_session__new(a, &o);
+	assert_non_null(s);
+	assert_int_equal(pp_session__open_file(s, path), 0);
+	assert_int_equal(pp_session__run(s), 0);
+	pp_session__free(s);
+	text = slurp(out, &len);
+	/* 12 events; the first from CPU 0 at 1000000 ns, pid 7, prio 0. */
+	assert_non_null(strstr(text, "seven       7/7 [  0] 0.001000: sched:sched_wakeup: "
+					"comm=task7 pid=7 prio=0 target_cpu=000\n"));
+	assert_non_null(strstr(text, "      8/8 [  1] 0.001001: sched:sched_wakeup: "
+					"comm=task8 pid=8 prio=0 target_cpu=001\n"));
+	{
+		int lines = 0;
+
+		for (size_t i = 0; i < len; i++)
+			lines += text[i] == '\n';
+		assert_int_equal(lines, 12);
+	}
+	free(text);
+	unlink(out);
+	unlink(path);
+}
+
+/* Damage: every truncation point and bit flips give no crash. */
+static void test_damaged(void **state)
+{
+	const char *path = make_trace(30, 1, 1);
+	size_t len;
+	char *orig = slurp(path, &len);
+	char dpath[80];
+
+	snprintf(dpath, sizeof(dpath), "%s.bad", path);
+	for (size_t cut = 0; cut < len; cut += len / 37 + 1) {
+		int fd = open(dpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, orig, cut), (ssize_t)cut);
+		close(fd);
+		run_counter(dpath);
+		assert_true(g_cnt.samples <= 180);
+		assert_int_equal(g_cnt.order_errors, 0);
+	}
+	srand(1);
+	for (int round = 0; round < 60; round++) {
+		char *copy = malloc(len);
+		int fd;
+
+		memcpy(copy, orig, len);
+		for (int k = 0; k < 3; k++) {
+			size_t at = (size_t)rand() % len;
+
+			copy[at] ^= (char)(1 << (rand() % 8));
+		}
+		fd = open(dpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		assert_int_equal(write(fd, copy, len), (ssize_t)len);
+		close(fd);
+		run_counter(dpath);
+		assert_true(g_cnt.samples <= 180);
+		free(copy);
+	}
+	/* A flip inside the last DATA chunk of an unindexed file loses that chunk only. */
+	free(orig);
+	path = make_trace(30, 1, 0);
+	orig = slurp(path, &len);
+	{
+		char *copy = malloc(len);
+		int fd;
+
+		memcpy(copy, orig, len);
+		copy[len - 100] ^= 0x40;
+		fd = open(dpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		assert_int_equal(write(fd, copy, len), (ssize_t)len);
+		close(fd);
+		run_counter(dpath);
+		assert_true(g_cnt.samples >= 120 && g_cnt.samples < 180);
+		free(copy);
+	}
+	free(orig);
+	unlink(dpath);
+	unlink(path);
+}
+
+static void test_options(void **state)
+{
+	const struct pp_analyzer *a = pp_analyzer__find("stat");
+	struct pp_opts o;
+	char err[128];
+	char e1[] = "sched:sched_switch/prev_pid>0/key=prev_pid/,sched:sched_wakeup";
+	char *argv[] = { "-e", e1, "-i", "100", "--perins", "x.trace" };
+	struct pp_evspec sp;
+
+	assert_int_equal(pp_opts__parse(a, 6, argv, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.nr_events, 2);
+	assert_string_equal(o.events[0], "sched:sched_switch/prev_pid>0/key=prev_pid/");
+	assert_string_equal(o.events[1], "sched:sched_wakeup");
+	assert_int_equal(o.interval_ns, 100000000ull);
+	assert_int_equal(o.perins, 1);
+	assert_string_equal(o.input, "x.trace");
+	assert_int_equal(pp_evspec__parse(o.events[0], &sp), 0);
+	assert_string_equal(sp.pattern, "sched:sched_switch");
+	assert_string_equal(sp.filter, "prev_pid>0");
+	assert_string_equal(sp.key, "prev_pid");
+	{
+		char *bad[] = { "-F", "99" };
+
+		assert_int_equal(pp_opts__parse(a, 2, bad, &o, err, sizeof(err)), -EINVAL);
+	}
+	{
+		struct pp_event_reqs r;
+		char *pargv[] = { "-F", "999" };
+
+		assert_int_equal(pp_analyzer__record_events("profile", 2, pargv, &r, err, sizeof(err)), 0);
+		assert_int_equal(r.nr, 1);
+		assert_string_equal(r.req[0].spec, "cpu-clock");
+		assert_int_equal(r.req[0].freq, 999);
+		assert_int_equal(r.req[0].callchain, 1);
+		assert_int_equal(pp_analyzer__record_events("nope", 0, NULL, &r, err, sizeof(err)), -ENOENT);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_merge_order),
+		cmocka_unit_test(test_no_footer_scan),
+		cmocka_unit_test(test_trace_output),
+		cmocka_unit_test(test_damaged),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
