@@ -677,7 +677,7 @@ struct rec {
 	int stop_writer;
 	int lost_pending;
 	int fatal;		/* -errno from the writer */
-	uint64_t data_raw, data_chunks;
+	uint64_t data_raw, data_stored, data_chunks;
 };
 
 static volatile sig_atomic_t got_stop, got_chld;
@@ -819,6 +819,7 @@ static void *writer_main(void *arg)
 			if (err)
 				r->fatal = err;
 			r->data_raw += it.len;
+			r->data_stored += out_len;
 			r->data_chunks++;
 			if (!err && r->scan_syms) {
 				pp_syms__scan(r->syms, it.buf, it.len, sample_type_of, r);
@@ -1395,10 +1396,10 @@ int main(int argc, char **argv)
 		if (!o.quiet) {
 			fmt_bytes(sz, sizeof(sz), (double)bytes);
 			fprintf(stderr, "pp-record: %.3f s, %llu events, %s written to %s "
-				"(%.1f bytes/event, compression %.2fx)\n", secs,
+				"(%.1f bytes/event, data compression %.2fx)\n", secs,
 				(unsigned long long)total, sz, o.output,
 				total ? (double)bytes / (double)total : 0.0,
-				bytes ? (double)r.data_raw / (double)bytes : 0.0);
+				r.data_stored ? (double)r.data_raw / (double)r.data_stored : 0.0);
 			for (i = 0; i < r.el->nr_evsels; i++) {
 				if (!strcmp(r.el->evsels[i].name, "sideband"))
 					continue;

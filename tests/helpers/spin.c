@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Test workload: burn CPU for SECONDS (default 1) alternating between two
+ * known functions, spin_alpha (2/3 of the time) and spin_beta (1/3), so a
+ * sampling profile must resolve to them. Built -O0 with frame pointers.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+volatile unsigned long pp_spin_sink;
+
+__attribute__((noinline)) void spin_alpha(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		pp_spin_sink += i * 3;
+}
+
+__attribute__((noinline)) void spin_beta(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		pp_spin_sink ^= i * 7;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1.0, end = now() + secs;
+
+	while (now() < end) {
+		spin_alpha(2000000);
+		spin_beta(1000000);
+	}
+	return 0;
+}
