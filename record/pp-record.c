@@ -648,6 +648,7 @@ struct stream {
 	/* recorder drops not yet reported (under q.lock) */
 	uint64_t drop_records, drop_bytes, drop_first, drop_last;
 	uint64_t dropped_total;
+	uint64_t unwritten;	/* records not written after a write error */
 };
 
 struct qitem {
@@ -853,6 +854,8 @@ static void stream_flush(struct rec *r, struct stream *s)
 		it->desc.nr_records = s->nr;
 		r->qlen++;
 		s->buf = r->pool[--r->nr_pool];
+	} else if (r->fatal) {
+		s->unwritten += s->nr;	/* the file cannot take more */
 	} else {
 		if (!s->drop_records)
 			s->drop_first = s->first_ts;
@@ -1371,8 +1374,8 @@ int main(int argc, char **argv)
 	if (!r.fatal)
 		write_syms(&r);
 	if (child > 0 && !child_done) {
-		if (got_stop)
-			kill(child, SIGTERM);
+		/* recording ended first (signal, -d, write error): end the workload too */
+		kill(child, SIGTERM);
 		waitpid(child, &child_status, 0);
 		child_done = 1;
 	}
@@ -1395,7 +1398,7 @@ int main(int argc, char **argv)
 			total += r.counts[i];
 		if (!o.quiet) {
 			fmt_bytes(sz, sizeof(sz), (double)bytes);
-			fprintf(stderr, "pp-record: %.3f s, %llu events, %s written to %s "
+			fprintf(stderr, "pp-record: %.3f s, %llu events recorded, %s written to %s "
 				"(%.1f bytes/event, data compression %.2fx)\n", secs,
 				(unsigned long long)total, sz, o.output,
 				total ? (double)bytes / (double)total : 0.0,
@@ -1409,6 +1412,9 @@ int main(int argc, char **argv)
 			for (i = 0; i < r.nr_streams; i++) {
 				struct stream *s = &r.streams[i];
 
+				if (s->unwritten)
+					fprintf(stderr, "  cpu%u: %llu records not written (write "
+						"error)\n", s->cpu, (unsigned long long)s->unwritten);
 				if (s->lost_kernel || s->lost_samples || s->dropped_total ||
 				    r.el->rings[i].corrupt)
 					fprintf(stderr, "  LOST cpu%u: %llu records (kernel ring full), "

@@ -1,15 +1,42 @@
 // SPDX-License-Identifier: MIT
-/* Test workload: make exactly N getppid() system calls (default 1000), then exit. */
+/*
+ * Test workload: make exactly N getppid() system calls (default 1000), each
+ * from the noinline function do_getppid() (a uprobe target), then exit with
+ * the optional second argument as status. Environment:
+ *   PP_PIDFILE=F  write our pid to F first
+ *   PP_LSEEK=M    also make M lseek(-1, i, SEEK_SET) calls, i = 0..M-1
+ *                 (failing calls whose offset field a kernel filter can test)
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
+__attribute__((noinline)) long do_getppid(void)
+{
+	return syscall(SYS_getppid);	/* never cached by libc */
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? strtol(argv[1], NULL, 10) : 1000, i;
+	const char *pidfile = getenv("PP_PIDFILE"), *ls = getenv("PP_LSEEK");
 
+	if (pidfile) {
+		FILE *f = fopen(pidfile, "w");
+
+		if (f) {
+			fprintf(f, "%d\n", (int)getpid());
+			fclose(f);
+		}
+	}
 	for (i = 0; i < n; i++)
-		syscall(SYS_getppid);	/* never cached by libc */
-	return argc > 2 ? atoi(argv[2]) : 0;	/* optional exit status */
+		do_getppid();
+	if (ls) {
+		long m = strtol(ls, NULL, 10);
+
+		for (i = 0; i < m; i++)
+			syscall(SYS_lseek, -1, i, SEEK_SET);
+	}
+	return argc > 2 ? atoi(argv[2]) : 0;
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Bad input gives one clear line and the right exit status, never a crash;
+# the output is never written through a symlink.
+. "$(dirname "$0")/../helpers/record-lib.sh"
+
+expect() {	# STATUS PATTERN ARGS...
+	local want=$1 pat=$2; shift 2
+	"$REC" "$@" > "$TMP/out" 2> "$TMP/err"
+	local rc=$?
+	[ $rc = "$want" ] || { cat "$TMP/err"; fail "pp-record $*: exit $rc, want $want"; }
+	grep -q -- "$pat" "$TMP/err" "$TMP/out" || { cat "$TMP/err"; fail "pp-record $*: no '$pat'"; }
+}
+cd "$TMP"
+expect 2 "unrecognized option" --bogus
+expect 2 "no events" -o x.trace
+expect 2 "unknown tracepoint 'nosuch:event'" -e nosuch:event -d 0.1
+expect 2 "unknown event 'nonsense'" -e nonsense
+expect 2 "power of two" -e sched:sched_switch -m 3
+expect 2 "bad duration" -e sched:sched_switch -d abc
+expect 2 "its fields: prev_comm, prev_pid" -e 'sched:sched_switch/no_such_field == 1/' -d 0.1
+expect 2 "filter section must end" -e 'sched:sched_switch/prev_pid==1'
+expect 2 "unknown attribute" -e 'sched:sched_switch//bogus/'
+expect 2 "no such function symbol" -e "uprobe:no_such_fn@$HELP/getppid-n" -- true
+expect 2 "no such process" -e sched:sched_switch -p 999999999
+expect 2 "no CPU 4096" -e sched:sched_switch -C 4096
+expect 0 "fields: prev_comm" -e 'sched:sched_switch help'
+expect 0 "Usage: pp-record" --help
+if [ ! -e /sys/bus/event_source/devices/kprobe ]; then
+	expect 1 "kprobes are not supported by this kernel" -e kprobe:do_sys_openat2 -d 0.1
+fi
+expect 127 "cannot run 'no-such-command-pp'" -q -e sched:sched_switch -- no-such-command-pp
+expect 1 "No such file or directory" -q -e sched:sched_switch -o "$TMP/nodir/x.trace" -d 0.1
+
+# --help lists every long option the parser knows
+for o in event freq call-graph exclude-user exclude-kernel all-cpus cpu pid tid cgroups output \
+	 duration mmap-pages chunk-size queue codec kallsyms no-sideband quiet help version; do
+	"$REC" --help | grep -q -- "--$o" || fail "--help does not list --$o"
+done
+
+# symlink: FILE -> victim; the victim must stay untouched, FILE becomes ours, FILE.old the link
+echo precious > "$TMP/victim"
+ln -s "$TMP/victim" "$TMP/link.trace"
+"$REC" -q -e sched:sched_switch -o "$TMP/link.trace" -d 0.2 || fail "record over a symlink"
+[ "$(cat "$TMP/victim")" = precious ] || fail "wrote through the symlink"
+[ -L "$TMP/link.trace.old" ] || fail "the old symlink was not kept as .old"
+[ -f "$TMP/link.trace" ] && [ ! -L "$TMP/link.trace" ] || fail "output is not a regular file"
+[ "$(stat -c %a "$TMP/link.trace")" = 600 ] || fail "output mode is not 0600"
+echo "ok"

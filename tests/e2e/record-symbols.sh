@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# -F -g samples of a helper spinning in spin_alpha/spin_beta resolve to those
+# names from the symbols embedded in the file, after the binary is deleted.
+. "$(dirname "$0")/../helpers/record-lib.sh"
+
+cp "$HELP/spin" "$TMP/spin-copy"
+$REC -F 997 -g -o "$TMP/s.trace" -- "$TMP/spin-copy" 1.5 2> "$TMP/err" || { cat "$TMP/err"; fail "record"; }
+cat "$TMP/err"
+grep -q "sampling" "$TMP/err" || fail "does not say which event samples"
+rm -f "$TMP/spin-copy"
+$CHECK "$TMP/s.trace" --syms -1 > "$TMP/s.out" || fail "checker"
+cat "$TMP/s.out"
+a=$(awk '$1 == "usym" && $2 == "spin_alpha" { print $3 }' "$TMP/s.out")
+b=$(awk '$1 == "usym" && $2 == "spin_beta" { print $3 }' "$TMP/s.out")
+m=$(awk '$1 == "usym" && $2 == "chain:main" { print $3 }' "$TMP/s.out")
+[ "${a:-0}" -gt 100 ] && [ "${b:-0}" -gt 30 ] || fail "samples do not resolve to spin_alpha/spin_beta"
+[ "${a:-0}" -gt "${b:-0}" ] || fail "spin_alpha should get more samples than spin_beta"
+[ "${m:-0}" -gt 100 ] || fail "callchains do not reach main"
+[ "$(value chunks_ksyms "$TMP/s.out")" -ge 1 ] || fail "no KSYMS"
+echo "ok"
