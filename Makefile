@@ -134,8 +134,13 @@ deps:
 run: deps all
 	$(Q)scripts/run-demo.sh $(O)
 
-bench: all
+bench: all $(O)/bench/format-bench
 	$(Q)tests/bench/bench.sh $(O)
+
+$(O)/bench/format-bench: tests/bench/format-bench.c $(FORMAT_LIB)
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(FORMAT_LIB) $(LDLIBS_FORMAT)
 
 clean:
 	$(call msg,CLEAN,$(O))
