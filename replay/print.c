@@ -120,7 +120,8 @@ static size_t parse_conv(const char *p, struct step *st, int *needs_fmt)
 /* Integer cast by type name: size in bytes and signedness; Return -1 if unknown. */
 static int cast_of(const char *t, int *is_signed)
 {
-	int u = !strncmp(t, "unsigned ", 9) || t[0] == 'u' || !strcmp(t, "size_t");
+	int u = !strncmp(t, "unsigned ", 9) || t[0] == 'u' || !strcmp(t, "size_t") ||
+		!strcmp(t, "bool") || !strcmp(t, "_Bool");
 
 	*is_signed = !u;
 	if (strchr(t, '*'))
@@ -271,7 +272,7 @@ static int64_t eval_num(struct ctx *c, const struct tep_print_arg *a)
 	}
 	case TEP_PRINT_OP: {
 		const char *op = a->op.op;
-		int64_t l, r;
+		uint64_t l, r;
 
 		if (op[0] == '?')
 			return eval_num(c, a->op.left) ? eval_num(c, a->op.right->op.left) :
@@ -280,26 +281,27 @@ static int64_t eval_num(struct ctx *c, const struct tep_print_arg *a)
 			return !eval_num(c, a->op.right);
 		if (op[0] == '~')
 			return ~eval_num(c, a->op.right);
-		l = eval_num(c, a->op.left);
-		r = eval_num(c, a->op.right);
+		/* libtraceevent evaluates in unsigned long long: do the same */
+		l = (uint64_t)eval_num(c, a->op.left);
+		r = (uint64_t)eval_num(c, a->op.right);
 		switch (op[0]) {
-		case '+': return (int64_t)((uint64_t)l + (uint64_t)r);
-		case '-': return (int64_t)((uint64_t)l - (uint64_t)r);
-		case '*': return (int64_t)((uint64_t)l * (uint64_t)r);
-		case '/': if (!r) { c->bad = 1; return 0; } return l / r;
-		case '%': if (!r) { c->bad = 1; return 0; } return l % r;
-		case '^': return l ^ r;
-		case '&': return op[1] == '&' ? (l && r) : (l & r);
-		case '|': return op[1] == '|' ? (l || r) : (l | r);
+		case '+': return (int64_t)(l + r);
+		case '-': return (int64_t)(l - r);
+		case '*': return (int64_t)(l * r);
+		case '/': if (!r) { c->bad = 1; return 0; } return (int64_t)(l / r);
+		case '%': if (!r) { c->bad = 1; return 0; } return (int64_t)(l % r);
+		case '^': return (int64_t)(l ^ r);
+		case '&': return op[1] == '&' ? (l && r) : (int64_t)(l & r);
+		case '|': return op[1] == '|' ? (l || r) : (int64_t)(l | r);
 		case '=': return l == r;
 		case '!': return l != r;
 		case '<':
 			if (op[1] == '<')
-				return r < 0 || r > 63 ? 0 : (int64_t)((uint64_t)l << r);
+				return (int64_t)(l << (r & 63));	/* as x86 shifts */
 			return op[1] == '=' ? l <= r : l < r;
 		case '>':
 			if (op[1] == '>')
-				return r < 0 || r > 63 ? 0 : l >> r;
+				return (int64_t)(l >> (r & 63));
 			return op[1] == '=' ? l >= r : l > r;
 		}
 		c->bad = 1;

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Print plans against libtraceevent: for every event format of the running
+ * kernel that pp_print_plan__compile() claims, random records must print
+ * exactly what tep_print_event prints. Skips when tracefs is unavailable.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+#include "pp/replay.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n = 0, cap = 65536;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap);
+	if (buf)
+		n = fread(buf, 1, cap - 1, f);
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+/* Fill a record: random bytes, printable char arrays, valid __data_loc strings. */
+static uint32_t fill(struct tep_event *ev, uint8_t *d, size_t cap)
+{
+	struct tep_format_field *f;
+	uint32_t end = 0, dyn;
+
+	for (size_t i = 0; i < cap; i++)
+		d[i] = (uint8_t)(rand() & (rand() & 1 ? 0xff : 0x7));
+	for (f = ev->format.fields; f; f = f->next)
+		if ((uint32_t)(f->offset + f->size) > end)
+			end = (uint32_t)(f->offset + f->size);
+	for (f = ev->format.common_fields; f; f = f->next)
+		if ((uint32_t)(f->offset + f->size) > end)
+			end = (uint32_t)(f->offset + f->size);
+	dyn = end;
+	for (f = ev->format.fields; f; f = f->next) {
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint32_t len = (uint32_t)(rand() % 12) + 1, off = dyn, loc;
+
+			if (dyn + len + 1 > cap)
+				continue;
+			for (uint32_t k = 0; k < len - 1; k++)
+				d[dyn + k] = (uint8_t)('a' + rand() % 26);
+			d[dyn + len - 1] = 0;
+			if (f->flags & TEP_FIELD_IS_RELATIVE)
+				off -= (uint32_t)f->offset + 4;
+			loc = off | len << 16;
+			memcpy(d + f->offset, &loc, 4);
+			dyn += len;
+		} else if (f->flags & TEP_FIELD_IS_STRING) {
+			for (int k = 0; k < f->size; k++)
+				d[f->offset + k] = (uint8_t)('a' + rand() % 26);
+			d[f->offset + f->size - 1 - rand() % f->size] = 0;
+		}
+	}
+	return dyn;
+}
+
+static void test_plan_matches_tep(void **state)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *hp, path[1024];
+	DIR *sys;
+	struct dirent *s;
+	int claimed = 0, total = 0, mismatches = 0;
+	struct pp_out out;
+
+	if (access(TRACEFS "/events/header_page", R_OK))
+		mount("nodev", TRACEFS, "tracefs", 0, NULL);
+	hp = slurp(TRACEFS "/events/header_page");
+	if (!hp) {
+		tep_free(tep);
+		skip();
+	}
+	tep_set_long_size(tep, 8);
+	tep_parse_header_page(tep, hp, strlen(hp), 8);
+	free(hp);
+	sys = opendir(TRACEFS "/events");
+	assert_non_null(sys);
+	pp_out__init(&out, -1);
+	srand(42);
+	while ((s = readdir(sys))) {
+		DIR *evd;
+		struct dirent *e;
+
+		if (s->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), TRACEFS "/events/%s", s->d_name);
+		evd = opendir(path);
+		if (!evd)
+			continue;
+		while ((e = readdir(evd))) {
+			struct tep_event *ev = NULL;
+			struct pp_print_plan *plan;
+			char *fmt;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), TRACEFS "/events/%s/%s/format", s->d_name, e->d_name);
+			fmt = slurp(path);
+			if (!fmt)
+				continue;
+			if (tep_parse_event(tep, fmt, strlen(fmt), s->d_name)) {
+				free(fmt);
+				continue;
+			}
+			free(fmt);
+			ev = tep_find_event_by_name(tep, s->d_name, e->d_name);
+			if (!ev)
+				continue;
+			total++;
+			plan = pp_print_plan__compile(tep, ev);
+			if (!plan)
+				continue;
+			claimed++;
+			for (int round = 0; round < 50; round++) {
+				uint8_t d[1024];
+				uint32_t size = fill(ev, d, sizeof(d));
+				uint16_t id = (uint16_t)ev->id;
+
+				memcpy(d, &id, 2);	/* common_type */
+				struct tep_record r = { .data = d, .size = (int)size };
+				struct trace_seq seq;
+
+				out.len = 0;
+				if (pp_print_plan__run(plan, d, size, &out))
+					continue;
+				trace_seq_init(&seq);
+				tep_print_event(tep, &seq, &r, "%s", TEP_PRINT_INFO);
+				trace_seq_terminate(&seq);
+				if (out.len != seq.len || memcmp(out.buf, seq.buffer, out.len)) {
+					if (mismatches < 10)
+						fprintf(stderr, "%s:%s\n  tep:  %.*s\n  plan: %.*s\n", s->d_name,
+							e->d_name, (int)seq.len, seq.buffer, (int)out.len, out.buf);
+					mismatches++;
+					trace_seq_destroy(&seq);
+					break;
+				}
+				trace_seq_destroy(&seq);
+			}
+			pp_print_plan__free(plan);
+		}
+		closedir(evd);
+	}
+	closedir(sys);
+	out.len = 0;
+	pp_out__exit(&out);
+	fprintf(stderr, "plan claims %d of %d formats, %d mismatches\n", claimed, total, mismatches);
+	tep_free(tep);
+	assert_true(claimed > total / 2);
+	assert_int_equal(mismatches, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_matches_tep),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
