@@ -403,7 +403,7 @@ int pp_perf_evlist__open(struct pp_perf_evlist *el)
 
 			e->attr.watermark = 1;
 			e->attr.wakeup_watermark = el->watermark ? el->watermark :
-						   (uint32_t)(bytes / 2);
+						   (uint32_t)(bytes / 4);
 		}
 	}
 	el->epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -70,7 +70,7 @@ static const char usage_text[] =
 "  -o, --output FILE          output file (default pp.trace; an old FILE is kept\n"
 "                             as FILE.old)\n"
 "  -d, --duration TIME        stop after TIME (e.g. 10, 10s, 500ms)\n"
-"  -m, --mmap-pages PAGES     ring-buffer pages per CPU, a power of two (default 128)\n"
+"  -m, --mmap-pages PAGES     ring-buffer pages per CPU, a power of two (default 256)\n"
 "      --chunk-size BYTES     raw bytes per data chunk (default 256K; K/M suffix)\n"
 "      --queue N              chunks queued to the writer before dropping (default 32)\n"
 "      --codec CODEC          lz4 (default), zstd or none\n"
@@ -213,7 +213,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	int c, i;
 
 	o->output = "pp.trace";
-	o->mmap_pages = 128;
+	o->mmap_pages = 256;
 	o->chunk_size = 256 << 10;
 	o->queue = 32;
 	o->codec = PP_CODEC_LZ4;
