@@ -24,6 +24,8 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -635,6 +637,31 @@ static void parse_pids(const char *s, int threads_of, pid_t **v, int *n, pid_t *
 	free(copy);
 }
 
+/* A perf_event cgroup directory (v1 perf_event hierarchy or v2), or -1. */
+static int open_cgroup(const char *name)
+{
+	static const char *const roots[] = {
+		"/sys/fs/cgroup/perf_event", "/sys/fs/cgroup/unified", "/sys/fs/cgroup",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char p[PATH_MAX];
+		struct statfs sf;
+		int fd;
+
+		snprintf(p, sizeof(p), "%s/%s", roots[i], name);
+		fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!fstatfs(fd, &sf) && ((unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC ||
+					 (unsigned long)sf.f_type == CGROUP_SUPER_MAGIC))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
 /* ---- chunk buffers, queue, writer thread ---- */
 
 struct stream {
@@ -1153,13 +1180,11 @@ int main(int argc, char **argv)
 		char *copy = strdup(o.cgroups), *tok, *save = NULL;
 
 		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			char p[PATH_MAX];
-			int fd;
+			int fd = open_cgroup(tok[0] == '/' ? tok + 1 : tok);
 
-			snprintf(p, sizeof(p), "/sys/fs/cgroup/%s", tok[0] == '/' ? tok + 1 : tok);
-			fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0)
-				die_usage("no cgroup '%s' (%s: %s)", tok, p, strerror(errno));
+				die_usage("no perf_event cgroup '%s' below /sys/fs/cgroup/perf_event, "
+					  "/sys/fs/cgroup/unified or /sys/fs/cgroup", tok);
 			cg_fds = realloc(cg_fds, (size_t)(nr_cg + 1) * sizeof(int));
 			if (!cg_fds)
 				die("out of memory");
