@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp BPF: in-kernel sample filters attached to perf events, and in-kernel
+ * aggregation (off-CPU time, futex contention) flushed into the trace file
+ * as BPF_AGG items. The programs live in bpf/ (CO-RE, BTF of the running
+ * kernel); this is the user side, in libpp-record.
+ *
+ * Every function that needs the kernel returns -errno and fills a one-line
+ * message (err, errlen) that the tool prints as is: a host without BPF or
+ * BTF gets e.g. "BPF unavailable: the kernel has no BTF
+ * (/sys/kernel/btf/vmlinux missing)" and the rest of pp still works.
+ *
+ * The on-disk payload is specified in spec/pp-bpf.md.
+ */
+#ifndef PP_BPF_H
+#define PP_BPF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pp_buf;
+struct pp_syms;
+struct pp_item;
+
+/**
+ * pp_bpf__available() - whether this kernel can load pp's BPF programs.
+ * @err, @errlen: receives the reason when it cannot.
+ *
+ * Checks for kernel BTF and a working bpf(2). Return: 0 or -errno.
+ */
+int pp_bpf__available(char *err, size_t errlen);
+
+/**
+ * pp_bpf__set_verbose() - let libbpf's own messages through to stderr
+ * (off by default: load failures are summarised in the one-line error).
+ * @level: 0 quiet, 1 warnings, 2 debug (verifier logs).
+ */
+void pp_bpf__set_verbose(int level);
+
+/* ---- filters: a BPF program on each perf event fd drops samples ---- */
+
+/*
+ * struct pp_bpf_filter_opts - which checks are on; a field < 0 is off.
+ * Fill with pp_bpf_filter_opts__init() then pp_bpf_filter__parse_opt().
+ */
+struct pp_bpf_filter_opts {
+	int irqs_disabled;		/* keep samples taken with IRQs off (1) / on (0) */
+	int tif_need_resched;		/* keep samples whose task has NEED_RESCHED set (1) / clear (0) */
+	long nr_running_min;		/* keep when this CPU's run queue holds >= N tasks */
+	long nr_running_max;		/* keep when it holds <= N */
+	long exclude_pid;		/* drop samples of this process (tgid) */
+	int sched_policy;		/* keep tasks of this policy (SCHED_* number) */
+	int prio_min, prio_max;		/* keep tasks whose kernel prio is within (0-139) */
+};
+
+/* Long options for getopt_long(), in this order; see PP_BPF_FILTER_LONG_OPTIONS. */
+enum pp_bpf_filter_opt {
+	PP_BPF_OPT_IRQS_DISABLED,
+	PP_BPF_OPT_TIF_NEED_RESCHED,
+	PP_BPF_OPT_NR_RUNNING_MIN,
+	PP_BPF_OPT_NR_RUNNING_MAX,
+	PP_BPF_OPT_EXCLUDE_PID,
+	PP_BPF_OPT_SCHED_POLICY,
+	PP_BPF_OPT_PRIO,
+	PP_BPF_OPT_NR,
+};
+
+/*
+ * Entries to paste into a struct option table; getopt_long() then returns
+ * (@base + enum pp_bpf_filter_opt), to hand to pp_bpf_filter__parse_index().
+ */
+#define PP_BPF_FILTER_LONG_OPTIONS(base)						\
+	{ "irqs_disabled", optional_argument, NULL, (base) + PP_BPF_OPT_IRQS_DISABLED },	\
+	{ "tif_need_resched", optional_argument, NULL, (base) + PP_BPF_OPT_TIF_NEED_RESCHED }, \
+	{ "nr_running_min", required_argument, NULL, (base) + PP_BPF_OPT_NR_RUNNING_MIN },	\
+	{ "nr_running_max", required_argument, NULL, (base) + PP_BPF_OPT_NR_RUNNING_MAX },	\
+	{ "exclude_pid", required_argument, NULL, (base) + PP_BPF_OPT_EXCLUDE_PID },	\
+	{ "sched_policy", required_argument, NULL, (base) + PP_BPF_OPT_SCHED_POLICY },	\
+	{ "prio", required_argument, NULL, (base) + PP_BPF_OPT_PRIO }
+
+/* Usage lines for the filters, for a tool's --help. */
+#define PP_BPF_FILTER_USAGE								\
+	"BPF filters (attached to every event; a sample that fails one is dropped in the kernel):\n" \
+	"  --irqs_disabled[=0|1]    keep samples taken with interrupts disabled (1) or enabled (0);\n" \
+	"                           sampling events and probes only, not tracepoints\n"	\
+	"  --tif_need_resched[=0|1] keep samples whose task has TIF_NEED_RESCHED set (1) or clear (0)\n" \
+	"  --nr_running_min=N       keep samples while this CPU's run queue holds at least N tasks\n" \
+	"  --nr_running_max=N       keep samples while it holds at most N tasks\n"	\
+	"  --exclude_pid=PID        drop the samples of process PID\n"			\
+	"  --sched_policy=POLICY    keep tasks of POLICY: NORMAL, FIFO, RR, BATCH, IDLE, DEADLINE, EXT or a number\n" \
+	"  --prio=N[-M]             keep tasks whose kernel priority is N (or within N-M): 0-99 RT, 100-139 normal (120 = nice 0)\n"
+
+/** pp_bpf_filter_opts__init() - every check off. */
+void pp_bpf_filter_opts__init(struct pp_bpf_filter_opts *o);
+
+/** pp_bpf_filter_opts__active() - Return: 1 if any check is on. */
+int pp_bpf_filter_opts__active(const struct pp_bpf_filter_opts *o);
+
+/**
+ * pp_bpf_filter__parse_opt() - parse one filter option.
+ * @o: options to update.
+ * @name: option name without dashes ("nr_running_min"); "name=value" is
+ *        accepted too when @value is NULL.
+ * @value: its argument, or NULL (irqs_disabled, tif_need_resched mean 1).
+ * @err, @errlen: one-line message on failure.
+ *
+ * Return: 0, -ENOENT if @name is not a filter option, -EINVAL on a bad value.
+ */
+int pp_bpf_filter__parse_opt(struct pp_bpf_filter_opts *o, const char *name, const char *value,
+			     char *err, size_t errlen);
+
+/**
+ * pp_bpf_filter__parse_index() - as pp_bpf_filter__parse_opt() for the
+ * option number getopt_long() returned minus the table's base.
+ * @o, @idx (enum pp_bpf_filter_opt), @value (optarg), @err, @errlen.
+ * Return: 0, -ENOENT (bad index), -EINVAL.
+ */
+int pp_bpf_filter__parse_index(struct pp_bpf_filter_opts *o, int idx, const char *value,
+			       char *err, size_t errlen);
+
+/**
+ * pp_bpf_filter__describe() - the active checks as text for the MACHINE
+ * "filters" key and `pp-analyze info`: "bpf:nr_running_min=2,exclude_pid=42".
+ * @o, @buf, @len. Return: length written ("" when no check is on).
+ */
+size_t pp_bpf_filter__describe(const struct pp_bpf_filter_opts *o, char *buf, size_t len);
+
+struct pp_bpf_filter;
+
+/**
+ * pp_bpf_filter__new() - load the filter program once for @o.
+ * @o: the checks; @err, @errlen: message on failure.
+ * Return: the filter (free with pp_bpf_filter__free()), or NULL with errno.
+ */
+struct pp_bpf_filter *pp_bpf_filter__new(const struct pp_bpf_filter_opts *o, char *err,
+					 size_t errlen);
+
+/**
+ * pp_bpf_filter__attach() - PERF_EVENT_IOC_SET_BPF the filter on one fd.
+ * @f: filter; @perf_fd: an event fd (one per CPU, thread: call for each).
+ * @attr_type: the event's perf_event_attr.type: PERF_TYPE_TRACEPOINT takes
+ *             the tracepoint program, SOFTWARE/HARDWARE/BREAKPOINT the
+ *             perf_event one, a dynamic PMU type (uprobe, kprobe) the kprobe
+ *             one; other values try each.
+ * @err, @errlen: message on failure.
+ *
+ * Return: 0, -EOPNOTSUPP (e.g. --irqs_disabled on a tracepoint), or -errno.
+ */
+int pp_bpf_filter__attach(struct pp_bpf_filter *f, int perf_fd, uint32_t attr_type, char *err,
+			  size_t errlen);
+
+/**
+ * pp_bpf_filter__counts() - samples the programs kept and dropped so far,
+ * summed over CPUs. Return: 0 or -errno.
+ */
+int pp_bpf_filter__counts(struct pp_bpf_filter *f, uint64_t *kept, uint64_t *dropped);
+
+/** pp_bpf_filter__free() - detach-free (the fds keep nothing); accepts NULL. */
+void pp_bpf_filter__free(struct pp_bpf_filter *f);
+
+/* ---- in-kernel aggregation: payload of a BPF_AGG chunk ---- */
+
+/* Provisional chunk type until include/pp/format.h assigns one. */
+#ifndef PP_CHUNK_BPF_AGG
+#define PP_CHUNK_BPF_AGG	0x0012
+#endif
+
+/* Item kinds of a BPF_AGG payload. */
+enum pp_bpf_agg_kind {
+	PP_BPF_AGG_WINDOW = 1,		/* struct pp_bpf_agg_window: what follows covers */
+	PP_BPF_AGG_OFFCPU = 2,		/* struct pp_bpf_agg_stack + ips */
+	PP_BPF_AGG_LOCK   = 3,		/* struct pp_bpf_agg_stack + ips */
+};
+
+/* Source of a window. */
+enum pp_bpf_agg_source {
+	PP_BPF_SRC_OFFCPU = 1,
+	PP_BPF_SRC_LOCK   = 2,
+};
+
+/* Item body of kind PP_BPF_AGG_WINDOW: 32 bytes. */
+struct pp_bpf_agg_window {
+	uint32_t source;		/* enum pp_bpf_agg_source */
+	uint32_t nr_items;		/* stack items that follow for this window */
+	uint64_t start_ns;		/* CLOCK_MONOTONIC, like perf record times */
+	uint64_t end_ns;
+	uint64_t dropped;		/* events the kernel could not aggregate (maps full) */
+};
+_Static_assert(sizeof(struct pp_bpf_agg_window) == 32, "window item is 32 bytes");
+
+/*
+ * Item body of kinds PP_BPF_AGG_OFFCPU / _LOCK: 64 bytes, then
+ * u64 ips[nr_kernel + nr_user]: kernel frames innermost first, then user
+ * frames innermost first.
+ */
+struct pp_bpf_agg_stack {
+	uint32_t pid;			/* process (tgid) */
+	uint32_t tid;
+	uint64_t total_ns;		/* time blocked (off-CPU) or waiting (lock) */
+	uint64_t count;			/* blocking episodes / contended waits */
+	uint64_t max_ns;		/* longest one */
+	uint64_t addr;			/* lock: futex user address; offcpu: 0 */
+	uint32_t state;			/* offcpu: 'S', 'D' or 'R' (preempted); lock: 0 */
+	uint16_t nr_kernel;
+	uint16_t nr_user;
+	char comm[16];
+};
+_Static_assert(sizeof(struct pp_bpf_agg_stack) == 64, "stack item is 64 bytes");
+
+/* A decoded stack item (pointers lent from the payload). */
+struct pp_bpf_agg_entry {
+	uint16_t kind;
+	struct pp_bpf_agg_stack s;
+	const uint8_t *kernel_ips;	/* nr_kernel u64, possibly unaligned: read with memcpy */
+	const uint8_t *user_ips;
+};
+
+/**
+ * pp_bpf_agg__decode() - check and decode one BPF_AGG item.
+ * @item: from pp_item_iter__next() over a BPF_AGG payload.
+ * @e: receives a stack item (kinds OFFCPU, LOCK).
+ * @w: receives a window (kind WINDOW); may be NULL.
+ *
+ * Return: the kind, 0 for an unknown kind (skip it), -EINVAL if malformed.
+ */
+int pp_bpf_agg__decode(const struct pp_item *item, struct pp_bpf_agg_entry *e,
+		       struct pp_bpf_agg_window *w);
+
+/**
+ * pp_bpf_agg__ip() - the @i-th address of @ips.
+ */
+static inline uint64_t pp_bpf_agg__ip(const uint8_t *ips, unsigned int i)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, ips + 8 * (size_t)i, 8);
+	return v;
+}
+
+/**
+ * pp_bpf_agg__for_each_chunk() - call @fn for each BPF_AGG chunk of a trace.
+ * @path: trace file.
+ * @fn: gets the raw payload, its size and the chunk's time range; a
+ *      non-zero return stops the walk and is returned.
+ * @ctx: for @fn.
+ *
+ * Uses the index of a cleanly closed file, or walks the chunk headers of a
+ * killed recorder's file (stopping at the first damaged header).
+ * Return: 0, @fn's non-zero value, or -errno.
+ */
+int pp_bpf_agg__for_each_chunk(const char *path,
+			       int (*fn)(const uint8_t *payload, size_t len, uint64_t first_ts,
+					 uint64_t last_ts, void *ctx),
+			       void *ctx);
+
+/* ---- off-CPU time aggregated at sched_switch ---- */
+
+struct pp_bpf_offcpu_opts {
+	pid_t pid;			/* only this process (tgid); 0 = all */
+	uint64_t min_ns;		/* ignore blocks shorter than this */
+	int include_preempted;		/* count involuntary switches (state 'R') too */
+	int kernel_threads;		/* include kernel threads */
+	int no_kernel_stack;
+	int no_user_stack;
+};
+
+struct pp_bpf_offcpu;
+
+/**
+ * pp_bpf_offcpu__new() - load and attach the off-CPU program.
+ * @o: options (NULL: all user tasks, blocked states only).
+ * @err, @errlen: message on failure.
+ * Return: the collector, or NULL with errno set.
+ */
+struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, char *err,
+					 size_t errlen);
+
+/**
+ * pp_bpf_offcpu__drain() - move what the kernel aggregated since the last
+ * drain into BPF_AGG items.
+ * @oc: collector.
+ * @payload: receives one WINDOW item then OFFCPU items (appended).
+ * @first_ts, @last_ts: receive the window (chunk header times).
+ * @syms: when not NULL, the symbol collector learns the maps of processes
+ *        seen for the first time (TASKS/MMAPS items into @tasks and @mmaps)
+ *        and marks every stack address as hit, so the recorder's next
+ *        KSYMS/USYMS flush covers them.
+ * @tasks, @mmaps: for @syms, may be NULL when @syms is.
+ *
+ * Return: number of OFFCPU items, or -errno.
+ */
+int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint64_t *first_ts,
+			 uint64_t *last_ts, struct pp_syms *syms, struct pp_buf *tasks,
+			 struct pp_buf *mmaps);
+
+/** pp_bpf_offcpu__free() - detach and free; accepts NULL. */
+void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc);
+
+#endif /* PP_BPF_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to record/bpf*.c: what the filter and aggregation files share. */
+#ifndef PP_RECORD_BPF_INTERNAL_H
+#define PP_RECORD_BPF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pp_buf;
+struct pp_syms;
+
+/**
+ * pp_bpf_load_error() - turn a libbpf load/attach failure into one line.
+ * @what: "filter", "offcpu"...; @ret: -errno; @err, @errlen: destination.
+ * Return: @ret.
+ */
+int pp_bpf_load_error(const char *what, int ret, char *err, size_t errlen);
+
+/** pp_bpf_init_print() - install pp's libbpf print hook once. */
+void pp_bpf_init_print(void);
+
+/** pp_bpf_mono_ns() - CLOCK_MONOTONIC now, ns. */
+uint64_t pp_bpf_mono_ns(void);
+
+/* Processes whose maps the symbol collector already learnt. */
+struct pp_bpf_seen {
+	uint32_t *pids;
+	size_t nr, cap;
+};
+
+/**
+ * pp_bpf_seen_learn() - make @syms know the maps of @pid once
+ * (TASKS and MMAPS items into @tasks, @mmaps). Return: 0 or -ENOMEM.
+ */
+int pp_bpf_seen_learn(struct pp_bpf_seen *seen, struct pp_syms *syms, uint32_t pid,
+		      struct pp_buf *tasks, struct pp_buf *mmaps);
+
+/** pp_bpf_seen_free() - free the set. */
+void pp_bpf_seen_free(struct pp_bpf_seen *seen);
+
+/**
+ * pp_bpf_synth_sample() - append to @b a synthetic PERF_RECORD_SAMPLE
+ * (IDENTIFIER|TID|CALLCHAIN) carrying one aggregated stack, so that
+ * pp_bpf_scan_synth() can mark its addresses as hit in the symbol collector.
+ */
+void pp_bpf_synth_sample(struct pp_buf *b, uint32_t pid, uint32_t tid, const uint64_t *kips,
+			 unsigned int nr_kernel, const uint64_t *uips, unsigned int nr_user);
+
+/** pp_bpf_scan_synth() - feed the records of @b to pp_syms__scan(). */
+void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b);
+
+/**
+ * pp_bpf_put_stack() - append one OFFCPU/LOCK item to @payload.
+ */
+void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
+		      const uint64_t *kips, unsigned int nr_kernel, const uint64_t *uips,
+		      unsigned int nr_user);
+
+#endif /* PP_RECORD_BPF_INTERNAL_H */
