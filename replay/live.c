@@ -2,38 +2,1011 @@
 /*
  * The live source: the module's events opened on this host's per-CPU rings
  * (include/pp/perf.h), merged and dispatched like a file's records.
+ *
+ * Nothing here decodes on its own: the local tracefs formats (header_page,
+ * each event's format, printk_formats) are packed into a FORMATS payload and
+ * fed to the loader the file source uses, the machine description and the
+ * task table likewise, so an analyzer sees exactly what a replay shows it.
+ *
+ * Each round drains every ring into its stream's buffer (one copy, no
+ * allocation once the buffers have grown), then merges the records older
+ * than a watermark taken just before the drain, minus a small slack for
+ * records the kernel timestamped but had not yet published; the rest waits
+ * for the next round. On stop everything left is merged.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+#include <traceevent/event-parse.h>
+#include "pp/meta.h"
+#include "pp/perf.h"
 #include "replay-internal.h"
+
+#define LIVE_BASE_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+#define LIVE_SLACK_NS		2000000ull	/* publication delay allowed for */
+#define LIVE_POLL_MS		100
+#define LIVE_STREAM_MAX		(256u << 20)	/* per-stream buffer cap */
+
+struct live {
+	struct pp_perf_evlist *el;
+	struct pp_buf formats;
+	const char *tracefs;
+	pid_t child;
+	int go_fd, err_fd;
+	int follow;		/* events follow the workload (enable_on_exec) */
+	int need_syms;		/* some event samples ips or stacks */
+	uint64_t start;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- tracefs ---- */
+
+static int has_events(const char *dir)
+{
+	char p[256];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/events", dir);
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* The tracefs mount, mounting it at /sys/kernel/tracing if needed. */
+static const char *tracefs_dir(void)
+{
+	if (has_events("/sys/kernel/tracing"))
+		return "/sys/kernel/tracing";
+	if (has_events("/sys/kernel/debug/tracing"))
+		return "/sys/kernel/debug/tracing";
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0 &&
+	    has_events("/sys/kernel/tracing")) {
+		fprintf(stderr, "pp-analyze: mounted tracefs at /sys/kernel/tracing\n");
+		return "/sys/kernel/tracing";
+	}
+	return NULL;
+}
+
+/* Whole file into a malloc'ed NUL-terminated string (capped at 64 MiB). */
+static char *read_file(const char *path, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4097) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 16384;
+			nb = cap > (64u << 20) ? NULL : realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+static void put_format(struct pp_buf *b, uint16_t kind, const char *sys, const char *name,
+		       const char *text)
+{
+	size_t at = pp_item__begin(b, kind);
+
+	pp_buf__append_str(b, sys);
+	pp_buf__append_str(b, name);
+	pp_buf__append_str(b, text);
+	pp_item__end(b, at);
+}
+
+/* ---- events ---- */
+
+static const struct {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+	int sampling;		/* default to 99 Hz rather than every event */
+} named_events[] = {
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1 },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1 },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0 },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0 },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 0 },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0 },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0 },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0 },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0 },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1 },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1 },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 1 },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 1 },
+};
+
+static void attr_base(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_type = LIVE_BASE_SAMPLE_TYPE;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->disabled = 1;
+}
+
+static void attr_stack(struct perf_event_attr *a, int stack, int max_stack)
+{
+	if (!stack)
+		return;
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (max_stack > 0 && max_stack < 65536)
+		a->sample_max_stack = (uint16_t)max_stack;
+}
+
+static int add_event(struct live *lv, const struct perf_event_attr *a, const char *name,
+		     const char *filter)
+{
+	int ret = pp_perf_evlist__add(lv->el, a, name, filter && *filter ? filter : NULL);
+
+	if (ret < 0) {
+		fprintf(stderr, "pp-analyze: cannot add %s: %s\n", name, strerror(-ret));
+		return ret;
+	}
+	if (a->sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN))
+		lv->need_syms = 1;
+	return 0;
+}
+
+/* Open every tracepoint matching @sys:@name (fnmatch patterns). */
+static int add_tracepoints(struct live *lv, const struct pp_event_req *rq,
+			   const struct pp_evspec *sp, const char *sys, const char *name)
+{
+	char path[1024];
+	DIR *ds, *de;
+	struct dirent *d, *e;
+	int found = 0, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/events", lv->tracefs);
+	ds = opendir(path);
+	if (!ds) {
+		fprintf(stderr, "pp-analyze: cannot list %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (!ret && (d = readdir(ds))) {
+		if (d->d_name[0] == '.' || fnmatch(sys, d->d_name, 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", lv->tracefs, d->d_name);
+		de = opendir(path);
+		if (!de)
+			continue;
+		while (!ret && (e = readdir(de))) {
+			struct perf_event_attr a;
+			char full[600], *id, *fmt;
+
+			if (e->d_name[0] == '.' || fnmatch(name, e->d_name, 0))
+				continue;
+			snprintf(path, sizeof(path), "%s/events/%s/%s/id", lv->tracefs, d->d_name,
+				 e->d_name);
+			id = read_file(path, NULL);
+			if (!id)
+				continue;	/* "enable", "filter": not events */
+			snprintf(path, sizeof(path), "%s/events/%s/%s/format", lv->tracefs,
+				 d->d_name, e->d_name);
+			fmt = read_file(path, NULL);
+			attr_base(&a);
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = strtoull(id, NULL, 10);
+			a.sample_period = 1;
+			a.sample_type |= PERF_SAMPLE_RAW;
+			attr_stack(&a, rq->callchain || sp->stack, sp->max_stack);
+			snprintf(full, sizeof(full), "%s:%s", d->d_name, e->d_name);
+			ret = add_event(lv, &a, full, sp->filter);
+			if (fmt)
+				put_format(&lv->formats, PP_FMT_EVENT, d->d_name, e->d_name, fmt);
+			free(fmt);
+			free(id);
+			found++;
+		}
+		closedir(de);
+	}
+	closedir(ds);
+	if (!ret && !found) {
+		fprintf(stderr, "pp-analyze: unknown tracepoint '%s:%s' (no match in %s/events)\n",
+			sys, name, lv->tracefs);
+		return -ENOENT;
+	}
+	return ret;
+}
+
+static int add_req(struct live *lv, const struct pp_event_req *rq)
+{
+	struct pp_evspec sp;
+	struct perf_event_attr a;
+	char *colon;
+
+	if (pp_evspec__parse(rq->spec, &sp)) {
+		fprintf(stderr, "pp-analyze: bad event '%s'\n", rq->spec);
+		return -EINVAL;
+	}
+	colon = strchr(sp.pattern, ':');
+	if (colon && (!strncmp(sp.pattern, "uprobe:", 7) || !strncmp(sp.pattern, "uretprobe:", 10) ||
+		      !strncmp(sp.pattern, "kprobe:", 7) || !strncmp(sp.pattern, "kretprobe:", 10))) {
+		fprintf(stderr, "pp-analyze: --live does not open probes yet ('%s'): record it with "
+			"pp-record and replay the file\n", sp.pattern);
+		return -EOPNOTSUPP;
+	}
+	if (colon) {
+		if (!lv->tracefs)
+			lv->tracefs = tracefs_dir();
+		if (!lv->tracefs) {
+			fprintf(stderr, "pp-analyze: tracefs is not mounted and cannot be mounted at "
+				"/sys/kernel/tracing: %s\n", strerror(errno));
+			return -ENOENT;
+		}
+		*colon = '\0';
+		return add_tracepoints(lv, rq, &sp, sp.pattern, colon + 1);
+	}
+	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {
+		if (strcmp(named_events[i].name, sp.pattern))
+			continue;
+		attr_base(&a);
+		a.type = named_events[i].type;
+		a.config = named_events[i].config;
+		a.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+		if (rq->freq || named_events[i].sampling) {
+			a.freq = 1;
+			a.sample_freq = rq->freq ? rq->freq : 99;
+		} else {
+			a.sample_period = 1;
+		}
+		a.exclude_user = !!rq->exclude_user;
+		a.exclude_kernel = !!rq->exclude_kernel;
+		attr_stack(&a, rq->callchain || sp.stack, sp.max_stack);
+		return add_event(lv, &a, named_events[i].name, NULL);
+	}
+	fprintf(stderr, "pp-analyze: unknown event '%s' (tracepoints are sys:name; or cpu-clock, "
+		"page-faults, context-switches, ...)\n", sp.pattern);
+	return -ENOENT;
+}
+
+/* The module's events, as pp_analyzer__record_events() gives them to pp-record. */
+static int live_reqs(struct pp_session *s, struct pp_event_reqs *rq)
+{
+	const struct pp_opts *o = &s->opts;
+
+	memset(rq, 0, sizeof(*rq));
+	if (s->a.events) {
+		int ret = s->a.events(o, rq);
+
+		if (ret)
+			fprintf(stderr, "pp-analyze: %s: cannot build its events: %s\n", s->a.name,
+				strerror(-ret));
+		return ret;
+	}
+	if (!o->nr_events) {
+		fprintf(stderr, "pp-analyze: %s --live needs events: -e EVENT,...\n", s->a.name);
+		return -EINVAL;
+	}
+	for (int i = 0; i < o->nr_events && rq->nr < PP_MAX_EVENT_REQS; i++) {
+		struct pp_event_req *r = &rq->req[rq->nr++];
+
+		r->spec = o->events[i];
+		r->callchain = o->callchain;
+		r->exclude_user = o->exclude_user;
+		r->exclude_kernel = o->exclude_kernel;
+		r->freq = o->freq;
+	}
+	return 0;
+}
+
+/* ---- targets ---- */
+
+/* Append every thread of process @pid (or @pid alone when @all_threads is 0). */
+static int add_threads(pid_t **v, int *nr, pid_t pid, int all_threads)
+{
+	char path[64];
+	DIR *d = NULL;
+	struct dirent *e;
+	pid_t *n;
+
+	if (all_threads) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		d = opendir(path);
+		if (!d)
+			return -ESRCH;
+	}
+	for (;;) {
+		pid_t t = pid;
+
+		if (d) {
+			e = readdir(d);
+			if (!e)
+				break;
+			if (!isdigit((unsigned char)e->d_name[0]))
+				continue;
+			t = (pid_t)atoi(e->d_name);
+		}
+		n = realloc(*v, (size_t)(*nr + 1) * sizeof(**v));
+		if (!n) {
+			if (d)
+				closedir(d);
+			return -ENOMEM;
+		}
+		*v = n;
+		n[(*nr)++] = t;
+		if (!d)
+			break;
+	}
+	if (d)
+		closedir(d);
+	return 0;
+}
+
+static int parse_targets(const char *list, int procs, pid_t **v, int *nr)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+
+		if (end == p || pid <= 0 || (*end && *end != ',')) {
+			fprintf(stderr, "pp-analyze: bad %s list '%s'\n", procs ? "pid" : "tid", list);
+			return -EINVAL;
+		}
+		if (add_threads(v, nr, (pid_t)pid, procs)) {
+			fprintf(stderr, "pp-analyze: no such %s %ld\n", procs ? "process" : "thread", pid);
+			return -ESRCH;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static pid_t start_workload(char **argv, int *go_fd, int *err_fd)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -1;
+	if (pipe2(ep, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ep[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	*go_fd = go[1];
+	*err_fd = ep[0];
+	return pid;
+}
+
+/* ---- metadata through the file loaders ---- */
+
+static void load_machine(struct pp_session *s, struct live *lv)
+{
+	struct pp_buf b;
+	struct utsname u;
+	char v[64], cpus[1024] = "";
+	uint64_t r0, m0;
+
+	pp_buf__init(&b);
+	if (!uname(&u)) {
+		pp_machine__put(&b, "hostname", u.nodename);
+		pp_machine__put(&b, "sysname", u.sysname);
+		pp_machine__put(&b, "release", u.release);
+		pp_machine__put(&b, "version", u.version);
+		pp_machine__put(&b, "machine", u.machine);
+	}
+	snprintf(v, sizeof(v), "%ld", sysconf(_SC_NPROCESSORS_CONF));
+	pp_machine__put(&b, "nr_cpus", v);
+	for (int i = 0; i < lv->el->nr_cpus; i++) {
+		size_t l = strlen(cpus);
+
+		snprintf(cpus + l, sizeof(cpus) - l, "%s%d", i ? "," : "", lv->el->cpus[i]);
+	}
+	pp_machine__put(&b, "cpus", cpus);
+	snprintf(v, sizeof(v), "%ld", sysconf(_SC_PAGESIZE));
+	pp_machine__put(&b, "page_size", v);
+	pp_machine__put(&b, "cmdline", "(live)");
+	pp_machine__put(&b, "clock", "monotonic");
+	r0 = real_ns();
+	m0 = mono_ns();
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)r0);
+	pp_machine__put(&b, "start_realtime_ns", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)m0);
+	pp_machine__put(&b, "start_monotonic_ns", v);
+	if (!b.error)
+		pp_session__meta_chunk(s, PP_CHUNK_MACHINE, b.data, b.len, PP_STREAM_META);
+	pp_buf__exit(&b);
+}
+
+static void load_formats(struct pp_session *s, struct live *lv)
+{
+	char path[512], *t;
+
+	if (!lv->tracefs)
+		return;
+	/* header_page first, as in a file; then the events gathered by add_tracepoints(). */
+	{
+		struct pp_buf b;
+
+		pp_buf__init(&b);
+		snprintf(path, sizeof(path), "%s/events/header_page", lv->tracefs);
+		t = read_file(path, NULL);
+		if (t)
+			put_format(&b, PP_FMT_HEADER_PAGE, "", "header_page", t);
+		free(t);
+		pp_buf__append(&b, lv->formats.data, lv->formats.len);
+		snprintf(path, sizeof(path), "%s/printk_formats", lv->tracefs);
+		t = read_file(path, NULL);
+		if (t)
+			put_format(&b, PP_FMT_PRINTK, "", "printk_formats", t);
+		free(t);
+		if (!b.error)
+			pp_session__meta_chunk(s, PP_CHUNK_FORMATS, b.data, b.len, PP_STREAM_META);
+		pp_buf__exit(&b);
+	}
+}
+
+/* TASKS items for the threads of @pid (all processes when @pid is 0). */
+static void task_items(struct pp_buf *b, pid_t only)
+{
+	DIR *pd = opendir("/proc");
+	struct dirent *p;
+
+	while (pd && (p = readdir(pd))) {
+		char path[64];
+		DIR *td;
+		struct dirent *t;
+		pid_t pid;
+
+		if (!isdigit((unsigned char)p->d_name[0]))
+			continue;
+		pid = (pid_t)atoi(p->d_name);
+		if (only && pid != only)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		td = opendir(path);
+		while (td && (t = readdir(td))) {
+			struct pp_task_item it;
+			char cpath[320], comm[64];
+			size_t n;
+			int fd;
+			ssize_t r;
+			size_t at;
+
+			if (!isdigit((unsigned char)t->d_name[0]))
+				continue;
+			snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/comm", (int)pid, t->d_name);
+			fd = open(cpath, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			r = read(fd, comm, sizeof(comm) - 1);
+			close(fd);
+			if (r <= 0)
+				continue;
+			comm[r] = '\0';
+			n = strcspn(comm, "\n");
+			comm[n] = '\0';
+			memset(&it, 0, sizeof(it));
+			pp_put_le32((uint8_t *)&it.pid, (uint32_t)pid);
+			pp_put_le32((uint8_t *)&it.tid, (uint32_t)atoi(t->d_name));
+			memcpy(it.comm, comm, n < 16 ? n : 15);
+			at = pp_item__begin(b, 0);
+			pp_buf__append(b, &it, sizeof(it));
+			pp_item__end(b, at);
+		}
+		if (td)
+			closedir(td);
+	}
+	if (pd)
+		closedir(pd);
+}
+
+static void load_tasks(struct pp_session *s, const pid_t *procs, int nr)
+{
+	struct pp_buf b;
+
+	pp_buf__init(&b);
+	if (!nr)
+		task_items(&b, 0);
+	for (int i = 0; i < nr; i++)
+		task_items(&b, procs[i]);
+	if (!b.error)
+		pp_session__meta_chunk(s, PP_CHUNK_TASKS, b.data, b.len, PP_STREAM_META);
+	pp_buf__exit(&b);
+}
+
+/*
+ * Kernel symbols from /proc/kallsyms in KSYMS item form (sizes up to the next
+ * symbol), and the executable maps of the processes, for stacks.
+ */
+static void load_symbols(struct pp_session *s, const pid_t *procs, int nr)
+{
+	char *ks = read_file("/proc/kallsyms", NULL), *line, *save = NULL;
+	struct pp_buf b;
+	DIR *pd;
+	struct dirent *p;
+
+	pp_buf__init(&b);
+	if (ks) {
+		size_t nr_at;
+		uint32_t count = 0, zero = 0;
+		uint64_t prev_addr = 0;
+		size_t prev_size_at = 0;
+
+		pp_buf__append_str(&b, "");
+		pp_buf__pad(&b, 8);
+		nr_at = b.len;
+		pp_buf__append(&b, &count, 4);
+		pp_buf__append(&b, &zero, 4);
+		for (line = strtok_r(ks, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			unsigned long long addr;
+			char type, name[256];
+			uint32_t sz = 0;
+
+			if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr ||
+			    strchr(line, '['))
+				continue;	/* modules: their own items would be needed */
+			if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+				continue;
+			if (count && addr >= prev_addr && addr - prev_addr < (1u << 30) && !b.error) {
+				uint32_t psz = (uint32_t)(addr - prev_addr);
+
+				memcpy(b.data + prev_size_at, &psz, 4);
+			}
+			pp_buf__append(&b, &addr, 8);
+			prev_size_at = b.len;
+			pp_buf__append(&b, &sz, 4);
+			pp_buf__append(&b, &type, 1);
+			pp_buf__append_str(&b, name);
+			prev_addr = addr;
+			count++;
+		}
+		if (!b.error) {
+			memcpy(b.data + nr_at, &count, 4);
+			pp_symtab__add_ksyms(s->syms, b.data, b.len);
+		}
+		free(ks);
+	}
+	pp_buf__exit(&b);
+	pd = nr ? NULL : opendir("/proc");
+	for (int i = 0; pd || i < nr; i++) {
+		char path[64], *maps, *l, *sv = NULL;
+		pid_t pid;
+
+		if (pd) {
+			p = readdir(pd);
+			if (!p)
+				break;
+			if (!isdigit((unsigned char)p->d_name[0]))
+				continue;
+			pid = (pid_t)atoi(p->d_name);
+		} else {
+			pid = procs[i];
+		}
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		maps = read_file(path, NULL);
+		for (l = maps ? strtok_r(maps, "\n", &sv) : NULL; l; l = strtok_r(NULL, "\n", &sv)) {
+			unsigned long long start, end, off;
+			char perms[8];
+			int pos = 0;
+
+			if (sscanf(l, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+				   &pos) < 4 || !pos || perms[2] != 'x' || l[pos] != '/')
+				continue;
+			pp_symtab__add_mmap(s->syms, (uint32_t)pid, start, end - start, off, NULL, 0,
+					    l + pos);
+		}
+		free(maps);
+	}
+	if (pd)
+		closedir(pd);
+}
+
+/* ---- open ---- */
+
+static void live_free(struct live *lv)
+{
+	if (!lv)
+		return;
+	if (lv->child > 0) {
+		kill(lv->child, SIGTERM);
+		waitpid(lv->child, NULL, 0);
+	}
+	if (lv->go_fd >= 0)
+		close(lv->go_fd);
+	if (lv->err_fd >= 0)
+		close(lv->err_fd);
+	pp_perf_evlist__free(lv->el);
+	pp_buf__exit(&lv->formats);
+	free(lv);
+}
+
+static int open_error(struct live *lv, int err)
+{
+	const char *m = lv->el->err[0] ? lv->el->err : strerror(-err);
+
+	if (err == -EACCES || err == -EPERM)
+		fprintf(stderr, "pp-analyze: %s (run as root or lower kernel.perf_event_paranoid)\n", m);
+	else if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV)
+		fprintf(stderr, "pp-analyze: %s: the event is not supported here%s\n", m,
+			strstr(m, "cycles") || strstr(m, "instructions") ?
+			" (no hardware PMU? use cpu-clock)" : "");
+	else
+		fprintf(stderr, "pp-analyze: %s\n", m);
+	return err;
+}
 
 /**
  * pp_live__open() - open the module's events on the local rings.
  * @s: session.
- * Return: 0 or -errno.
+ *
+ * The events are the module's own (its ->events(), or each -e), on every
+ * online CPU or -C, for every thread or -p/-t, or following the workload
+ * given after `--`. Formats come from the local tracefs (mounted if needed)
+ * through the same loader as a file's FORMATS chunk.
+ * Return: 0 or -errno (a one-line message is printed).
  */
 int pp_live__open(struct pp_session *s)
 {
-	fprintf(stderr, "pp-analyze: --live is not available in this build yet\n");
-	return -EOPNOTSUPP;
+	const struct pp_opts *o = &s->opts;
+	struct pp_event_reqs rq;
+	struct live *lv;
+	struct perf_event_attr a;
+	int *cpus = NULL, nr_cpus = 0, nr_threads = 0, nr_procs = 0, ret;
+	pid_t *threads = NULL, *procs = NULL;
+
+	lv = calloc(1, sizeof(*lv));
+	if (!lv)
+		return -ENOMEM;
+	lv->go_fd = lv->err_fd = -1;
+	pp_buf__init(&lv->formats);
+	s->live = lv;
+	ret = live_reqs(s, &rq);
+	if (ret)
+		return ret;
+	if (o->cpus) {
+		nr_cpus = pp_perf_cpus__parse(o->cpus, &cpus);
+		if (nr_cpus <= 0) {
+			fprintf(stderr, "pp-analyze: bad CPU list '%s'\n", o->cpus);
+			return -EINVAL;
+		}
+	}
+	if (o->pids && (ret = parse_targets(o->pids, 1, &threads, &nr_threads)))
+		goto out;
+	if (o->pids && (ret = parse_targets(o->pids, 0, &procs, &nr_procs)))
+		goto out;
+	if (o->tids && (ret = parse_targets(o->tids, 0, &threads, &nr_threads)))
+		goto out;
+	if (o->workload) {
+		lv->child = start_workload(o->workload, &lv->go_fd, &lv->err_fd);
+		if (lv->child < 0) {
+			fprintf(stderr, "pp-analyze: cannot start %s: %s\n", o->workload[0],
+				strerror(errno));
+			ret = -errno;
+			goto out;
+		}
+		lv->follow = !o->cpus && !o->pids && !o->tids;
+		if (lv->follow && (ret = add_threads(&threads, &nr_threads, lv->child, 0)))
+			goto out;
+		if (lv->follow && (ret = add_threads(&procs, &nr_procs, lv->child, 0)))
+			goto out;
+	}
+	lv->el = pp_perf_evlist__new(cpus, nr_cpus, threads, nr_threads);
+	if (!lv->el) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	lv->el->mmap_pages = 256;
+	for (int i = 0; i < rq.nr; i++) {
+		ret = add_req(lv, &rq.req[i]);
+		if (ret)
+			goto out;
+	}
+	/* Side-band: comm, fork, exit and mmap records, as pp-record takes them. */
+	attr_base(&a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	ret = add_event(lv, &a, "sideband", NULL);
+	if (ret)
+		goto out;
+	for (int i = 0; i < lv->el->nr_evsels; i++) {
+		struct pp_perf_evsel *e = &lv->el->evsels[i];
+
+		e->attr.inherit = lv->follow || o->pids;
+		e->attr.enable_on_exec = lv->follow;
+	}
+	ret = pp_perf_evlist__open(lv->el);
+	if (ret) {
+		open_error(lv, ret);
+		goto out;
+	}
+	/* The events, formats, machine and tasks through the file's loaders. */
+	tep_set_long_size(s->tep, sizeof(long));
+	tep_set_file_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+			       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	load_machine(s, lv);
+	load_formats(s, lv);
+	for (int i = 0; i < lv->el->nr_evsels; i++) {
+		struct pp_perf_evsel *e = &lv->el->evsels[i];
+		uint64_t *ids = malloc(sizeof(*ids) * (size_t)(e->nr_ids ? e->nr_ids : 1));
+		size_t n = 0;
+
+		if (!ids) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (int k = 0; k < e->nr_ids; k++) {
+			if (e->fds[k] >= 0)
+				ids[n++] = e->ids[k];
+		}
+		ret = pp_session__add_evsel(s, &e->attr, sizeof(e->attr), e->name, ids, n);
+		free(ids);
+		if (ret) {
+			fprintf(stderr, "pp-analyze: too many events\n");
+			goto out;
+		}
+	}
+	pp_session__link_formats(s);
+	if (!lv->follow)
+		load_tasks(s, procs, nr_procs);
+	if (lv->need_syms)
+		load_symbols(s, procs, lv->follow ? 0 : nr_procs);
+	/* One stream per ring. */
+	s->streams = calloc((size_t)lv->el->nr_cpus, sizeof(*s->streams));
+	if (!s->streams) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < lv->el->nr_cpus; i++) {
+		s->streams[i].id = (uint32_t)lv->el->cpus[i];
+		s->streams[i].next_entry = -1;
+		s->streams[i].live = 1;
+	}
+	s->nr_streams = (size_t)lv->el->nr_cpus;
+	ret = 0;
+out:
+	free(cpus);
+	free(threads);
+	free(procs);
+	return ret;
+}
+
+/* ---- run ---- */
+
+/* Move what each ring holds into its stream, after the records not merged yet. */
+static int live_drain(struct pp_session *s, struct live *lv)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nr_streams; i++) {
+		struct pp_perf_ring *r = &lv->el->rings[i];
+		struct pp_stream *st = &s->streams[i];
+		const struct perf_event_header *h;
+		size_t keep, head_off = 0;
+		uint64_t avail;
+
+		if (!r->meta)
+			continue;
+		avail = pp_perf_ring__read_begin(r);
+		if (!avail)
+			continue;
+		/* Drop what was merged; keep the head record and what follows it. */
+		keep = st->head ? (size_t)(st->head - st->buf) : st->off;
+		if (st->head)
+			head_off = (size_t)(st->head - st->buf) - keep;
+		if (keep) {
+			memmove(st->buf, st->buf + keep, st->len - keep);
+			st->len -= keep;
+			st->off -= keep;
+		}
+		if (st->len + avail > st->cap) {
+			size_t ncap = st->cap ? st->cap : 65536;
+			uint8_t *nb;
+
+			while (ncap < st->len + avail)
+				ncap *= 2;
+			nb = ncap <= LIVE_STREAM_MAX ? realloc(st->buf, ncap) : NULL;
+			if (!nb) {
+				/* Cannot keep up: the ring's records are dropped, and said so. */
+				s->stats.lost_recorder++;
+				r->tail = r->head;
+				pp_perf_ring__read_end(r);
+				ret = -ENOMEM;
+				continue;
+			}
+			st->buf = nb;
+			st->cap = ncap;
+		}
+		if (st->head)
+			st->head = st->buf + head_off;
+		while ((h = pp_perf_ring__next(r))) {
+			memcpy(st->buf + st->len, h, h->size);
+			st->len += h->size;
+		}
+		pp_perf_ring__read_end(r);
+		if (!st->head)
+			pp_session__stream_advance(s, st);
+	}
+	return ret;
+}
+
+static int workload_go(struct live *lv)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (lv->go_fd < 0)
+		return 0;
+	if (write(lv->go_fd, "g", 1) != 1)
+		return -errno;
+	close(lv->go_fd);
+	lv->go_fd = -1;
+	n = read(lv->err_fd, &e, sizeof(e));
+	close(lv->err_fd);
+	lv->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(lv->child, NULL, 0);
+		lv->child = -1;
+		return -e;
+	}
+	return 0;
 }
 
 /**
- * pp_live__run() - read the rings until stopped.
- * @s: session.
+ * pp_live__run() - read the rings until stopped: SIGINT/SIGTERM, -d, -N,
+ * the workload's exit, or every followed thread gone.
+ * @s: session opened by pp_live__open().
  * Return: 0 or -errno.
  */
 int pp_live__run(struct pp_session *s)
 {
-	return -EOPNOTSUPP;
+	struct live *lv = s->live;
+	uint64_t deadline = 0, now;
+	int ret, done = 0;
+
+	if (!lv || !lv->el)
+		return -EINVAL;
+	if (!lv->follow) {
+		ret = pp_perf_evlist__enable(lv->el);
+		if (ret) {
+			fprintf(stderr, "pp-analyze: cannot enable the events: %s\n", strerror(-ret));
+			return ret;
+		}
+	}
+	lv->start = mono_ns();
+	if (s->opts.duration_ns)
+		deadline = lv->start + s->opts.duration_ns;
+	pp_session__tick(s, lv->start);
+	ret = workload_go(lv);
+	if (ret) {
+		fprintf(stderr, "pp-analyze: cannot run %s: %s\n", s->opts.workload[0], strerror(-ret));
+		return ret;
+	}
+	while (!s->stop && !done) {
+		int timeout = LIVE_POLL_MS, hup = 0;
+
+		now = mono_ns();
+		if (deadline && deadline <= now)
+			break;
+		if (deadline && (deadline - now) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((deadline - now) / 1000000) + 1;
+		if (s->opts.interval_ns && s->next_tick > now &&
+		    (s->next_tick - now) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((s->next_tick - now) / 1000000) + 1;
+		pp_perf_evlist__poll(lv->el, timeout, &hup);
+		if (lv->child > 0 && waitpid(lv->child, NULL, WNOHANG) == lv->child) {
+			lv->child = -1;
+			done = 1;
+		}
+		if (lv->el->nr_threads && hup && hup >= lv->el->nr_cpus && !lv->follow)
+			done = 1;	/* every followed thread is gone */
+		now = mono_ns();
+		live_drain(s, lv);
+		if (now > LIVE_SLACK_NS) {
+			pp_session__merge(s, now - LIVE_SLACK_NS);
+			pp_session__tick(s, now - LIVE_SLACK_NS);
+		}
+	}
+	pp_perf_evlist__disable(lv->el);
+	/* Stopped by a signal or a limit: still deliver what was read, unless -N says no. */
+	if (!(s->opts.max_events && s->delivered >= s->opts.max_events))
+		s->stop = 0;
+	live_drain(s, lv);
+	pp_session__merge(s, UINT64_MAX);
+	now = mono_ns();
+	if (s->last_ts < now && !s->opts.interval_ns)
+		s->last_ts = now;
+	s->stats.last_ts = s->last_ts;
+	for (int i = 0; i < lv->el->nr_cpus; i++) {
+		if (lv->el->rings[i].corrupt)
+			pp_session__warn(s, "cpu %d: %llu corrupt ring records skipped",
+					 lv->el->cpus[i], (unsigned long long)lv->el->rings[i].corrupt);
+	}
+	return 0;
 }
 
 /**
- * pp_live__free() - close the rings; fine if never opened.
+ * pp_live__free() - close the rings, end the workload; fine if never opened.
  * @s: session.
  */
 void pp_live__free(struct pp_session *s)
 {
+	live_free(s->live);
+	s->live = NULL;
 }
 
 /**

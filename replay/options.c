@@ -122,6 +122,13 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 		const struct opt_def *d = NULL;
 		char name[32];
 
+		if (!strcmp(arg, "--")) {
+			if (i + 1 >= argc)
+				return opt_err(err, errlen, "'--' needs a command after it");
+			o->workload = argv + i + 1;
+			o->nr_workload = argc - i - 1;
+			break;
+		}
 		if (arg[0] != '-' || !arg[1]) {
 			if (o->input)
 				return opt_err(err, errlen, "unexpected argument '%s'", arg);

@@ -359,6 +359,15 @@ static int cmd_profiler(const struct pp_analyzer *a, int argc, char **argv)
 		fprintf(stderr, "pp-analyze: %s: %s\n", a->name, err);
 		return 2;
 	}
+	if (o.workload && !o.live) {
+		fprintf(stderr, "pp-analyze: %s: a command after '--' needs --live "
+			"(to trace a command into a file, use pp-record)\n", a->name);
+		return 2;
+	}
+	if (!o.live && o.duration_ns) {
+		fprintf(stderr, "pp-analyze: %s: -d needs --live\n", a->name);
+		return 2;
+	}
 	s = pp_session__new(a, &o);
 	if (!s)
 		return 1;

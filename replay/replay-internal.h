@@ -73,6 +73,8 @@ struct pp_session {
 	size_t meta_next;		/* next entry to process as metadata */
 	struct pp_stream *streams;
 	size_t nr_streams;
+	struct pp_stream **heap;	/* merge heap, nr_streams > PP_MERGE_SCAN_MAX */
+	size_t heap_cap;
 
 	/* live source (replay/live.c) */
 	void *live;
@@ -120,6 +122,9 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 struct pp_evsel *pp_session__evsel_by_id(const struct pp_session *s, uint64_t id);
 int pp_session__record_ts(const struct pp_session *s, const uint8_t *rec, size_t size, uint64_t *ts);
 void pp_session__link_formats(struct pp_session *s);
+int pp_session__merge(struct pp_session *s, uint64_t limit);
+void pp_session__stream_advance(struct pp_session *s, struct pp_stream *st);
+void pp_session__tick(struct pp_session *s, uint64_t ts);
 void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm);
 
 /* replay/symbols.c */

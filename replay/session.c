@@ -178,6 +178,7 @@ void pp_session__free(struct pp_session *s)
 	for (size_t i = 0; i < s->nr_streams; i++)
 		free(s->streams[i].buf);
 	free(s->streams);
+	free(s->heap);
 	free(s->entries);
 	pp_reader__free(s->reader);
 	free(s->machine);
@@ -729,7 +730,12 @@ static int pass_filters(const struct pp_session *s, uint32_t cpu, uint32_t pid, 
 	return 1;
 }
 
-static void tick(struct pp_session *s, uint64_t ts)
+/**
+ * pp_session__tick() - call the interval callback for every -i boundary
+ * passed by time @ts (event time, or the clock in live mode).
+ * @s: session; @ts: perf-clock ns.
+ */
+void pp_session__tick(struct pp_session *s, uint64_t ts)
 {
 	uint64_t iv = s->opts.interval_ns;
 
@@ -765,7 +771,7 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		return;
 	if (s->nr_specs && !ev->spec)
 		return;
-	tick(s, smp.time);
+	pp_session__tick(s, smp.time);
 	e.evsel = ev;
 	e.time = smp.time;
 	e.pid = smp.pid;
@@ -1151,6 +1157,10 @@ static void stream_advance(struct pp_session *s, struct pp_stream *st)
 {
 	for (;;) {
 		if (st->off + 8 > st->len) {
+			if (st->live) {		/* refilled by replay/live.c */
+				st->head = NULL;
+				return;
+			}
 			if (st->off < st->len)
 				s->stats.bad_records++;
 			if (!stream_load(s, st)) {
@@ -1180,34 +1190,124 @@ static void stream_advance(struct pp_session *s, struct pp_stream *st)
 	}
 }
 
+/* Merge order: time, then stream position (so the heap and the scan agree). */
+static inline int stream_before(const struct pp_stream *a, const struct pp_stream *b)
+{
+	return a->head_ts < b->head_ts || (a->head_ts == b->head_ts && a < b);
+}
+
+static void heap_down(struct pp_stream **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct pp_stream *t;
+
+		if (l < n && stream_before(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && stream_before(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void deliver(struct pp_session *s, struct pp_stream *st)
+{
+	if (st->head_ts < s->last_ts)
+		s->stats.out_of_order++;
+	else
+		s->last_ts = st->head_ts;
+	if (!s->stats.first_ts)
+		s->stats.first_ts = st->head_ts;
+	pp_session__dispatch(s, st->id, st->head, st->head_size);
+}
+
+/* Up to this many streams a linear scan beats the heap's bookkeeping. */
+#define PP_MERGE_SCAN_MAX	8
+
+/**
+ * pp_session__merge() - dispatch the streams' records in time order while
+ * the oldest head is at or before @limit (UINT64_MAX: until all are empty).
+ * @s: session whose streams have their heads set by stream_advance().
+ *
+ * A linear scan for a few streams, a binary heap above PP_MERGE_SCAN_MAX.
+ * Return: 0 or -ENOMEM.
+ */
+int pp_session__merge(struct pp_session *s, uint64_t limit)
+{
+	struct pp_stream **h;
+	size_t n = 0;
+
+	if (s->nr_streams <= PP_MERGE_SCAN_MAX) {
+		while (!s->stop) {
+			struct pp_stream *min = NULL;
+
+			for (size_t i = 0; i < s->nr_streams; i++) {
+				struct pp_stream *st = &s->streams[i];
+
+				if (st->head && (!min || st->head_ts < min->head_ts))
+					min = st;
+			}
+			if (!min || min->head_ts > limit)
+				break;
+			deliver(s, min);
+			stream_advance(s, min);
+		}
+		return 0;
+	}
+	if (s->heap_cap < s->nr_streams) {
+		h = realloc(s->heap, s->nr_streams * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		s->heap = h;
+		s->heap_cap = s->nr_streams;
+	}
+	h = s->heap;
+	for (size_t i = 0; i < s->nr_streams; i++) {
+		if (s->streams[i].head)
+			h[n++] = &s->streams[i];
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		heap_down(h, n, i);
+	while (n && !s->stop) {
+		struct pp_stream *st = h[0];
+
+		if (st->head_ts > limit)
+			break;
+		deliver(s, st);
+		stream_advance(s, st);
+		if (!st->head)
+			h[0] = h[--n];
+		heap_down(h, n, 0);
+	}
+	return 0;
+}
+
+/**
+ * pp_session__stream_advance() - move @st to its next record (head NULL at
+ * the end of its data).
+ * @s: session; @st: stream.
+ */
+void pp_session__stream_advance(struct pp_session *s, struct pp_stream *st)
+{
+	stream_advance(s, st);
+}
+
 static int run_file(struct pp_session *s)
 {
+	int ret;
+
 	for (size_t i = 0; i < s->nr_streams; i++)
 		stream_advance(s, &s->streams[i]);
-	while (!s->stop) {
-		struct pp_stream *min = NULL;
-
-		for (size_t i = 0; i < s->nr_streams; i++) {
-			struct pp_stream *st = &s->streams[i];
-
-			if (st->head && (!min || st->head_ts < min->head_ts))
-				min = st;
-		}
-		if (!min)
-			break;
-		if (min->head_ts < s->last_ts)
-			s->stats.out_of_order++;
-		else
-			s->last_ts = min->head_ts;
-		if (!s->stats.first_ts)
-			s->stats.first_ts = min->head_ts;
-		pp_session__dispatch(s, min->id, min->head, min->head_size);
-		stream_advance(s, min);
-	}
+	ret = pp_session__merge(s, UINT64_MAX);
 	if (!s->stop)
 		meta_until(s, UINT64_MAX);
 	s->stats.last_ts = s->last_ts;
-	return 0;
+	return ret;
 }
 
 /**

@@ -62,6 +62,8 @@ struct pp_opts {
 	int live;			/* --live */
 	uint64_t duration_ns;		/* --live: stop after this long (-d SEC) */
 	int verbose;
+	char **workload;		/* --live: argv after `--`, NULL-terminated, or NULL */
+	int nr_workload;
 };
 
 /* One event a module needs recorded (pp-record PROFILER) or opened (--live). */
