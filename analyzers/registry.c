@@ -8,6 +8,7 @@
 #include <string.h>
 #include "pp/replay.h"
 #include "analyzers.h"
+#include "sched-common.h"
 
 static const struct pp_analyzer *const registry[] = {
 	&pp_analyzer_trace,
@@ -15,6 +16,8 @@ static const struct pp_analyzer *const registry[] = {
 	&pp_analyzer_top,
 	&pp_analyzer_num_dist,
 	&pp_analyzer_profile,
+	&pp_analyzer_task_state,
+	&pp_analyzer_offcpu,
 };
 
 /**

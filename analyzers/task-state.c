@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * task-state: per thread, the time spent in each scheduler state, from
+ * sched:sched_switch and the wakeup events:
+ *
+ *   R   running: switched in -> switched out
+ *   R+  runnable, waiting for a CPU: preempted (or woken) -> switched in
+ *   S/D/T/I/X  the prev_state it was switched out in -> woken (or switched
+ *       in when the wakeup was not recorded)
+ *
+ * calls, total, min, p50, p95, p99, max per state (per thread with
+ * --perins); -S/-D/... select states; --than TIME prints each longer
+ * interval with the stack the task blocked in; -g --flame-graph NAME writes
+ * an off-CPU flame graph weighted by the time off the CPU (switch-out ->
+ * switch-in) under the switch-out stack. A lost window forgets every
+ * thread's state, so no interval spans a hole.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pp/replay.h"
+#include "analyzers.h"
+#include "flamegraph.h"
+#include "hist.h"
+#include "sched-common.h"
+
+struct ts_thread {
+	uint32_t tid;
+	int state;			/* enum pp_sched_state, -1 unknown */
+	uint64_t since;			/* start of the current state */
+	uint64_t off_since;		/* switched out at, 0 = on CPU or unknown */
+	int off_state;			/* state it was switched out in */
+	int comm_ok;
+	char comm[16];
+	struct pp_hist h[PP_ST_NR];
+	struct pp_stack_copy stack;	/* switch-out stack */
+};
+
+struct task_state {
+	struct pp_sched_fields sf;
+	struct pp_sched_opts so;
+	struct pp_kmap threads;
+	struct pp_hist all[PP_ST_NR];
+	struct pp_flame *fg;
+	char names[PP_SCHED_MAX_STACK + 2][128];
+	const char *frames[PP_SCHED_MAX_STACK + 2];
+	uint64_t lost_resets;
+};
+
+static int ts_events(const struct pp_opts *o, struct pp_event_reqs *out)
+{
+	out->nr = 3;
+	out->req[0].spec = "sched:sched_switch";
+	out->req[0].callchain = o->callchain;
+	out->req[1].spec = "sched:sched_waking";
+	out->req[2].spec = "sched:sched_wakeup_new";
+	return 0;
+}
+
+static int ts_init(struct pp_session *s)
+{
+	struct task_state *ts = calloc(1, sizeof(*ts));
+	const struct pp_opts *o = pp_session__opts(s);
+	int ret;
+
+	if (!ts)
+		return -ENOMEM;
+	pp_session__set_priv(s, ts);
+	pp_kmap__init(&ts->threads, sizeof(struct ts_thread));
+	for (int i = 0; i < PP_ST_NR; i++)
+		pp_hist__init(&ts->all[i]);
+	ret = pp_sched_opts__parse(&ts->so, "task-state", "R R+ S D T I X filter");
+	if (ret)
+		return ret;
+	ret = pp_sched_fields__init(&ts->sf, s, "task-state", 0);
+	if (ret)
+		return ret;
+	if (o->flame_graph) {
+		ts->fg = pp_flame__new();
+		if (!ts->fg)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int state_on(const struct task_state *ts, int st)
+{
+	return !ts->so.states || (ts->so.states & (1u << st));
+}
+
+static struct ts_thread *thread_get(struct task_state *ts, uint32_t tid, const struct pp_event *e,
+				    const struct tep_format_field *comm_f)
+{
+	int created;
+	struct ts_thread *t = pp_kmap__get(&ts->threads, tid, &created);
+	char comm[16];
+
+	if (!t)
+		return NULL;
+	if (created) {
+		t->tid = tid;
+		t->state = -1;
+		for (int i = 0; i < PP_ST_NR; i++)
+			pp_hist__init(&t->h[i]);
+	}
+	if (comm_f && !pp_event__str(e, comm_f, comm, sizeof(comm)) &&
+	    (created || strcmp(comm, t->comm))) {
+		memcpy(t->comm, comm, sizeof(comm));
+		t->comm_ok = pp_sched_opts__comm_ok(&ts->so, comm);
+	} else if (created) {
+		t->comm_ok = !ts->so.nr_filter;
+	}
+	return t;
+}
+
+/* End the current state of @t at @now: count it, print it if above --than. */
+static void close_state(struct pp_session *s, struct task_state *ts, struct ts_thread *t, uint64_t now,
+			int with_stack)
+{
+	const struct pp_opts *o = pp_session__opts(s);
+	uint64_t d;
+
+	if (t->state < 0 || now < t->since || !t->comm_ok || !state_on(ts, t->state))
+		return;
+	d = now - t->since;
+	pp_hist__add(&t->h[t->state], d);
+	if (o->than_set && d > o->than) {
+		struct pp_out *out = pp_session__out(s);
+		char tb[32], db[16];
+
+		pp_session__format_time(s, t->since, tb);
+		pp_out__printf(out, "%s %16s %7u %-2s %s\n", tb, t->comm, t->tid,
+			       pp_sched_state_names[t->state], pp_sched_ns(db, d));
+		if (with_stack)
+			pp_stack_copy__print(s, &t->stack, "\t");
+	}
+}
+
+static void off_cpu(struct pp_session *s, struct task_state *ts, struct ts_thread *t, uint64_t now)
+{
+	size_t n;
+
+	if (!ts->fg || !t->off_since || now < t->off_since || !t->comm_ok ||
+	    !state_on(ts, t->off_state))
+		return;
+	n = pp_stack_copy__frames(s, &t->stack, t->comm, ts->names, ts->frames, PP_SCHED_MAX_STACK + 1);
+	if (n == 1) {
+		snprintf(ts->names[1], 128, "[%s]", pp_sched_state_names[t->off_state]);
+		ts->frames[1] = ts->names[1];
+		n = 2;
+	}
+	pp_flame__add(ts->fg, ts->frames, n, now - t->off_since);
+}
+
+static void ts_switch(struct pp_session *s, struct task_state *ts, const struct pp_event *e)
+{
+	const struct pp_sched_fields *sf = &ts->sf;
+	uint64_t prev, next, pstate;
+	struct ts_thread *t;
+
+	if (pp_event__num(e, sf->prev_pid, &prev) || pp_event__num(e, sf->next_pid, &next) ||
+	    pp_event__num(e, sf->prev_state, &pstate))
+		return;
+	if (prev) {
+		t = thread_get(ts, (uint32_t)prev, e, sf->prev_comm);
+		if (t) {
+			if (t->state == PP_ST_R)
+				close_state(s, ts, t, e->time, 0);
+			t->state = (int)pp_sched_state_of(pstate);
+			t->since = e->time;
+			t->off_since = e->time;
+			t->off_state = t->state;
+			if (e->nr_callchain && (uint32_t)prev == e->tid)
+				pp_stack_copy__set(&t->stack, e);
+			else
+				t->stack.nr = 0;
+		}
+	}
+	if (next) {
+		t = thread_get(ts, (uint32_t)next, e, sf->next_comm);
+		if (t) {
+			if (t->state >= 0 && t->state != PP_ST_R)
+				close_state(s, ts, t, e->time, 1);
+			off_cpu(s, ts, t, e->time);
+			t->state = PP_ST_R;
+			t->since = e->time;
+			t->off_since = 0;
+		}
+	}
+}
+
+static void ts_wakeup(struct pp_session *s, struct task_state *ts, const struct pp_event *e,
+		      const struct tep_format_field *pid_f, const struct tep_format_field *comm_f)
+{
+	struct ts_thread *t;
+	uint64_t pid;
+
+	if (pp_event__num(e, pid_f, &pid) || !pid)
+		return;
+	t = thread_get(ts, (uint32_t)pid, e, comm_f);
+	if (!t || t->state == PP_ST_R || t->state == PP_ST_RP)
+		return;
+	close_state(s, ts, t, e->time, 1);
+	t->state = PP_ST_RP;
+	t->since = e->time;
+}
+
+static void ts_sample(struct pp_session *s, const struct pp_event *e)
+{
+	struct task_state *ts = pp_session__priv(s);
+	const struct pp_sched_fields *sf = &ts->sf;
+
+	if (e->evsel == sf->sw)
+		ts_switch(s, ts, e);
+	else if (e->evsel == sf->waking)
+		ts_wakeup(s, ts, e, sf->wk_pid[0], sf->wk_comm[0]);
+	else if (e->evsel == sf->wakeup)
+		ts_wakeup(s, ts, e, sf->wk_pid[1], sf->wk_comm[1]);
+	else if (e->evsel == sf->wakeup_new)
+		ts_wakeup(s, ts, e, sf->wk_pid[2], sf->wk_comm[2]);
+}
+
+static void ts_lost(struct pp_session *s, const struct pp_lost *l)
+{
+	struct task_state *ts = pp_session__priv(s);
+
+	/* Any thread may have changed state inside the hole: start over. */
+	for (size_t i = 0; i < ts->threads.cap; i++) {
+		struct ts_thread *t = pp_kmap__nth(&ts->threads, i, NULL);
+
+		if (t) {
+			t->state = -1;
+			t->off_since = 0;
+		}
+	}
+	ts->lost_resets++;
+}
+
+static void row(struct pp_session *s, const char *tbuf, const struct ts_thread *t, int st,
+		const struct pp_hist *h)
+{
+	struct pp_out *o = pp_session__out(s);
+	struct pp_hist_stats hs;
+	char b[7][16];
+
+	pp_hist__stats(h, &hs);
+	if (pp_session__opts(s)->json) {
+		pp_out__puts(o, "{\"time\":");
+		pp_out__json_str(o, tbuf);
+		if (t) {
+			pp_out__puts(o, ",\"comm\":");
+			pp_out__json_str(o, t->comm);
+			pp_out__printf(o, ",\"tid\":%u", t->tid);
+		}
+		pp_out__printf(o, ",\"state\":\"%s\",\"calls\":%llu,\"total\":%llu,\"min\":%llu,"
+			       "\"p50\":%llu,\"p95\":%llu,\"p99\":%llu,\"max\":%llu}\n",
+			       pp_sched_state_names[st], (unsigned long long)hs.calls,
+			       (unsigned long long)hs.total, (unsigned long long)hs.min,
+			       (unsigned long long)hs.p50, (unsigned long long)hs.p95,
+			       (unsigned long long)hs.p99, (unsigned long long)hs.max);
+		return;
+	}
+	if (t)
+		pp_out__printf(o, "%16s %7u ", t->comm, t->tid);
+	pp_out__printf(o, "%-2s %8llu %10s %10s %10s %10s %10s %10s\n", pp_sched_state_names[st],
+		       (unsigned long long)hs.calls, pp_sched_ns(b[0], hs.total),
+		       pp_sched_ns(b[1], hs.min), pp_sched_ns(b[2], hs.p50),
+		       pp_sched_ns(b[3], hs.p95), pp_sched_ns(b[4], hs.p99),
+		       pp_sched_ns(b[5], hs.max));
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct ts_thread *x = *(const struct ts_thread *const *)a;
+	const struct ts_thread *y = *(const struct ts_thread *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void ts_print(struct pp_session *s, uint64_t now)
+{
+	struct task_state *ts = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+	struct pp_out *out = pp_session__out(s);
+	struct ts_thread **list;
+	size_t n = 0;
+	char tbuf[32];
+
+	pp_session__format_time(s, now, tbuf);
+	list = malloc((ts->threads.nr ? ts->threads.nr : 1) * sizeof(*list));
+	if (!list)
+		return;
+	for (size_t i = 0; i < ts->threads.cap; i++) {
+		struct ts_thread *t = pp_kmap__nth(&ts->threads, i, NULL);
+
+		if (t)
+			list[n++] = t;
+	}
+	qsort(list, n, sizeof(*list), cmp_thread);
+	if (!o->json)
+		pp_out__printf(out, "%s\n%s%-2s %8s %10s %10s %10s %10s %10s %10s\n", tbuf,
+			       o->perins ? "            comm     tid " : "", "St", "calls", "total",
+			       "min", "p50", "p95", "p99", "max");
+	for (int st = 0; st < PP_ST_NR; st++)
+		pp_hist__reset(&ts->all[st]);
+	for (size_t i = 0; i < n; i++) {
+		for (int st = 0; st < PP_ST_NR; st++) {
+			if (!list[i]->h[st].calls)
+				continue;
+			if (o->perins)
+				row(s, tbuf, list[i], st, &list[i]->h[st]);
+			else
+				pp_hist__merge(&ts->all[st], &list[i]->h[st]);
+			pp_hist__reset(&list[i]->h[st]);
+		}
+	}
+	if (!o->perins) {
+		for (int st = 0; st < PP_ST_NR; st++) {
+			if (ts->all[st].calls)
+				row(s, tbuf, NULL, st, &ts->all[st]);
+		}
+	}
+	free(list);
+}
+
+static void ts_report(struct pp_session *s)
+{
+	struct task_state *ts = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+
+	if (!o->interval_ns)
+		ts_print(s, pp_session__stats(s)->last_ts);
+	if (ts->lost_resets)
+		fprintf(stderr, "pp-analyze: task-state: %llu lost windows: thread states restarted after each\n",
+			(unsigned long long)ts->lost_resets);
+	if (ts->fg) {
+		struct pp_flame_opts fo = { .title = "pp task-state: off-CPU time",
+					    .subtitle = "weighted by time off the CPU",
+					    .count_name = "ns", .unit = PP_UNIT_NS };
+
+		if (!pp_flame__write_files(ts->fg, o->flame_graph, &fo))
+			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
+				o->flame_graph);
+	}
+}
+
+static void ts_deinit(struct pp_session *s)
+{
+	struct task_state *ts = pp_session__priv(s);
+
+	if (!ts)
+		return;
+	for (size_t i = 0; i < ts->threads.cap; i++) {
+		struct ts_thread *t = pp_kmap__nth(&ts->threads, i, NULL);
+
+		for (int st = 0; t && st < PP_ST_NR; st++)
+			pp_hist__exit(&t->h[st]);
+	}
+	for (int st = 0; st < PP_ST_NR; st++)
+		pp_hist__exit(&ts->all[st]);
+	pp_kmap__exit(&ts->threads);
+	pp_flame__free(ts->fg);
+	pp_sched_opts__exit(&ts->so);
+	free(ts);
+}
+
+const struct pp_analyzer pp_analyzer_task_state = {
+	.name = "task-state",
+	.desc = "time per thread in each state (R, R+, S, D, T, I): calls, total, min, p50/p95/p99, max",
+	.help = "pp-analyze task-state [--perins] [--than TIME] [-g --flame-graph NAME] [-i MS] [--json] [FILE]\n"
+		"  needs sched:sched_switch (+ sched:sched_waking / sched_wakeup[_new]); record with\n"
+		"    pp-record -a -g -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new\n"
+		"  module options, for now in PP_ANALYZER_OPTS: -S -D -T -I -R -R+ (states to show),\n"
+		"    --filter GLOB[,GLOB] (comm globs)\n"
+		"  --than TIME prints each longer interval with the stack the task blocked in;\n"
+		"  --flame-graph NAME: off-CPU flame graph (NAME.folded, NAME.svg) weighted by ns off CPU\n"
+		"  example: PP_ANALYZER_OPTS='-S --filter sleep*' pp-analyze task-state --than 10ms -g\n",
+	.opts = PP_OPT_INTERVAL | PP_OPT_CALLCHAIN | PP_OPT_FLAME | PP_OPT_THAN | PP_OPT_PERINS |
+		PP_OPT_JSON,
+	.events = ts_events,
+	.init = ts_init,
+	.sample = ts_sample,
+	.lost = ts_lost,
+	.interval = ts_print,
+	.report = ts_report,
+	.deinit = ts_deinit,
+};
