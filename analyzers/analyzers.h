@@ -10,5 +10,6 @@ extern const struct pp_analyzer pp_analyzer_stat;
 extern const struct pp_analyzer pp_analyzer_top;
 extern const struct pp_analyzer pp_analyzer_num_dist;
 extern const struct pp_analyzer pp_analyzer_profile;
+extern const struct pp_analyzer pp_analyzer_offcpu;
 
 #endif /* PP_ANALYZERS_H */

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+/*
+ * offcpu: off-CPU time aggregated in the kernel by BPF (bpf/offcpu.bpf.c),
+ * stored in the trace as BPF_AGG chunks (spec/pp-bpf.md). Prints the stacks
+ * where tasks were blocked longest and, with --flame-graph FILE, writes an
+ * off-CPU flame graph weighted by blocked time (ns): FILE.folded, FILE.svg.
+ *
+ * The chunks are found by walking the file (pp_bpf_agg__for_each_chunk):
+ * the replay core delivers perf records, and these are not. Symbols come
+ * from the file's KSYMS/USYMS and MMAPS through the session. With --live
+ * the program is loaded here and drained when the run ends.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "pp/replay.h"
+#include "pp/bpf.h"
+#include "pp/meta.h"
+#include "analyzers.h"
+#include "flamegraph.h"
+#include "hist.h"
+
+#define OFFCPU_TOP	10
+#define OFFCPU_MAX_FRAMES	256
+
+struct ostack {
+	struct pp_bpf_agg_stack s;
+	uint64_t *ips;			/* nr_kernel + nr_user, innermost first */
+};
+
+struct offcpu {
+	struct ostack *v;
+	size_t nr, cap;
+	uint64_t windows, dropped, bad;
+	uint64_t first_ts, last_ts;
+	struct pp_bpf_offcpu *live;
+};
+
+static int offcpu_add(struct offcpu *oc, const struct pp_bpf_agg_entry *e)
+{
+	size_t n = (size_t)e->s.nr_kernel + e->s.nr_user;
+	struct ostack *st;
+
+	if (oc->nr == oc->cap) {
+		size_t ncap = oc->cap ? oc->cap * 2 : 256;
+		struct ostack *nv = realloc(oc->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		oc->v = nv;
+		oc->cap = ncap;
+	}
+	st = &oc->v[oc->nr];
+	st->s = e->s;
+	st->ips = malloc(n ? n * 8 : 1);
+	if (!st->ips)
+		return -ENOMEM;
+	memcpy(st->ips, e->kernel_ips, n * 8);	/* user ips follow the kernel ones */
+	oc->nr++;
+	return 0;
+}
+
+static int offcpu_payload(const uint8_t *p, size_t len, uint64_t first_ts, uint64_t last_ts,
+			  void *ctx)
+{
+	struct offcpu *oc = ctx;
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, p, len);
+	while (pp_item_iter__next(&it, &item)) {
+		struct pp_bpf_agg_entry e;
+		struct pp_bpf_agg_window w;
+		int k = pp_bpf_agg__decode(&item, &e, &w);
+
+		if (k < 0) {
+			oc->bad++;
+		} else if (k == PP_BPF_AGG_WINDOW) {
+			if (w.source != PP_BPF_SRC_OFFCPU)
+				continue;
+			oc->windows++;
+			oc->dropped += w.dropped;
+			if (!oc->first_ts || w.start_ns < oc->first_ts)
+				oc->first_ts = w.start_ns;
+			if (w.end_ns > oc->last_ts)
+				oc->last_ts = w.end_ns;
+		} else if (k == PP_BPF_AGG_OFFCPU) {
+			if (offcpu_add(oc, &e))
+				return -ENOMEM;
+		}
+	}
+	if (it.bad)
+		oc->bad++;
+	return 0;
+}
+
+/* Same task and stack: merged across windows. */
+static int ostack_cmp_key(const void *a, const void *b)
+{
+	const struct ostack *x = a, *y = b;
+	size_t n;
+
+	if (x->s.pid != y->s.pid)
+		return x->s.pid < y->s.pid ? -1 : 1;
+	if (x->s.tid != y->s.tid)
+		return x->s.tid < y->s.tid ? -1 : 1;
+	if (x->s.state != y->s.state)
+		return x->s.state < y->s.state ? -1 : 1;
+	if (x->s.nr_kernel != y->s.nr_kernel)
+		return x->s.nr_kernel < y->s.nr_kernel ? -1 : 1;
+	if (x->s.nr_user != y->s.nr_user)
+		return x->s.nr_user < y->s.nr_user ? -1 : 1;
+	n = (size_t)x->s.nr_kernel + x->s.nr_user;
+	return memcmp(x->ips, y->ips, n * 8);
+}
+
+static int ostack_cmp_total(const void *a, const void *b)
+{
+	const struct ostack *x = a, *y = b;
+
+	if (x->s.total_ns != y->s.total_ns)
+		return x->s.total_ns > y->s.total_ns ? -1 : 1;
+	return ostack_cmp_key(a, b);
+}
+
+static void offcpu_merge(struct offcpu *oc)
+{
+	size_t out = 0;
+
+	if (!oc->nr)
+		return;
+	qsort(oc->v, oc->nr, sizeof(*oc->v), ostack_cmp_key);
+	for (size_t i = 1; i < oc->nr; i++) {
+		struct ostack *d = &oc->v[out];
+
+		if (!ostack_cmp_key(d, &oc->v[i])) {
+			d->s.total_ns += oc->v[i].s.total_ns;
+			d->s.count += oc->v[i].s.count;
+			if (oc->v[i].s.max_ns > d->s.max_ns)
+				d->s.max_ns = oc->v[i].s.max_ns;
+			free(oc->v[i].ips);
+		} else {
+			oc->v[++out] = oc->v[i];
+		}
+	}
+	oc->nr = out + 1;
+	qsort(oc->v, oc->nr, sizeof(*oc->v), ostack_cmp_total);
+}
+
+static int offcpu_events(const struct pp_opts *o, struct pp_event_reqs *out)
+{
+	out->nr = 0;		/* no perf event: the recorder loads the BPF program */
+	return 0;
+}
+
+static int offcpu_init(struct pp_session *s)
+{
+	const struct pp_opts *o = pp_session__opts(s);
+	struct offcpu *oc = calloc(1, sizeof(*oc));
+	int ret;
+
+	if (!oc)
+		return -ENOMEM;
+	pp_session__set_priv(s, oc);
+	if (o->live) {
+		struct pp_bpf_offcpu_opts bo = { 0 };
+		char err[256];
+
+		if (o->pids)
+			bo.pid = atoi(o->pids);
+		oc->live = pp_bpf_offcpu__new(&bo, err, sizeof(err));
+		if (!oc->live) {
+			fprintf(stderr, "pp-analyze: %s\n", err);
+			return -errno;
+		}
+		return 0;
+	}
+	if (!o->input)
+		return 0;
+	ret = pp_bpf_agg__for_each_chunk(o->input, offcpu_payload, oc);
+	if (ret < 0) {
+		fprintf(stderr, "pp-analyze: %s: %s\n", o->input, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static void frame_name(struct pp_session *s, uint32_t pid, uint64_t ip, int kernel, char *buf,
+		       size_t len)
+{
+	char name[120];
+
+	pp_session__sym(s, pid, ip, kernel, name, sizeof(name), NULL);
+	snprintf(buf, len, "%s%s", name, kernel ? "_[k]" : "");
+}
+
+/*
+ * The kernel stack is taken inside the BPF program: its own frames (the
+ * program and the tracepoint trampoline) come first. Return: how many.
+ */
+static unsigned int bpf_frames(struct pp_session *s, const struct ostack *st)
+{
+	unsigned int k;
+
+	for (k = 0; k < st->s.nr_kernel && k < 4; k++) {
+		char name[120];
+
+		pp_session__sym(s, st->s.pid, st->ips[k], 1, name, sizeof(name), NULL);
+		if (strncmp(name, "bpf_prog_", 9) && strncmp(name, "bpf_trace_run", 13) &&
+		    strncmp(name, "__bpf_trace_", 12) && strncmp(name, "__traceiter_", 12))
+			break;
+	}
+	return k == st->s.nr_kernel ? 0 : k;
+}
+
+static void offcpu_report(struct pp_session *s)
+{
+	struct offcpu *oc = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+	struct pp_out *out = pp_session__out(s);
+	static char names[OFFCPU_MAX_FRAMES][128];
+	const char *frames[OFFCPU_MAX_FRAMES];
+	struct pp_flame *fg = NULL;
+	uint64_t total = 0;
+	char t1[32], t2[32], t3[32];
+
+	if (oc->live) {
+		struct pp_buf b;
+
+		pp_buf__init(&b);
+		if (pp_bpf_offcpu__drain(oc->live, &b, NULL, NULL, NULL, NULL, NULL) >= 0)
+			offcpu_payload(b.data, b.len, 0, 0, oc);
+		pp_buf__exit(&b);
+	}
+	offcpu_merge(oc);
+	for (size_t i = 0; i < oc->nr; i++)
+		total += oc->v[i].s.total_ns;
+	if (!oc->windows) {
+		pp_out__printf(out, "no off-CPU data in this trace (record it with: pp-record offcpu ...)\n");
+		return;
+	}
+	pp_out__printf(out, "off-CPU time: %s in %zu stacks over %s",
+		       pp_ns_format(t1, sizeof(t1), total), oc->nr,
+		       pp_ns_format(t2, sizeof(t2), oc->last_ts - oc->first_ts));
+	if (oc->dropped)
+		pp_out__printf(out, " (%llu switches not aggregated: BPF maps full)",
+			       (unsigned long long)oc->dropped);
+	pp_out__printf(out, "\n");
+	if (oc->bad)
+		pp_session__warn(s, "%llu malformed BPF_AGG items skipped", (unsigned long long)oc->bad);
+	for (size_t i = 0; i < oc->nr && i < OFFCPU_TOP; i++) {
+		const struct ostack *st = &oc->v[i];
+
+		pp_out__printf(out, "\n%s %u/%u state %c: %s total, %llu times, avg %s, max %s (%.1f%%)\n",
+			       st->s.comm, st->s.pid, st->s.tid, st->s.state ? (char)st->s.state : '?',
+			       pp_ns_format(t1, sizeof(t1), st->s.total_ns),
+			       (unsigned long long)st->s.count,
+			       pp_ns_format(t2, sizeof(t2), st->s.count ? st->s.total_ns / st->s.count : 0),
+			       pp_ns_format(t3, sizeof(t3), st->s.max_ns),
+			       total ? 100.0 * (double)st->s.total_ns / (double)total : 0.0);
+		for (unsigned int k = bpf_frames(s, st); k < st->s.nr_kernel; k++) {
+			frame_name(s, st->s.pid, st->ips[k], 1, names[0], sizeof(names[0]));
+			pp_out__printf(out, "    %s\n", names[0]);
+		}
+		for (unsigned int u = 0; u < st->s.nr_user; u++) {
+			frame_name(s, st->s.pid, st->ips[st->s.nr_kernel + u], 0, names[0],
+				   sizeof(names[0]));
+			pp_out__printf(out, "    %s\n", names[0]);
+		}
+		if (!st->s.nr_kernel && !st->s.nr_user)
+			pp_out__printf(out, "    [no stack]\n");
+	}
+	pp_out__flush(out);
+	if (!o->flame_graph)
+		return;
+	fg = pp_flame__new();
+	if (!fg)
+		return;
+	for (size_t i = 0; i < oc->nr; i++) {
+		const struct ostack *st = &oc->v[i];
+		size_t n = 0;
+
+		snprintf(names[n], sizeof(names[n]), "%s", st->s.comm);
+		frames[n] = names[n];
+		n++;
+		/* Root first: user frames outermost to innermost, then kernel ones. */
+		for (int u = (int)st->s.nr_user - 1; u >= 0 && n < OFFCPU_MAX_FRAMES; u--, n++) {
+			frame_name(s, st->s.pid, st->ips[st->s.nr_kernel + (unsigned int)u], 0,
+				   names[n], sizeof(names[n]));
+			frames[n] = names[n];
+		}
+		int skip = (int)bpf_frames(s, st);
+
+		for (int k = (int)st->s.nr_kernel - 1; k >= skip && n < OFFCPU_MAX_FRAMES; k--, n++) {
+			frame_name(s, st->s.pid, st->ips[k], 1, names[n], sizeof(names[n]));
+			frames[n] = names[n];
+		}
+		pp_flame__add(fg, frames, n, st->s.total_ns);
+	}
+	{
+		struct pp_flame_opts fo = {
+			.title = "pp off-CPU time", .subtitle = "blocked time per stack (BPF, sched_switch)",
+			.count_name = "ns", .unit = PP_UNIT_NS,
+		};
+
+		if (!pp_flame__write_files(fg, o->flame_graph, &fo))
+			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
+				o->flame_graph);
+	}
+	pp_flame__free(fg);
+}
+
+static void offcpu_deinit(struct pp_session *s)
+{
+	struct offcpu *oc = pp_session__priv(s);
+
+	if (!oc)
+		return;
+	for (size_t i = 0; i < oc->nr; i++)
+		free(oc->v[i].ips);
+	free(oc->v);
+	pp_bpf_offcpu__free(oc->live);
+	free(oc);
+}
+
+const struct pp_analyzer pp_analyzer_offcpu = {
+	.name = "offcpu",
+	.desc = "off-CPU time aggregated in the kernel by BPF: top blocked stacks and flame graph",
+	.help = "pp-analyze offcpu [--flame-graph FILE] [FILE]\n"
+		"  reads the BPF_AGG chunks pp-record offcpu wrote (off-CPU time per task,\n"
+		"  kernel stack and user stack, summed in the kernel at sched_switch);\n"
+		"  prints the 10 stacks with the most blocked time; --flame-graph writes\n"
+		"  FILE.folded and FILE.svg weighted by blocked time (ns).\n"
+		"  example: pp-record offcpu -- ./app; pp-analyze offcpu --flame-graph app-offcpu\n",
+	.opts = PP_OPT_FLAME,
+	.events = offcpu_events,
+	.init = offcpu_init,
+	.report = offcpu_report,
+	.deinit = offcpu_deinit,
+};

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * BPF_AGG payloads (spec/pp-bpf.md): building the items on the recorder's
+ * side, decoding them on the analyzer's, finding the chunks in a file, and
+ * teaching the symbol collector the addresses of the aggregated stacks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "pp/bpf.h"
+#include "pp/meta.h"
+#include "pp/reader.h"
+#include "record.h"
+#include "bpf-internal.h"
+
+/**
+ * pp_bpf_put_stack() - append one OFFCPU/LOCK item.
+ * @payload: destination; @kind: enum pp_bpf_agg_kind; @hdr: struct
+ * pp_bpf_agg_stack with nr_kernel/nr_user set; @kips, @uips: the frames.
+ */
+void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
+		      const uint64_t *kips, unsigned int nr_kernel, const uint64_t *uips,
+		      unsigned int nr_user)
+{
+	size_t at = pp_item__begin(payload, kind);
+
+	pp_buf__append(payload, hdr, sizeof(struct pp_bpf_agg_stack));
+	if (nr_kernel)
+		pp_buf__append(payload, kips, nr_kernel * sizeof(uint64_t));
+	if (nr_user)
+		pp_buf__append(payload, uips, nr_user * sizeof(uint64_t));
+	pp_item__end(payload, at);
+}
+
+/**
+ * pp_bpf_agg__decode() - check and decode one BPF_AGG item.
+ * @item: the item; @e: receives a stack item; @w: receives a window or NULL.
+ * Return: the kind, 0 for an unknown kind, -EINVAL if malformed.
+ */
+int pp_bpf_agg__decode(const struct pp_item *item, struct pp_bpf_agg_entry *e,
+		       struct pp_bpf_agg_window *w)
+{
+	size_t need;
+
+	switch (item->kind) {
+	case PP_BPF_AGG_WINDOW:
+		if (item->size < sizeof(*w))
+			return -EINVAL;
+		if (w)
+			memcpy(w, item->body, sizeof(*w));
+		return PP_BPF_AGG_WINDOW;
+	case PP_BPF_AGG_OFFCPU:
+	case PP_BPF_AGG_LOCK:
+		if (item->size < sizeof(e->s))
+			return -EINVAL;
+		memcpy(&e->s, item->body, sizeof(e->s));
+		need = sizeof(e->s) + ((size_t)e->s.nr_kernel + e->s.nr_user) * 8;
+		if (item->size < need)
+			return -EINVAL;
+		e->kind = item->kind;
+		e->s.comm[sizeof(e->s.comm) - 1] = '\0';
+		e->kernel_ips = item->body + sizeof(e->s);
+		e->user_ips = e->kernel_ips + (size_t)e->s.nr_kernel * 8;
+		return item->kind;
+	default:
+		return 0;
+	}
+}
+
+/* Synthetic samples: IDENTIFIER | TID | CALLCHAIN, any id. */
+#define SYNTH_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN)
+
+/**
+ * pp_bpf_synth_sample() - append a synthetic sample carrying one stack.
+ * @b: destination; @pid, @tid: its task; @kips, @nr_kernel, @uips, @nr_user:
+ * the frames, innermost first.
+ */
+void pp_bpf_synth_sample(struct pp_buf *b, uint32_t pid, uint32_t tid, const uint64_t *kips,
+			 unsigned int nr_kernel, const uint64_t *uips, unsigned int nr_user)
+{
+	uint64_t nr = (uint64_t)nr_kernel + nr_user + (nr_kernel ? 1 : 0) + (nr_user ? 1 : 0);
+	size_t size = 8 + 8 + 8 + 8 + nr * 8;
+	struct perf_event_header h = {
+		.type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL, .size = (uint16_t)size,
+	};
+	uint64_t id = 1, mark;
+	uint32_t pt[2] = { pid, tid };
+
+	if (size > 0xffff)
+		return;
+	pp_buf__append(b, &h, sizeof(h));
+	pp_buf__append(b, &id, 8);
+	pp_buf__append(b, pt, 8);
+	pp_buf__append(b, &nr, 8);
+	if (nr_kernel) {
+		mark = (uint64_t)PERF_CONTEXT_KERNEL;
+		pp_buf__append(b, &mark, 8);
+		pp_buf__append(b, kips, nr_kernel * 8);
+	}
+	if (nr_user) {
+		mark = (uint64_t)PERF_CONTEXT_USER;
+		pp_buf__append(b, &mark, 8);
+		pp_buf__append(b, uips, nr_user * 8);
+	}
+}
+
+static uint64_t synth_type(uint64_t id, void *ctx)
+{
+	return SYNTH_SAMPLE_TYPE;
+}
+
+/**
+ * pp_bpf_scan_synth() - feed synthetic samples to the symbol collector.
+ * @syms: collector; @b: records from pp_bpf_synth_sample().
+ */
+void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b)
+{
+	if (b->len && !b->error)
+		pp_syms__scan(syms, b->data, b->len, synth_type, NULL);
+}
+
+/**
+ * pp_bpf_seen_learn() - snapshot @pid's maps into @syms once.
+ * @seen: set of pids done; @syms: collector; @pid: process;
+ * @tasks, @mmaps: receive TASKS/MMAPS items.
+ * Return: 0 or -ENOMEM.
+ */
+int pp_bpf_seen_learn(struct pp_bpf_seen *seen, struct pp_syms *syms, uint32_t pid,
+		      struct pp_buf *tasks, struct pp_buf *mmaps)
+{
+	pid_t p = (pid_t)pid;
+
+	for (size_t i = 0; i < seen->nr; i++) {
+		if (seen->pids[i] == pid)
+			return 0;
+	}
+	if (seen->nr == seen->cap) {
+		size_t ncap = seen->cap ? seen->cap * 2 : 64;
+		uint32_t *n = realloc(seen->pids, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		seen->pids = n;
+		seen->cap = ncap;
+	}
+	seen->pids[seen->nr++] = pid;
+	pp_syms__snapshot(syms, tasks, mmaps, &p, 1);
+	return 0;
+}
+
+/** pp_bpf_seen_free() - free the set. @seen: set. */
+void pp_bpf_seen_free(struct pp_bpf_seen *seen)
+{
+	free(seen->pids);
+	memset(seen, 0, sizeof(*seen));
+}
+
+/**
+ * pp_bpf_agg__for_each_chunk() - call @fn for each BPF_AGG chunk of a trace.
+ * @path: trace file; @fn: callback; @ctx: for @fn.
+ *
+ * Walks the chunk headers (readers skip unknown chunk types, so the walk
+ * is done here) and decodes matching chunks with pp_reader__read_at().
+ * Return: 0, @fn's non-zero value, or -errno.
+ */
+int pp_bpf_agg__for_each_chunk(const char *path,
+			       int (*fn)(const uint8_t *payload, size_t len, uint64_t first_ts,
+					 uint64_t last_ts, void *ctx),
+			       void *ctx)
+{
+	struct pp_reader *r;
+	uint64_t off = sizeof(struct pp_file_header), size;
+	int fd, ret = 0;
+
+	r = pp_reader__open_path(path, NULL);
+	if (!r)
+		return -errno;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		pp_reader__free(r);
+		return ret;
+	}
+	size = (uint64_t)lseek(fd, 0, SEEK_END);
+	while (off + sizeof(struct pp_chunk_header) <= size) {
+		uint8_t hb[sizeof(struct pp_chunk_header)];
+		struct pp_chunk_header h;
+		struct pp_chunk c;
+
+		if (pread(fd, hb, sizeof(hb), (off_t)off) != (ssize_t)sizeof(hb) ||
+		    pp_chunk_header__decode(hb, &h))
+			break;		/* damaged header: the rest is not reachable by sizes */
+		if (h.type == PP_CHUNK_BPF_AGG && pp_reader__read_at(r, off, &c) == 1) {
+			ret = fn(c.data, c.size, h.first_ts, h.last_ts, ctx);
+			if (ret)
+				break;
+		}
+		if (h.type == PP_CHUNK_FOOTER)
+			break;
+		off += sizeof(struct pp_chunk_header) + h.stored_size + sizeof(struct pp_chunk_trailer);
+	}
+	close(fd);
+	pp_reader__free(r);
+	return ret;
+}
