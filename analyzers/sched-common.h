@@ -21,6 +21,7 @@
 
 /* The modules, for the table in registry.c. */
 extern const struct pp_analyzer pp_analyzer_task_state;
+extern const struct pp_analyzer pp_analyzer_rundelay;
 
 #define PP_SCHED_MAX_FILTERS	16
 #define PP_SCHED_MAX_STACK	128
