@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,6 +77,15 @@ static const char usage_text[] =
 "      --chunk-size BYTES     raw bytes per data chunk (default 256K; K/M suffix)\n"
 "      --queue N              chunks queued to the writer before dropping (default 32)\n"
 "      --codec CODEC          lz4 (default), zstd or none\n"
+"  -z, --compress             archival: zstd level 9 in 1 MiB chunks (smaller\n"
+"                             files, more CPU): --codec zstd\n"
+"                             --compression-level 9 --chunk-size 1M\n"
+"      --compression-level N  zstd level 1..19 (default 3 with --codec zstd)\n"
+"      --encoding ENC         data chunk encoding: cached (default: repeated\n"
+"                             records stored once, times as deltas) or plain\n"
+"  -r, --realtime PRIO        drain the rings at SCHED_FIFO priority PRIO so a\n"
+"                             busy host cannot starve the recorder into losing\n"
+"                             events (default 1 when allowed; 0 = off)\n"
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
 "  -q, --quiet                no summary\n"
@@ -102,6 +112,9 @@ struct opts {
 	size_t chunk_size;
 	int queue;
 	int codec;
+	int level;		/* codec level, 0 = default */
+	int encoding;		/* PP_DATA_CACHED or PP_DATA_PLAIN */
+	int rt_prio;		/* -1 = default (1 when allowed), 0 = off */
 	int kallsyms_all;
 	int no_sideband;
 	int quiet;
@@ -185,7 +198,7 @@ static long parse_long(const char *s, const char *what, long lo, long hi)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
-	       O_KALLSYMS, O_NOSB };
+	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING };
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -203,6 +216,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "chunk-size", required_argument, NULL, O_CHUNK },
 		{ "queue", required_argument, NULL, O_QUEUE },
 		{ "codec", required_argument, NULL, O_CODEC },
+		{ "compress", no_argument, NULL, 'z' },
+		{ "compression-level", required_argument, NULL, O_LEVEL },
+		{ "encoding", required_argument, NULL, O_ENCODING },
+		{ "realtime", required_argument, NULL, 'r' },
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "no-sideband", no_argument, NULL, O_NOSB },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -212,13 +229,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	};
 	char err[512];
 	size_t cl = 0;
-	int c, i;
+	int c, i, z_chunk = 0, chunk_set = 0;
 
 	o->output = "pp.trace";
 	o->mmap_pages = 256;
 	o->chunk_size = 256 << 10;
 	o->queue = 32;
 	o->codec = PP_CODEC_LZ4;
+	o->encoding = PP_DATA_CACHED;
+	o->rt_prio = -1;
 	for (i = 0; i < argc; i++)
 		cl += strlen(argv[i]) + 1;
 	o->cmdline = calloc(1, cl + 1);
@@ -228,7 +247,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		strcat(o->cmdline, argv[i]);
 	}
 
-	while ((c = getopt_long(argc, argv, "+e:F:gaC:p:t:o:d:m:qhV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:F:gaC:p:t:o:d:m:qhVzr:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (pp_evspec_parse(optarg, &o->specs, &o->nr_specs, err, sizeof(err)))
@@ -275,6 +294,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				die_usage("-m %s: the page count must be a power of two", optarg);
 			break;
 		case O_CHUNK:
+			chunk_set = 1;
 			o->chunk_size = parse_size(optarg);
 			if (o->chunk_size < (64 << 10) || o->chunk_size > PP_CHUNK_MAX_RAW)
 				die_usage("--chunk-size must be within 64K..16M");
@@ -291,6 +311,26 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				o->codec = PP_CODEC_NONE;
 			else
 				die_usage("unknown codec '%s' (lz4, zstd, none)", optarg);
+			break;
+		case 'z':
+			o->codec = PP_CODEC_ZSTD;
+			if (!o->level)
+				o->level = 9;
+			z_chunk = 1;
+			break;
+		case O_LEVEL:
+			o->level = (int)parse_long(optarg, "compression level", 1, 19);
+			break;
+		case O_ENCODING:
+			if (!strcmp(optarg, "cached"))
+				o->encoding = PP_DATA_CACHED;
+			else if (!strcmp(optarg, "plain"))
+				o->encoding = PP_DATA_PLAIN;
+			else
+				die_usage("unknown encoding '%s' (cached, plain)", optarg);
+			break;
+		case 'r':
+			o->rt_prio = (int)parse_long(optarg, "realtime priority", 0, 99);
 			break;
 		case O_KALLSYMS:
 			if (strcmp(optarg, "all"))
@@ -314,6 +354,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			exit(EXIT_USAGE);
 		}
 	}
+	if (z_chunk && !chunk_set)
+		o->chunk_size = 1 << 20;
 	if (optind < argc) {
 		int dashdash = !strcmp(argv[optind - 1], "--");
 
@@ -705,6 +747,8 @@ struct rec {
 	int stop_writer;
 	int lost_pending;
 	int fatal;		/* -errno from the writer */
+	struct pp_rec_layout *layout;	/* sample time offsets for PP_DATA_CACHED */
+	uint32_t nr_layout;
 	uint64_t data_raw, data_stored, data_chunks;
 };
 
@@ -805,6 +849,57 @@ static void write_syms(struct rec *r)
 	pp_buf__exit(&m);
 }
 
+/*
+ * Where the time of each event's samples lies, so the cached encoding can
+ * store times as deltas: after the header, IDENTIFIER, then IP and TID
+ * when present (perf_event_open(2) sample layout).
+ */
+static void build_layout(struct rec *r)
+{
+	size_t n = 0;
+	int ei, k;
+
+	for (ei = 0; ei < r->el->nr_evsels; ei++)
+		n += (size_t)r->el->evsels[ei].nr_ids;
+	r->layout = calloc(n ? n : 1, sizeof(*r->layout));
+	if (!r->layout)
+		die("out of memory");
+	for (ei = 0; ei < r->el->nr_evsels; ei++) {
+		const struct pp_perf_evsel *e = &r->el->evsels[ei];
+		uint64_t st = e->attr.sample_type;
+		uint32_t off = 16;
+
+		if (!(st & PERF_SAMPLE_TIME) || !(st & PERF_SAMPLE_IDENTIFIER))
+			continue;
+		off += st & PERF_SAMPLE_IP ? 8 : 0;
+		off += st & PERF_SAMPLE_TID ? 8 : 0;
+		for (k = 0; k < e->nr_ids; k++) {
+			if (!e->ids[k])
+				continue;
+			r->layout[r->nr_layout].id = e->ids[k];
+			r->layout[r->nr_layout++].time_off = off;
+		}
+	}
+}
+
+/*
+ * Under a storm of wake-ups the drain thread competes with every busy task
+ * for the CPU, and a ring fills before it runs (perf loses events there).
+ * At SCHED_FIFO it runs as soon as the watermark wakes it; it only copies.
+ */
+static void set_realtime(const struct opts *o)
+{
+	struct sched_param sp = { .sched_priority = o->rt_prio < 0 ? 1 : o->rt_prio };
+	int err;
+
+	if (!o->rt_prio)
+		return;
+	err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (err && o->rt_prio > 0)
+		fprintf(stderr, "pp-record: cannot drain at realtime priority %d: %s\n",
+			o->rt_prio, strerror(err));
+}
+
 static void *writer_main(void *arg)
 {
 	struct rec *r = arg;
@@ -838,7 +933,8 @@ static void *writer_main(void *arg)
 			size_t out_len = 0;
 			int err;
 
-			err = pp_writer__compress((uint8_t)r->o->codec, 0, &it.desc, it.buf, it.len,
+			err = pp_writer__compress((uint8_t)r->o->codec, r->o->level, &it.desc,
+						  it.buf, it.len,
 						  &out, &out_len);
 			if (!err)
 				err = pp_writer__append_prepared(r->w, out, out_len,
@@ -879,6 +975,9 @@ static void stream_flush(struct rec *r, struct stream *s)
 		it->desc.first_ts = s->first_ts;
 		it->desc.last_ts = s->last_ts;
 		it->desc.nr_records = s->nr;
+		it->desc.encoding = (uint8_t)r->o->encoding;
+		it->desc.layout = r->layout;
+		it->desc.nr_layout = r->nr_layout;
 		r->qlen++;
 		s->buf = r->pool[--r->nr_pool];
 	} else if (r->fatal) {
@@ -1263,6 +1362,7 @@ int main(int argc, char **argv)
 		if (!r.io)
 			die("cannot set up output: %s", strerror(errno));
 		wo.codec = (uint8_t)o.codec;
+		wo.level = o.level;
 		wo.chunk_size = (uint32_t)o.chunk_size;
 		r.w = pp_writer__new(r.io, &wo);
 		if (!r.w)
@@ -1300,6 +1400,8 @@ int main(int argc, char **argv)
 	if (o.kallsyms_all)
 		write_syms(&r);
 
+	build_layout(&r);
+
 	/* buffers, queue, writer thread */
 	r.nr_streams = r.el->nr_cpus;
 	r.streams = calloc((size_t)r.nr_streams, sizeof(*r.streams));
@@ -1333,6 +1435,8 @@ int main(int argc, char **argv)
 			die("cannot start the writer thread");
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
+	/* after the writer thread started, so that only the drain runs at RT priority */
+	set_realtime(&o);
 
 	/* go */
 	t0 = now_ns();

@@ -45,7 +45,7 @@ if [ -n "$asan" ]; then
 	for t in "$asan"/tests/test-*; do
 		[ -x "$t" ] || continue
 		case "$t" in *.o|*.d) continue ;; esac
-		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 			run_one "asan/$(basename "$t")" "$t"
 	done
 fi
