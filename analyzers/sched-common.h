@@ -22,6 +22,7 @@
 /* The modules, for the table in registry.c. */
 extern const struct pp_analyzer pp_analyzer_task_state;
 extern const struct pp_analyzer pp_analyzer_rundelay;
+extern const struct pp_analyzer pp_analyzer_syscalls;
 
 #define PP_SCHED_MAX_FILTERS	16
 #define PP_SCHED_MAX_STACK	128
