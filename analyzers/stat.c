@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include "pp/replay.h"
 #include "analyzers.h"
 
@@ -102,6 +103,9 @@ static void stat_print(struct pp_session *s, uint64_t now)
 		uint64_t *c = &st->counts[e * st->nr_cpus], sum = 0;
 
 		if (o->nr_events && !evs[e].spec)
+			continue;
+		/* the side-band carrier (comm/mmap records) has no samples to count */
+		if (evs[e].type == PERF_TYPE_SOFTWARE && evs[e].config == PERF_COUNT_SW_DUMMY)
 			continue;
 		if (o->perins) {
 			for (uint32_t cpu = 0; cpu < st->nr_cpus; cpu++)

@@ -25,11 +25,16 @@ struct top_ev {
 	struct tep_format_field *key;
 	struct tep_format_field *comm;
 	int has_key;
+	int str_key;			/* key= names a string field (prev_comm) */
 };
 
+#define TOP_SKEY_LEN	64
+
 struct top_row {
-	uint64_t key;
+	uint64_t key;			/* the value, or the hash of skey */
 	char comm[16];
+	char skey[TOP_SKEY_LEN];	/* string key, "" for numeric keys */
+	int is_str;
 };
 
 struct top {
@@ -39,6 +44,7 @@ struct top {
 	struct top_ev *evs;
 	size_t nr_evs;
 	int show_comm;
+	int any_str_key;
 	struct top_row *rows;
 	uint64_t *vals;			/* [row * nr_cols + col] */
 	size_t nr_rows, cap_rows;
@@ -94,6 +100,8 @@ static int top_init(struct pp_session *s)
 				return -EINVAL;
 			}
 			te->has_key = 1;
+			te->str_key = !!(te->key->flags & TEP_FIELD_IS_STRING);
+			t->any_str_key |= te->str_key;
 			t->show_comm = 0;
 		}
 		if (sp && sp->comm[0]) {
@@ -133,7 +141,17 @@ static int top_init(struct pp_session *s)
 	return 0;
 }
 
-static struct top_row *top_row(struct top *t, uint64_t key, size_t *idx)
+/* FNV-1a: string keys are hashed into the numeric key, then compared. */
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static struct top_row *top_row(struct top *t, uint64_t key, const char *skey, size_t *idx)
 {
 	size_t mask, i;
 
@@ -157,7 +175,8 @@ static struct top_row *top_row(struct top *t, uint64_t key, size_t *idx)
 	for (i = (key * 0x9e3779b97f4a7c15ull >> 17) & mask; t->hash[i]; i = (i + 1) & mask) {
 		size_t r = (size_t)t->hash[i] - 1;
 
-		if (t->rows[r].key == key) {
+		if (t->rows[r].key == key && t->rows[r].is_str == !!skey &&
+		    (!skey || !strcmp(t->rows[r].skey, skey))) {
 			*idx = r;
 			return &t->rows[r];
 		}
@@ -180,6 +199,10 @@ static struct top_row *top_row(struct top *t, uint64_t key, size_t *idx)
 	t->hash[i] = (int64_t)t->nr_rows + 1;
 	memset(&t->rows[*idx], 0, sizeof(t->rows[0]));
 	t->rows[*idx].key = key;
+	if (skey) {
+		t->rows[*idx].is_str = 1;
+		snprintf(t->rows[*idx].skey, sizeof(t->rows[*idx].skey), "%s", skey);
+	}
 	memset(&t->vals[*idx * (size_t)t->nr_cols], 0, (size_t)t->nr_cols * sizeof(uint64_t));
 	t->nr_rows++;
 	return &t->rows[*idx];
@@ -192,14 +215,20 @@ static void top_sample(struct pp_session *s, const struct pp_event *e)
 	struct top_ev *te;
 	struct top_row *row;
 	uint64_t key = e->pid;
+	char skey[TOP_SKEY_LEN];
 	size_t idx;
 
 	if ((size_t)ev >= t->nr_evs)
 		return;
 	te = &t->evs[ev];
-	if (te->has_key && pp_event__num(e, te->key, &key))
+	if (te->str_key) {
+		if (pp_event__str(e, te->key, skey, sizeof(skey)))
+			return;
+		key = str_hash(skey);
+	} else if (te->has_key && pp_event__num(e, te->key, &key)) {
 		return;
-	row = top_row(t, key, &idx);
+	}
+	row = top_row(t, key, te->str_key ? skey : NULL, &idx);
 	if (!row)
 		return;
 	if (te->comm)
@@ -230,6 +259,8 @@ static int top_cmp(const void *a, const void *b)
 
 	if (vx != vy)
 		return vx < vy ? 1 : -1;
+	if (sort_ctx->rows[x].is_str || sort_ctx->rows[y].is_str)
+		return strcmp(sort_ctx->rows[x].skey, sort_ctx->rows[y].skey);
 	return sort_ctx->rows[x].key < sort_ctx->rows[y].key ? -1 :
 	       sort_ctx->rows[x].key > sort_ctx->rows[y].key;
 }
@@ -251,7 +282,7 @@ static void top_print(struct pp_session *s, uint64_t now)
 	qsort(order, t->nr_rows, sizeof(*order), top_cmp);
 	pp_session__format_time(s, now, tbuf);
 	if (!json) {
-		pp_out__printf(o, "%s\n%12s", tbuf, "KEY");
+		pp_out__printf(o, t->any_str_key ? "%s\n%-16s" : "%s\n%12s", tbuf, "KEY");
 		if (t->show_comm)
 			pp_out__printf(o, " %-16s", "COMM");
 		for (int c = 0; c < t->nr_cols; c++)
@@ -268,7 +299,10 @@ static void top_print(struct pp_session *s, uint64_t now)
 			pp_out__puts(o, ",\"ts\":");
 			pp_out__u64(o, now);
 			pp_out__puts(o, ",\"key\":");
-			pp_out__u64(o, t->rows[r].key);
+			if (t->rows[r].is_str)
+				pp_out__json_str(o, t->rows[r].skey);
+			else
+				pp_out__u64(o, t->rows[r].key);
 			if (t->show_comm) {
 				pp_out__puts(o, ",\"comm\":");
 				pp_out__json_str(o, t->rows[r].comm);
@@ -282,7 +316,11 @@ static void top_print(struct pp_session *s, uint64_t now)
 			pp_out__puts(o, "}\n");
 			continue;
 		}
-		pp_out__printf(o, "%12llu", (unsigned long long)t->rows[r].key);
+		if (t->rows[r].is_str)
+			pp_out__printf(o, "%-16s", t->rows[r].skey);
+		else
+			pp_out__printf(o, t->any_str_key ? "%-16llu" : "%12llu",
+				       (unsigned long long)t->rows[r].key);
 		if (t->show_comm)
 			pp_out__printf(o, " %-16s", t->rows[r].comm);
 		for (int c = 0; c < t->nr_cols; c++)

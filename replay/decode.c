@@ -169,6 +169,8 @@ void pp_session__print_stack(struct pp_session *s, const struct pp_event *e, con
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
 		}
+		if (ip < 4096)		/* the end marker of a frame-pointer walk */
+			continue;
 		pp_session__sym(s, e->pid, ip, kernel || is_kernel_addr(ip), name, sizeof(name), &dso);
 		pp_out__printf(&s->out, "%s%16llx %s (%s)\n", indent, (unsigned long long)ip, name,
 			       dso ? dso : "[unknown]");
@@ -197,6 +199,8 @@ size_t pp_session__fold_stack(struct pp_session *s, const struct pp_event *e, ch
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
 		}
+		if (ip < 4096)		/* the end marker of a frame-pointer walk */
+			continue;
 		ips[nr] = ip;
 		kernel_at[nr++] = kernel || is_kernel_addr(ip);
 	}
@@ -241,6 +245,8 @@ size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, 
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
 		}
+		if (ip < 4096)		/* the end marker of a frame-pointer walk */
+			continue;
 		idx[nr] = i;
 		kern[nr++] = (uint8_t)(kernel || is_kernel_addr(ip));
 	}

@@ -50,6 +50,8 @@ struct pp_symtab {
 	struct pp_sym *ksyms;
 	size_t nr_ksyms, cap_ksyms;
 	int ksorted;
+	uint64_t kbase;		/* lowest vmlinux symbol */
+	int kbase_ok;
 	struct pp_dso *dsos;
 	size_t nr_dsos, cap_dsos;
 	struct pp_map *maps;
@@ -494,6 +496,72 @@ static void ensure_sorted(struct pp_sym *syms, size_t nr, int *sorted)
 	}
 }
 
+/* A symbol without a size (the last of kallsyms, or an old file) covers this much. */
+#define PP_KSYM_NOSIZE_SPAN	0x10000ull
+
+/* Lowest address of the vmlinux symbols ("" module), computed once sorted. */
+static uint64_t kernel_base(struct pp_symtab *t)
+{
+	if (!t->kbase_ok) {
+		t->kbase = 0;
+		for (size_t i = 0; i < t->nr_ksyms; i++) {
+			if (!t->ksyms[i].mod || !t->ksyms[i].mod[0]) {
+				t->kbase = t->ksyms[i].addr;
+				break;
+			}
+		}
+		t->kbase_ok = 1;
+	}
+	return t->kbase;
+}
+
+/*
+ * Kernel address -> "func", using the recorded size: an address past the end
+ * of the nearest symbol below it is not that symbol (only the symbols that
+ * were hit are stored) and prints as "[kernel]+0xoff" (from the lowest
+ * vmlinux symbol) or "module+0xoff" (from the module's lowest symbol).
+ */
+static int ksym_lookup(struct pp_symtab *t, uint64_t addr, char *buf, size_t len, const char **dso)
+{
+	size_t lo = 0, hi;
+	const struct pp_sym *s;
+
+	if (!t->ksorted) {
+		qsort(t->ksyms, t->nr_ksyms, sizeof(*t->ksyms), cmp_sym);
+		t->ksorted = 1;
+		t->kbase_ok = 0;
+	}
+	hi = t->nr_ksyms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s = lo ? &t->ksyms[lo - 1] : NULL;
+	if (dso)
+		*dso = s && s->mod && s->mod[0] ? s->mod : "[kernel.kallsyms]";
+	if (s && (s->size ? addr - s->addr < s->size : addr - s->addr < PP_KSYM_NOSIZE_SPAN)) {
+		snprintf(buf, len, "%s", s->name);
+		return 1;
+	}
+	if (s && s->mod && s->mod[0]) {
+		size_t i = lo - 1;
+
+		while (i > 0 && t->ksyms[i - 1].mod && !strcmp(t->ksyms[i - 1].mod, s->mod))
+			i--;
+		snprintf(buf, len, "%s+0x%llx", s->mod, (unsigned long long)(addr - t->ksyms[i].addr));
+		return 0;
+	}
+	if (t->nr_ksyms && addr >= kernel_base(t) && kernel_base(t))
+		snprintf(buf, len, "[kernel]+0x%llx", (unsigned long long)(addr - kernel_base(t)));
+	else
+		snprintf(buf, len, "[kernel]+0x%llx", (unsigned long long)addr);
+	return 0;
+}
+
 /**
  * pp_symtab__lookup() - symbolize an address.
  * @t: tables; @pid: process; @addr: address; @kernel: a kernel address;
@@ -506,18 +574,8 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 {
 	const struct pp_sym *s;
 
-	if (kernel) {
-		ensure_sorted(t->ksyms, t->nr_ksyms, &t->ksorted);
-		s = sym_find(t->ksyms, t->nr_ksyms, addr);
-		if (dso)
-			*dso = s && s->mod && s->mod[0] ? s->mod : "[kernel.kallsyms]";
-		if (s) {
-			snprintf(buf, len, "%s", s->name);
-			return 1;
-		}
-		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
-		return 0;
-	}
+	if (kernel)
+		return ksym_lookup(t, addr, buf, len, dso);
 	size_t i = map_lower(t, pid, addr + 1);
 
 	if (i && t->maps[i - 1].pid == pid && t->maps[i - 1].start <= addr && addr < t->maps[i - 1].end) {
