@@ -30,6 +30,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
+#include "pp/analyzer.h"
 #include "pp/format.h"
 #include "pp/io.h"
 #include "pp/meta.h"
@@ -45,7 +46,11 @@
 
 static const char usage_text[] =
 "Usage: pp-record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"       pp-record [OPTIONS] PROFILER [PROFILER OPTIONS] [-- COMMAND [ARGS...]]\n"
 "Record perf events (tracepoints, samples, probes) into a pp trace file.\n"
+"With a PROFILER (see pp-analyze list), record exactly the events that\n"
+"`pp-analyze PROFILER` with the same options needs, e.g.\n"
+"  pp-record profile -F 499 -- ./app    then    pp-analyze profile\n"
 "\n"
 "Events:\n"
 "  -e, --event EVENT[,EVENT...]  events to record (repeatable):\n"
@@ -121,9 +126,46 @@ struct opts {
 	int help_events;
 	char **workload;
 	char *cmdline;
+	const char *profiler;	/* pp-record PROFILER ...: events chosen by the module */
 };
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * pp-record PROFILER [profiler options] [-- COMMAND]: record exactly the
+ * events the analyzer module asks for, so `pp-analyze PROFILER` can replay.
+ */
+static void record_profiler(struct opts *o, int argc, char **argv)
+{
+	struct pp_event_reqs reqs;
+	char err[512];
+	int i, k, n = argc - 1;
+
+	for (k = 0; k < n && strcmp(argv[1 + k], "--"); k++)
+		;
+	if (pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err)))
+		die_usage("%s: %s", argv[0], err);
+	if (k < n) {
+		if (k + 1 == n)
+			die_usage("no COMMAND after --");
+		o->workload = &argv[k + 2];
+	}
+	for (i = 0; i < reqs.nr; i++) {
+		const struct pp_event_req *q = &reqs.req[i];
+		int first = o->nr_specs;
+
+		if (pp_evspec_parse(q->spec, &o->specs, &o->nr_specs, err, sizeof(err)))
+			die_usage("%s: %s", argv[0], err);
+		for (; first < o->nr_specs; first++)
+			o->specs[first].stack |= q->callchain;
+		if (q->freq)
+			o->freq = (int)q->freq;
+		o->exclude_user |= q->exclude_user;
+		o->exclude_kernel |= q->exclude_kernel;
+	}
+	o->profiler = argv[0];
+}
+
 static void die_usage(const char *fmt, ...)
 {
 	va_list ap;
@@ -356,6 +398,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (z_chunk && !chunk_set)
 		o->chunk_size = 1 << 20;
+	if (optind < argc && strcmp(argv[optind - 1], "--") && pp_analyzer__find(argv[optind])) {
+		record_profiler(o, argc - optind, &argv[optind]);
+		optind = argc;
+	}
 	if (optind < argc) {
 		int dashdash = !strcmp(argv[optind - 1], "--");
 

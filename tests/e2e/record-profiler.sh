@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# pp-record PROFILER records exactly what `pp-analyze PROFILER` needs:
+# profile -> cpu-clock stacks resolving to the helper's functions; stat -e EV
+# -> exactly N events; an unknown option of the profiler is a usage error.
+. "$(dirname "$0")/../helpers/record-lib.sh"
+AN=$B/pp-analyze
+[ -x "$AN" ] || skip "no $AN"
+
+cp "$HELP/spin" "$TMP/spin"
+$REC -q -o "$TMP/p.trace" profile -F 499 -- "$TMP/spin" 1 || fail "pp-record profile"
+rm -f "$TMP/spin"
+$AN profile "$TMP/p.trace" > "$TMP/p.out" 2>&1 || { cat "$TMP/p.out"; fail "pp-analyze profile"; }
+a=$(awk '/;spin_alpha / { s += $NF } END { print s + 0 }' "$TMP/p.out")
+b=$(awk '/;spin_beta / { s += $NF } END { print s + 0 }' "$TMP/p.out")
+[ "$a" -gt 100 ] && [ "$b" -gt 50 ] || { head "$TMP/p.out"; fail "profile: spin_alpha=$a spin_beta=$b samples"; }
+
+$REC -q -o "$TMP/s.trace" stat -e syscalls:sys_enter_getppid -- "$HELP/getppid-n" 777 || fail "pp-record stat"
+n=$($AN stat "$TMP/s.trace" | awk '$2 == "syscalls:sys_enter_getppid" { print $3 }')
+[ "$n" = 777 ] || fail "stat: $n events, want 777"
+
+$REC -q -o "$TMP/x.trace" profile --no-such-option -- true 2> "$TMP/err"
+rc=$?
+[ $rc = 2 ] && grep -q "pp-record: profile:" "$TMP/err" || { cat "$TMP/err"; fail "bad profiler option: exit $rc"; }
+echo "ok"
