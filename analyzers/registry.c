@@ -19,6 +19,7 @@ static const struct pp_analyzer *const registry[] = {
 	&pp_analyzer_task_state,
 	&pp_analyzer_rundelay,
 	&pp_analyzer_syscalls,
+	&pp_analyzer_multi_trace,
 	&pp_analyzer_offcpu,
 };
 

@@ -23,6 +23,7 @@
 extern const struct pp_analyzer pp_analyzer_task_state;
 extern const struct pp_analyzer pp_analyzer_rundelay;
 extern const struct pp_analyzer pp_analyzer_syscalls;
+extern const struct pp_analyzer pp_analyzer_multi_trace;
 
 #define PP_SCHED_MAX_FILTERS	16
 #define PP_SCHED_MAX_STACK	128

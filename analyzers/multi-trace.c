@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * multi-trace: latency between events joined by a key. Every -e entry but
+ * the last starts an interval, the last ends it (-e A -e B, or -e A,C -e B
+ * for alternative starts); key=FIELD on an entry names its join field
+ * (key=cpu, key=pid, key=tid for the sample's own; default tid). Prints
+ * calls, total, min, p50, p95, p99, max per start -> end pair (per key with
+ * --perins); --than TIME prints each slower instance, with --detail the
+ * events recorded in between; --heatmap NAME renders a time x latency SVG.
+ * A lost window drops every open interval.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pp/replay.h"
+#include "analyzers.h"
+#include "heatmap.h"
+#include "hist.h"
+#include "sched-common.h"
+
+enum mt_key { MT_KEY_TID, MT_KEY_PID, MT_KEY_CPU, MT_KEY_FIELD };
+
+struct mt_role {
+	int role;			/* 0 none, 1 start, 2 end */
+	enum mt_key kind;
+	struct tep_format_field *f;
+};
+
+struct mt_open {
+	uint64_t since;			/* 0 = none */
+	int start;			/* evsel idx of the start */
+};
+
+struct mt_stat {
+	uint64_t key;
+	int start;
+	struct pp_hist h;
+};
+
+#define MT_RING		1024
+#define MT_RAW		512
+
+struct mt_saved {
+	struct pp_event e;
+	uint8_t raw[MT_RAW];
+};
+
+struct multi_trace {
+	struct mt_role *roles;		/* per evsel */
+	size_t nr_evsels;
+	struct pp_sched_opts so;
+	struct pp_kmap open;		/* key -> struct mt_open */
+	struct pp_kmap stats;		/* (key or 0) << 16 | start -> struct mt_stat */
+	struct pp_heatmap *hm;
+	const char *end_name;
+	struct mt_saved *ring;		/* --detail: the last MT_RING events */
+	size_t ring_head;
+	uint64_t lost;
+};
+
+static int mt_init(struct pp_session *s)
+{
+	struct multi_trace *mt = calloc(1, sizeof(*mt));
+	const struct pp_opts *o = pp_session__opts(s);
+	size_t nr;
+	struct pp_evsel *evs = pp_session__evsels(s, &nr);
+	char last[128] = "";
+	int starts = 0, ends = 0, ret;
+
+	if (!mt)
+		return -ENOMEM;
+	pp_session__set_priv(s, mt);
+	pp_kmap__init(&mt->open, sizeof(struct mt_open));
+	pp_kmap__init(&mt->stats, sizeof(struct mt_stat));
+	ret = pp_sched_opts__parse(&mt->so, "multi-trace", "detail heatmap");
+	if (ret)
+		return ret;
+	if (o->nr_events < 2) {
+		fprintf(stderr, "pp-analyze: multi-trace needs at least two events: -e START -e END\n");
+		return -EINVAL;
+	}
+	{
+		struct pp_evspec sp;
+
+		if (pp_evspec__parse(o->events[o->nr_events - 1], &sp))
+			return -EINVAL;
+		memcpy(last, sp.pattern, sizeof(last));
+	}
+	mt->roles = calloc(nr ? nr : 1, sizeof(*mt->roles));
+	if (!mt->roles)
+		return -ENOMEM;
+	mt->nr_evsels = nr;
+	for (size_t i = 0; i < nr; i++) {
+		const struct pp_evspec *sp = evs[i].spec;
+		struct mt_role *r = &mt->roles[i];
+
+		if (!sp)
+			continue;
+		r->role = strcmp(sp->pattern, last) ? 1 : 2;
+		if (r->role == 2) {
+			ends++;
+			mt->end_name = evs[i].name;
+		} else {
+			starts++;
+		}
+		if (!sp->key[0] || !strcmp(sp->key, "tid"))
+			r->kind = MT_KEY_TID;
+		else if (!strcmp(sp->key, "pid"))
+			r->kind = MT_KEY_PID;
+		else if (!strcmp(sp->key, "cpu"))
+			r->kind = MT_KEY_CPU;
+		else {
+			r->kind = MT_KEY_FIELD;
+			r->f = pp_evsel__field(&evs[i], sp->key);
+			if (!r->f) {
+				fprintf(stderr, "pp-analyze: multi-trace: %s has no field '%s'\n", evs[i].name,
+					sp->key);
+				return -EINVAL;
+			}
+		}
+	}
+	if (!starts || !ends) {
+		fprintf(stderr, "pp-analyze: multi-trace: the trace lacks the %s events\n",
+			starts ? "end" : "start");
+		return -ENOENT;
+	}
+	if (mt->so.heatmap) {
+		mt->hm = pp_heatmap__new(0);
+		if (!mt->hm)
+			return -ENOMEM;
+	}
+	if (mt->so.detail) {
+		mt->ring = calloc(MT_RING, sizeof(*mt->ring));
+		if (!mt->ring)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int mt_key(const struct mt_role *r, const struct pp_event *e, uint64_t *key)
+{
+	switch (r->kind) {
+	case MT_KEY_TID:
+		*key = e->tid;
+		return 0;
+	case MT_KEY_PID:
+		*key = e->pid;
+		return 0;
+	case MT_KEY_CPU:
+		*key = e->cpu;
+		return 0;
+	default:
+		return pp_event__num(e, r->f, key);
+	}
+}
+
+static void mt_print_event(struct pp_session *s, const struct pp_event *e, const char *mark)
+{
+	struct pp_out *o = pp_session__out(s);
+	char tb[32];
+
+	pp_session__format_time(s, e->time, tb);
+	pp_out__printf(o, "  %s %s %16s %7u/%-7u [%03u] %s: ", mark, tb, pp_session__comm(s, e->tid),
+		       e->pid, e->tid, e->cpu, e->evsel->name);
+	if (e->evsel->tp && e->raw)
+		pp_session__print_event(s, e);
+	pp_out__putc(o, '\n');
+}
+
+static void mt_detail(struct pp_session *s, struct multi_trace *mt, uint64_t from,
+		      const struct pp_event *end)
+{
+	for (size_t i = 0; i < MT_RING; i++) {
+		struct mt_saved *sv = &mt->ring[(mt->ring_head + i) % MT_RING];
+
+		if (!sv->e.evsel || sv->e.time < from || sv->e.time > end->time)
+			continue;
+		mt_print_event(s, &sv->e, sv->e.time == from ? "start" : "     ");
+	}
+	mt_print_event(s, end, "end  ");
+}
+
+static void mt_save(struct multi_trace *mt, const struct pp_event *e)
+{
+	struct mt_saved *sv = &mt->ring[mt->ring_head];
+	uint32_t n = e->raw_size < MT_RAW ? e->raw_size : MT_RAW;
+
+	sv->e = *e;
+	sv->e.callchain = NULL;
+	sv->e.nr_callchain = 0;
+	sv->e.record = NULL;
+	if (e->raw && n == e->raw_size) {
+		memcpy(sv->raw, e->raw, n);
+		sv->e.raw = sv->raw;
+		sv->e.raw_size = n;
+	} else {
+		sv->e.raw = NULL;	/* too big to keep: printed without fields */
+		sv->e.raw_size = 0;
+	}
+	mt->ring_head = (mt->ring_head + 1) % MT_RING;
+}
+
+static void mt_sample(struct pp_session *s, const struct pp_event *e)
+{
+	struct multi_trace *mt = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+	const struct mt_role *r;
+	struct mt_open *op;
+	uint64_t key, d;
+
+	if ((size_t)e->evsel->idx >= mt->nr_evsels)
+		return;
+	r = &mt->roles[e->evsel->idx];
+	if (!r->role || mt_key(r, e, &key))
+		return;
+	if (r->role == 1) {
+		op = pp_kmap__get(&mt->open, key, NULL);
+		if (op) {
+			op->since = e->time;
+			op->start = e->evsel->idx;
+		}
+		if (mt->ring)
+			mt_save(mt, e);
+		return;
+	}
+	op = pp_kmap__find(&mt->open, key);
+	if (!op || !op->since || e->time < op->since) {
+		if (mt->ring)
+			mt_save(mt, e);
+		return;
+	}
+	d = e->time - op->since;
+	{
+		uint64_t skey = ((o->perins ? key : 0) << 16) | (uint64_t)op->start;
+		int created;
+		struct mt_stat *st = pp_kmap__get(&mt->stats, skey, &created);
+
+		if (st) {
+			if (created) {
+				st->key = key;
+				st->start = op->start;
+				pp_hist__init(&st->h);
+			}
+			pp_hist__add(&st->h, d);
+		}
+	}
+	if (mt->hm)
+		pp_heatmap__add(mt->hm, e->time, d);
+	if (o->than_set && d > o->than) {
+		char tb[32], db[16];
+
+		pp_session__format_time(s, op->since, tb);
+		pp_out__printf(pp_session__out(s), "%s key %llu latency %s\n", tb, (unsigned long long)key,
+			       pp_sched_ns(db, d));
+		if (mt->ring)
+			mt_detail(s, mt, op->since, e);
+	}
+	if (mt->ring)
+		mt_save(mt, e);
+	op->since = 0;
+}
+
+static void mt_lost(struct pp_session *s, const struct pp_lost *l)
+{
+	struct multi_trace *mt = pp_session__priv(s);
+
+	for (size_t i = 0; i < mt->open.cap; i++) {
+		struct mt_open *op = pp_kmap__nth(&mt->open, i, NULL);
+
+		if (op)
+			op->since = 0;
+	}
+	mt->lost++;
+}
+
+static int cmp_stat(const void *a, const void *b)
+{
+	const struct mt_stat *x = *(const struct mt_stat *const *)a;
+	const struct mt_stat *y = *(const struct mt_stat *const *)b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void mt_print(struct pp_session *s, uint64_t now)
+{
+	struct multi_trace *mt = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+	struct pp_out *out = pp_session__out(s);
+	size_t nr, n = 0;
+	struct pp_evsel *evs = pp_session__evsels(s, &nr);
+	struct mt_stat **list = malloc((mt->stats.nr ? mt->stats.nr : 1) * sizeof(*list));
+	char tbuf[32];
+
+	if (!list)
+		return;
+	for (size_t i = 0; i < mt->stats.cap; i++) {
+		struct mt_stat *st = pp_kmap__nth(&mt->stats, i, NULL);
+
+		if (st && st->h.calls)
+			list[n++] = st;
+	}
+	qsort(list, n, sizeof(*list), cmp_stat);
+	pp_session__format_time(s, now, tbuf);
+	if (!o->json)
+		pp_out__printf(out, "%s\n%-48s %s%8s %10s %10s %10s %10s %10s %10s\n", tbuf, "start -> end",
+			       o->perins ? "      key " : "", "calls", "total", "min", "p50", "p95",
+			       "p99", "max");
+	for (size_t i = 0; i < n; i++) {
+		struct mt_stat *st = list[i];
+		struct pp_hist_stats hs;
+		char pair[300], b[6][16];
+
+		snprintf(pair, sizeof(pair), "%s -> %s", (size_t)st->start < nr ? evs[st->start].name : "?",
+			 mt->end_name);
+		pp_hist__stats(&st->h, &hs);
+		if (o->json) {
+			pp_out__puts(out, "{\"time\":");
+			pp_out__json_str(out, tbuf);
+			pp_out__puts(out, ",\"pair\":");
+			pp_out__json_str(out, pair);
+			if (o->perins)
+				pp_out__printf(out, ",\"key\":%llu", (unsigned long long)st->key);
+			pp_out__printf(out, ",\"calls\":%llu,\"total\":%llu,\"min\":%llu,\"p50\":%llu,"
+				       "\"p95\":%llu,\"p99\":%llu,\"max\":%llu}\n",
+				       (unsigned long long)hs.calls, (unsigned long long)hs.total,
+				       (unsigned long long)hs.min, (unsigned long long)hs.p50,
+				       (unsigned long long)hs.p95, (unsigned long long)hs.p99,
+				       (unsigned long long)hs.max);
+		} else {
+			pp_out__printf(out, "%-48s ", pair);
+			if (o->perins)
+				pp_out__printf(out, "%9llu ", (unsigned long long)st->key);
+			pp_out__printf(out, "%8llu %10s %10s %10s %10s %10s %10s\n",
+				       (unsigned long long)hs.calls, pp_sched_ns(b[0], hs.total),
+				       pp_sched_ns(b[1], hs.min), pp_sched_ns(b[2], hs.p50),
+				       pp_sched_ns(b[3], hs.p95), pp_sched_ns(b[4], hs.p99),
+				       pp_sched_ns(b[5], hs.max));
+		}
+		pp_hist__reset(&st->h);
+	}
+	free(list);
+}
+
+static void mt_report(struct pp_session *s)
+{
+	struct multi_trace *mt = pp_session__priv(s);
+
+	if (!pp_session__opts(s)->interval_ns)
+		mt_print(s, pp_session__stats(s)->last_ts);
+	if (mt->lost)
+		fprintf(stderr, "pp-analyze: multi-trace: %llu lost windows: intervals open across them were dropped\n",
+			(unsigned long long)mt->lost);
+	if (mt->hm) {
+		struct pp_heatmap_opts ho = { .title = "pp multi-trace latency", .unit = PP_UNIT_NS };
+
+		if (!pp_heatmap__write_file(mt->hm, mt->so.heatmap, &ho))
+			fprintf(stderr, "pp-analyze: wrote heat map %s\n", mt->so.heatmap);
+	}
+}
+
+static void mt_deinit(struct pp_session *s)
+{
+	struct multi_trace *mt = pp_session__priv(s);
+
+	if (!mt)
+		return;
+	for (size_t i = 0; i < mt->stats.cap; i++) {
+		struct mt_stat *st = pp_kmap__nth(&mt->stats, i, NULL);
+
+		if (st)
+			pp_hist__exit(&st->h);
+	}
+	pp_kmap__exit(&mt->stats);
+	pp_kmap__exit(&mt->open);
+	pp_heatmap__free(mt->hm);
+	pp_sched_opts__exit(&mt->so);
+	free(mt->ring);
+	free(mt->roles);
+	free(mt);
+}
+
+const struct pp_analyzer pp_analyzer_multi_trace = {
+	.name = "multi-trace",
+	.desc = "latency between events joined by a key: calls, total, min, p50/p95/p99, max",
+	.help = "pp-analyze multi-trace -e START[,START2] -e 'END[//key=FIELD/]' [--perins] [--than TIME] [-i MS] [--json] [FILE]\n"
+		"  every -e entry but the last starts an interval, the last ends it; key=FIELD\n"
+		"  (or key=cpu|pid|tid, default tid) joins them\n"
+		"  module options, for now in PP_ANALYZER_OPTS: --detail (with --than: the events in\n"
+		"    between), --heatmap NAME (time x latency SVG)\n"
+		"  example: pp-analyze multi-trace -e 'irq:softirq_entry//key=cpu/' -e 'irq:softirq_exit//key=cpu/' --than 100us\n",
+	.opts = PP_OPT_EVENTS | PP_OPT_INTERVAL | PP_OPT_THAN | PP_OPT_PERINS | PP_OPT_JSON,
+	.init = mt_init,
+	.sample = mt_sample,
+	.lost = mt_lost,
+	.interval = mt_print,
+	.report = mt_report,
+	.deinit = mt_deinit,
+};

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# multi-trace ground truth: a helper makes exactly N lseek calls; pairing
+# syscalls:sys_enter_lseek -> sys_exit_lseek by tid must give N intervals,
+# --than 0 with --detail prints each pair, --heatmap writes an SVG.
+set -u
+B=${PP_BUILD:?}
+N=1000
+T=$(mktemp -d /tmp/pp-e2e-mt.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+if ! "$B/pp-record" -e syscalls:sys_enter_lseek,syscalls:sys_exit_lseek -o "$T/t" -- \
+	"$B/tests/helpers/sched-syscalls" $N 0 >/dev/null 2>&1; then
+	echo "skip: pp-record cannot record syscalls:sys_*_lseek here"; exit 77
+fi
+E="-e syscalls:sys_enter_lseek -e syscalls:sys_exit_lseek"
+c=$("$B/pp-analyze" multi-trace $E --json "$T/t" | grep -o '"calls":[0-9]*' | cut -d: -f2)
+[ "$c" = $N ] || { echo "multi-trace counted '$c' pairs, want $N"; exit 1; }
+c=$("$B/pp-analyze" multi-trace -e 'syscalls:sys_enter_lseek//key=common_pid/' \
+	-e 'syscalls:sys_exit_lseek//key=common_pid/' --json "$T/t" | grep -o '"calls":[0-9]*' | cut -d: -f2)
+[ "$c" = $N ] || { echo "key=common_pid counted '$c' pairs, want $N"; exit 1; }
+d=$(PP_ANALYZER_OPTS='--detail' "$B/pp-analyze" multi-trace $E --than 0 "$T/t" | grep -c '^  end ')
+[ "$d" = $N ] || { echo "--detail printed $d pairs, want $N"; exit 1; }
+PP_ANALYZER_OPTS="--heatmap $T/hm" "$B/pp-analyze" multi-trace $E "$T/t" >/dev/null 2>&1
+grep -q '<svg' "$T/hm.svg" || { echo "no heat map SVG"; exit 1; }
+if "$B/pp-analyze" multi-trace -e syscalls:sys_enter_lseek "$T/t" >/dev/null 2>&1; then
+	echo "one event accepted"; exit 1
+fi
+echo "ok: $N pairs"
