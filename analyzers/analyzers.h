@@ -11,5 +11,6 @@ extern const struct pp_analyzer pp_analyzer_top;
 extern const struct pp_analyzer pp_analyzer_num_dist;
 extern const struct pp_analyzer pp_analyzer_profile;
 extern const struct pp_analyzer pp_analyzer_offcpu;
+extern const struct pp_analyzer pp_analyzer_lock;
 
 #endif /* PP_ANALYZERS_H */

@@ -21,6 +21,7 @@
 #include "analyzers.h"
 #include "flamegraph.h"
 #include "hist.h"
+#include "bpf-agg.h"
 
 #define OFFCPU_TOP	10
 #define OFFCPU_MAX_FRAMES	256
@@ -31,11 +32,14 @@ struct ostack {
 };
 
 struct offcpu {
+	uint16_t kind;			/* PP_BPF_AGG_OFFCPU or PP_BPF_AGG_LOCK */
+	uint32_t source;		/* PP_BPF_SRC_* of the windows to read */
 	struct ostack *v;
 	size_t nr, cap;
 	uint64_t windows, dropped, bad;
 	uint64_t first_ts, last_ts;
 	struct pp_bpf_offcpu *live;
+	struct pp_bpf_lock *live_lock;
 };
 
 static int offcpu_add(struct offcpu *oc, const struct pp_bpf_agg_entry *e)
@@ -78,7 +82,7 @@ static int offcpu_payload(const uint8_t *p, size_t len, uint64_t first_ts, uint6
 		if (k < 0) {
 			oc->bad++;
 		} else if (k == PP_BPF_AGG_WINDOW) {
-			if (w.source != PP_BPF_SRC_OFFCPU)
+			if (w.source != oc->source)
 				continue;
 			oc->windows++;
 			oc->dropped += w.dropped;
@@ -86,7 +90,7 @@ static int offcpu_payload(const uint8_t *p, size_t len, uint64_t first_ts, uint6
 				oc->first_ts = w.start_ns;
 			if (w.end_ns > oc->last_ts)
 				oc->last_ts = w.end_ns;
-		} else if (k == PP_BPF_AGG_OFFCPU) {
+		} else if (k == oc->kind) {
 			if (offcpu_add(oc, &e))
 				return -ENOMEM;
 		}
@@ -108,6 +112,8 @@ static int ostack_cmp_key(const void *a, const void *b)
 		return x->s.tid < y->s.tid ? -1 : 1;
 	if (x->s.state != y->s.state)
 		return x->s.state < y->s.state ? -1 : 1;
+	if (x->s.addr != y->s.addr)
+		return x->s.addr < y->s.addr ? -1 : 1;
 	if (x->s.nr_kernel != y->s.nr_kernel)
 		return x->s.nr_kernel < y->s.nr_kernel ? -1 : 1;
 	if (x->s.nr_user != y->s.nr_user)
@@ -155,7 +161,12 @@ static int offcpu_events(const struct pp_opts *o, struct pp_event_reqs *out)
 	return 0;
 }
 
-static int offcpu_init(struct pp_session *s)
+/**
+ * pp_bpf_agg_an__init() - init for the offcpu and lock modules.
+ * @s: session; @kind: PP_BPF_AGG_OFFCPU or PP_BPF_AGG_LOCK.
+ * Return: 0 or -errno (message printed).
+ */
+int pp_bpf_agg_an__init(struct pp_session *s, uint16_t kind)
 {
 	const struct pp_opts *o = pp_session__opts(s);
 	struct offcpu *oc = calloc(1, sizeof(*oc));
@@ -163,15 +174,23 @@ static int offcpu_init(struct pp_session *s)
 
 	if (!oc)
 		return -ENOMEM;
+	oc->kind = kind;
+	oc->source = kind == PP_BPF_AGG_LOCK ? PP_BPF_SRC_LOCK : PP_BPF_SRC_OFFCPU;
 	pp_session__set_priv(s, oc);
 	if (o->live) {
-		struct pp_bpf_offcpu_opts bo = { 0 };
+		pid_t pid = o->pids ? atoi(o->pids) : 0;
 		char err[256];
 
-		if (o->pids)
-			bo.pid = atoi(o->pids);
-		oc->live = pp_bpf_offcpu__new(&bo, err, sizeof(err));
-		if (!oc->live) {
+		if (kind == PP_BPF_AGG_LOCK) {
+			struct pp_bpf_lock_opts lo = { .pid = pid };
+
+			oc->live_lock = pp_bpf_lock__new(&lo, err, sizeof(err));
+		} else {
+			struct pp_bpf_offcpu_opts bo = { .pid = pid };
+
+			oc->live = pp_bpf_offcpu__new(&bo, err, sizeof(err));
+		}
+		if (!oc->live && !oc->live_lock) {
 			fprintf(stderr, "pp-analyze: %s\n", err);
 			return -errno;
 		}
@@ -185,6 +204,11 @@ static int offcpu_init(struct pp_session *s)
 		return ret;
 	}
 	return 0;
+}
+
+static int offcpu_init(struct pp_session *s)
+{
+	return pp_bpf_agg_an__init(s, PP_BPF_AGG_OFFCPU);
 }
 
 static void frame_name(struct pp_session *s, uint32_t pid, uint64_t ip, int kernel, char *buf,
@@ -215,7 +239,62 @@ static unsigned int bpf_frames(struct pp_session *s, const struct ostack *st)
 	return k == st->s.nr_kernel ? 0 : k;
 }
 
-static void offcpu_report(struct pp_session *s)
+/* Top contended locks: waits summed per (process, futex address). */
+static void lock_table(struct offcpu *oc, struct pp_out *out, uint64_t total)
+{
+	struct lk { uint32_t pid; uint64_t addr, total, count, max; uint32_t threads; char comm[16]; } *v;
+	size_t nr = 0;
+	char t1[32], t2[32];
+
+	v = calloc(oc->nr ? oc->nr : 1, sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < oc->nr; i++) {
+		const struct ostack *st = &oc->v[i];
+		size_t j;
+
+		for (j = 0; j < nr; j++) {
+			if (v[j].pid == st->s.pid && v[j].addr == st->s.addr)
+				break;
+		}
+		if (j == nr) {
+			memset(&v[nr], 0, sizeof(v[nr]));
+			v[nr].pid = st->s.pid;
+			v[nr].addr = st->s.addr;
+			memcpy(v[nr].comm, st->s.comm, sizeof(v[nr].comm));
+			nr++;
+		}
+		v[j].total += st->s.total_ns;
+		v[j].count += st->s.count;
+		v[j].threads++;
+		if (st->s.max_ns > v[j].max)
+			v[j].max = st->s.max_ns;
+	}
+	for (size_t i = 1; i < nr; i++) {	/* insertion sort by total, few locks */
+		struct lk t = v[i];
+		size_t j = i;
+
+		while (j > 0 && v[j - 1].total < t.total) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = t;
+	}
+	pp_out__printf(out, "\n%-16s %7s %-18s %10s %8s %10s %6s\n", "COMM", "PID", "LOCK", "WAIT",
+		       "WAITS", "MAX", "SHARE");
+	for (size_t i = 0; i < nr && i < OFFCPU_TOP; i++)
+		pp_out__printf(out, "%-16s %7u 0x%-16llx %10s %8llu %10s %5.1f%%\n", v[i].comm, v[i].pid,
+			       (unsigned long long)v[i].addr, pp_ns_format(t1, sizeof(t1), v[i].total),
+			       (unsigned long long)v[i].count, pp_ns_format(t2, sizeof(t2), v[i].max),
+			       total ? 100.0 * (double)v[i].total / (double)total : 0.0);
+	free(v);
+}
+
+/**
+ * pp_bpf_agg_an__report() - report of the offcpu and lock modules.
+ * @s: session.
+ */
+void pp_bpf_agg_an__report(struct pp_session *s)
 {
 	struct offcpu *oc = pp_session__priv(s);
 	const struct pp_opts *o = pp_session__opts(s);
@@ -225,12 +304,18 @@ static void offcpu_report(struct pp_session *s)
 	struct pp_flame *fg = NULL;
 	uint64_t total = 0;
 	char t1[32], t2[32], t3[32];
+	int lock = oc->kind == PP_BPF_AGG_LOCK;
 
-	if (oc->live) {
+	if (oc->live || oc->live_lock) {
 		struct pp_buf b;
+		int ret;
 
 		pp_buf__init(&b);
-		if (pp_bpf_offcpu__drain(oc->live, &b, NULL, NULL, NULL, NULL, NULL) >= 0)
+		if (lock)
+			ret = pp_bpf_lock__drain(oc->live_lock, &b, NULL, NULL, NULL, NULL, NULL);
+		else
+			ret = pp_bpf_offcpu__drain(oc->live, &b, NULL, NULL, NULL, NULL, NULL);
+		if (ret >= 0)
 			offcpu_payload(b.data, b.len, 0, 0, oc);
 		pp_buf__exit(&b);
 	}
@@ -238,23 +323,31 @@ static void offcpu_report(struct pp_session *s)
 	for (size_t i = 0; i < oc->nr; i++)
 		total += oc->v[i].s.total_ns;
 	if (!oc->windows) {
-		pp_out__printf(out, "no off-CPU data in this trace (record it with: pp-record offcpu ...)\n");
+		pp_out__printf(out, "no %s data in this trace (record it with: pp-record %s ...)\n",
+			       lock ? "lock" : "off-CPU", lock ? "lock" : "offcpu");
 		return;
 	}
-	pp_out__printf(out, "off-CPU time: %s in %zu stacks over %s",
+	pp_out__printf(out, "%s: %s in %zu stacks over %s", lock ? "futex wait time" : "off-CPU time",
 		       pp_ns_format(t1, sizeof(t1), total), oc->nr,
 		       pp_ns_format(t2, sizeof(t2), oc->last_ts - oc->first_ts));
 	if (oc->dropped)
-		pp_out__printf(out, " (%llu switches not aggregated: BPF maps full)",
+		pp_out__printf(out, " (%llu events not aggregated: BPF maps full)",
 			       (unsigned long long)oc->dropped);
 	pp_out__printf(out, "\n");
 	if (oc->bad)
 		pp_session__warn(s, "%llu malformed BPF_AGG items skipped", (unsigned long long)oc->bad);
+	if (lock)
+		lock_table(oc, out, total);
 	for (size_t i = 0; i < oc->nr && i < OFFCPU_TOP; i++) {
 		const struct ostack *st = &oc->v[i];
+		char what[40];
 
-		pp_out__printf(out, "\n%s %u/%u state %c: %s total, %llu times, avg %s, max %s (%.1f%%)\n",
-			       st->s.comm, st->s.pid, st->s.tid, st->s.state ? (char)st->s.state : '?',
+		if (lock)
+			snprintf(what, sizeof(what), "lock 0x%llx", (unsigned long long)st->s.addr);
+		else
+			snprintf(what, sizeof(what), "state %c", st->s.state ? (char)st->s.state : '?');
+		pp_out__printf(out, "\n%s %u/%u %s: %s total, %llu times, avg %s, max %s (%.1f%%)\n",
+			       st->s.comm, st->s.pid, st->s.tid, what,
 			       pp_ns_format(t1, sizeof(t1), st->s.total_ns),
 			       (unsigned long long)st->s.count,
 			       pp_ns_format(t2, sizeof(t2), st->s.count ? st->s.total_ns / st->s.count : 0),
@@ -297,11 +390,18 @@ static void offcpu_report(struct pp_session *s)
 			frame_name(s, st->s.pid, st->ips[k], 1, names[n], sizeof(names[n]));
 			frames[n] = names[n];
 		}
+		if (lock && n < OFFCPU_MAX_FRAMES) {
+			snprintf(names[n], sizeof(names[n]), "[lock 0x%llx]", (unsigned long long)st->s.addr);
+			frames[n] = names[n];
+			n++;
+		}
 		pp_flame__add(fg, frames, n, st->s.total_ns);
 	}
 	{
 		struct pp_flame_opts fo = {
-			.title = "pp off-CPU time", .subtitle = "blocked time per stack (BPF, sched_switch)",
+			.title = lock ? "pp lock wait time" : "pp off-CPU time",
+			.subtitle = lock ? "futex wait time per user stack and lock (BPF)" :
+					   "blocked time per stack (BPF, sched_switch)",
 			.count_name = "ns", .unit = PP_UNIT_NS,
 		};
 
@@ -312,7 +412,11 @@ static void offcpu_report(struct pp_session *s)
 	pp_flame__free(fg);
 }
 
-static void offcpu_deinit(struct pp_session *s)
+/**
+ * pp_bpf_agg_an__deinit() - free the state of the offcpu and lock modules.
+ * @s: session.
+ */
+void pp_bpf_agg_an__deinit(struct pp_session *s)
 {
 	struct offcpu *oc = pp_session__priv(s);
 
@@ -322,6 +426,7 @@ static void offcpu_deinit(struct pp_session *s)
 		free(oc->v[i].ips);
 	free(oc->v);
 	pp_bpf_offcpu__free(oc->live);
+	pp_bpf_lock__free(oc->live_lock);
 	free(oc);
 }
 
@@ -337,6 +442,6 @@ const struct pp_analyzer pp_analyzer_offcpu = {
 	.opts = PP_OPT_FLAME,
 	.events = offcpu_events,
 	.init = offcpu_init,
-	.report = offcpu_report,
-	.deinit = offcpu_deinit,
+	.report = pp_bpf_agg_an__report,
+	.deinit = pp_bpf_agg_an__deinit,
 };

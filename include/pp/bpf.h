@@ -297,4 +297,32 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 /** pp_bpf_offcpu__free() - detach and free; accepts NULL. */
 void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc);
 
+/* ---- futex contention (lock wait time) aggregated at sys_enter/sys_exit ---- */
+
+struct pp_bpf_lock_opts {
+	pid_t pid;			/* only this process (tgid); 0 = all */
+	uint64_t min_ns;		/* ignore shorter waits */
+};
+
+struct pp_bpf_lock;
+
+/**
+ * pp_bpf_lock__new() - load and attach the futex wait program.
+ * @o: options (NULL: all processes); @err, @errlen: message on failure.
+ * Return: the collector, or NULL with errno set.
+ */
+struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err, size_t errlen);
+
+/**
+ * pp_bpf_lock__drain() - as pp_bpf_offcpu__drain(), with LOCK items
+ * (addr = futex address, user stack only) after a WINDOW of source LOCK.
+ * Return: number of LOCK items, or -errno.
+ */
+int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t *first_ts,
+		       uint64_t *last_ts, struct pp_syms *syms, struct pp_buf *tasks,
+		       struct pp_buf *mmaps);
+
+/** pp_bpf_lock__free() - detach and free; accepts NULL. */
+void pp_bpf_lock__free(struct pp_bpf_lock *lk);
+
 #endif /* PP_BPF_H */

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lock: futex contention aggregated in the kernel by BPF (bpf/lock.bpf.c):
+ * wait time per process, thread, futex address and user stack, stored as
+ * BPF_AGG LOCK items. Prints the most contended locks, then the stacks that
+ * waited longest; --flame-graph writes wait time per stack, the lock
+ * address as the leaf frame. The engine is shared with offcpu.
+ */
+#include "pp/replay.h"
+#include "pp/bpf.h"
+#include "analyzers.h"
+#include "bpf-agg.h"
+
+static int lock_events(const struct pp_opts *o, struct pp_event_reqs *out)
+{
+	out->nr = 0;		/* no perf event: the recorder loads the BPF program */
+	return 0;
+}
+
+static int lock_init(struct pp_session *s)
+{
+	return pp_bpf_agg_an__init(s, PP_BPF_AGG_LOCK);
+}
+
+const struct pp_analyzer pp_analyzer_lock = {
+	.name = "lock",
+	.desc = "futex contention aggregated in the kernel by BPF: top contended locks, stacks, flame graph",
+	.help = "pp-analyze lock [--flame-graph FILE] [FILE]\n"
+		"  reads the BPF_AGG chunks pp-record lock wrote (time spent waiting in futex(2)\n"
+		"  per process, thread, lock address and user stack); prints the 10 most\n"
+		"  contended locks and the 10 stacks that waited longest; --flame-graph writes\n"
+		"  FILE.folded and FILE.svg weighted by wait time (ns), the lock as leaf frame.\n"
+		"  example: pp-record lock -- ./app; pp-analyze lock --flame-graph app-locks\n",
+	.opts = PP_OPT_FLAME,
+	.events = lock_events,
+	.init = lock_init,
+	.report = pp_bpf_agg_an__report,
+	.deinit = pp_bpf_agg_an__deinit,
+};

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * Futex contention aggregated in the kernel: time from entering futex(2)
+ * with a waiting operation (WAIT, WAIT_BITSET, LOCK_PI, LOCK_PI2,
+ * WAIT_REQUEUE_PI) to leaving it, summed per (process, thread, futex
+ * address, user stack). glibc only calls futex to wait when a lock is
+ * contended, so this is lock wait time. Attached to the raw sys_enter and
+ * sys_exit tracepoints (BTF), which needs no tracefs.
+ */
+#include "vmlinux-min.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "lock.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile struct pp_lock_cfg cfg = {};
+
+unsigned int gen;
+unsigned long long dropped;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PP_LOCK_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, struct pp_lock_start);
+} start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PP_LOCK_MAX_KEYS);
+	__type(key, struct pp_lock_key);
+	__type(value, struct pp_lock_val);
+} agg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, PP_LOCK_MAX_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PP_LOCK_MAX_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+#define FUTEX_WAIT		0
+#define FUTEX_LOCK_PI		6
+#define FUTEX_WAIT_BITSET	9
+#define FUTEX_WAIT_REQUEUE_PI	11
+#define FUTEX_LOCK_PI2		13
+#define FUTEX_CMD_MASK		0x7f
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(pp_lock_enter, struct pt_regs *regs, long id)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tgid = pt >> 32, pid = (__u32)pt;
+	struct pp_lock_start s = {};
+	unsigned int cmd;
+
+	if (id != cfg.futex_nr)
+		return 0;
+	if (cfg.tgid && tgid != cfg.tgid)
+		return 0;
+	cmd = BPF_CORE_READ(regs, si) & FUTEX_CMD_MASK;
+	if (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_LOCK_PI &&
+	    cmd != FUTEX_LOCK_PI2 && cmd != FUTEX_WAIT_REQUEUE_PI)
+		return 0;
+	s.ts = bpf_ktime_get_ns();
+	s.uaddr = BPF_CORE_READ(regs, di);
+	s.tgid = tgid;
+	s.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	if (bpf_map_update_elem(&start, &pid, &s, BPF_ANY))
+		__sync_fetch_and_add(&dropped, 1);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(pp_lock_exit, struct pt_regs *regs, long ret)
+{
+	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+	struct pp_lock_start *s = bpf_map_lookup_elem(&start, &pid);
+	struct pp_lock_key k = {};
+	struct pp_lock_val *v;
+	__u64 delta;
+
+	if (!s)
+		return 0;
+	delta = bpf_ktime_get_ns() - s->ts;
+	k.uaddr = s->uaddr;
+	k.tgid = s->tgid;
+	k.pid = pid;
+	k.ustack = s->ustack;
+	k.gen = gen & 1;
+	bpf_map_delete_elem(&start, &pid);
+	if (delta < cfg.min_ns)
+		return 0;
+	v = bpf_map_lookup_elem(&agg, &k);
+	if (!v) {
+		struct pp_lock_val nv = {};
+
+		bpf_get_current_comm(&nv.comm, sizeof(nv.comm));
+		bpf_map_update_elem(&agg, &k, &nv, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&agg, &k);
+		if (!v) {
+			__sync_fetch_and_add(&dropped, 1);
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(&v->total_ns, delta);
+	__sync_fetch_and_add(&v->count, 1);
+	if (delta > v->max_ns)
+		v->max_ns = delta;
+	return 0;
+}

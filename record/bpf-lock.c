@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Futex contention in the kernel (bpf/lock.bpf.c): load and attach the
+ * sys_enter/sys_exit programs, and drain the wait-time aggregates into
+ * BPF_AGG items of kind LOCK.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "pp/bpf.h"
+#include "pp/meta.h"
+#include "bpf-internal.h"
+#include "../bpf/lock.h"
+#include "bpf/lock.skel.h"
+
+struct pp_bpf_lock {
+	struct lock_bpf *skel;
+	uint64_t window_start;
+	uint64_t dropped_seen;
+	struct pp_lock_key *keys;
+	uint64_t *uips;
+	struct pp_buf synth;
+	struct pp_bpf_seen seen;
+};
+
+/**
+ * pp_bpf_lock__new() - load and attach the futex wait program.
+ * @o: options or NULL; @err, @errlen: message on failure.
+ * Return: collector, or NULL with errno set.
+ */
+struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err, size_t errlen)
+{
+	struct pp_bpf_lock *lk;
+	struct pp_lock_cfg *c;
+	int ret;
+
+	ret = pp_bpf__available(err, errlen);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	lk = calloc(1, sizeof(*lk));
+	if (!lk)
+		goto nomem;
+	pp_buf__init(&lk->synth);
+	lk->keys = calloc(PP_LOCK_MAX_KEYS, sizeof(*lk->keys));
+	lk->uips = calloc(PP_LOCK_MAX_DEPTH, sizeof(uint64_t));
+	if (!lk->keys || !lk->uips)
+		goto nomem;
+	lk->skel = lock_bpf__open();
+	if (!lk->skel) {
+		ret = pp_bpf_load_error("lock", -errno, err, errlen);
+		goto fail;
+	}
+	c = (struct pp_lock_cfg *)&lk->skel->rodata->cfg;
+	c->tgid = o ? (unsigned int)o->pid : 0;
+	c->min_ns = o ? o->min_ns : 0;
+	c->futex_nr = SYS_futex;
+	ret = lock_bpf__load(lk->skel);
+	if (ret) {
+		pp_bpf_load_error("lock", ret, err, errlen);
+		goto fail;
+	}
+	ret = lock_bpf__attach(lk->skel);
+	if (ret) {
+		snprintf(err, errlen, "lock: attaching to sys_enter/sys_exit failed: %s", strerror(-ret));
+		goto fail;
+	}
+	lk->window_start = pp_bpf_mono_ns();
+	return lk;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
+fail:
+	pp_bpf_lock__free(lk);
+	errno = -ret;
+	return NULL;
+}
+
+/**
+ * pp_bpf_lock__drain() - move the futex wait aggregates into LOCK items.
+ * @lk: collector; @payload: receives a WINDOW item then LOCK items;
+ * @first_ts, @last_ts: the window; @syms, @tasks, @mmaps: optional symbol
+ * collector and where its TASKS/MMAPS items go.
+ * Return: number of LOCK items, or -errno.
+ */
+int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t *first_ts,
+		       uint64_t *last_ts, struct pp_syms *syms, struct pp_buf *tasks,
+		       struct pp_buf *mmaps)
+{
+	int afd = bpf_map__fd(lk->skel->maps.agg), stfd = bpf_map__fd(lk->skel->maps.stacks);
+	unsigned int old = lk->skel->bss->gen & 1;
+	struct pp_bpf_agg_window w = { .source = PP_BPF_SRC_LOCK };
+	struct pp_lock_key key, *prev = NULL;
+	size_t nr = 0, at;
+	uint64_t dropped;
+	int items = 0;
+
+	__atomic_store_n(&lk->skel->bss->gen, old ^ 1, __ATOMIC_RELEASE);
+	w.start_ns = lk->window_start;
+	w.end_ns = pp_bpf_mono_ns();
+	lk->window_start = w.end_ns;
+	dropped = __atomic_load_n(&lk->skel->bss->dropped, __ATOMIC_RELAXED);
+	w.dropped = dropped - lk->dropped_seen;
+	lk->dropped_seen = dropped;
+	while (nr < PP_LOCK_MAX_KEYS && !bpf_map_get_next_key(afd, prev, &lk->keys[nr])) {
+		if (lk->keys[nr].gen == old) {
+			prev = &lk->keys[nr];
+			nr++;
+		} else {
+			key = lk->keys[nr];
+			prev = &key;
+		}
+	}
+	at = pp_item__begin(payload, PP_BPF_AGG_WINDOW);
+	pp_buf__append(payload, &w, sizeof(w));
+	pp_item__end(payload, at);
+	pp_buf__reset(&lk->synth);
+	for (size_t i = 0; i < nr; i++) {
+		const struct pp_lock_key *k = &lk->keys[i];
+		struct pp_bpf_agg_stack s;
+		struct pp_lock_val v;
+		unsigned int nu = 0;
+
+		if (bpf_map_lookup_elem(afd, k, &v))
+			continue;
+		bpf_map_delete_elem(afd, k);
+		if (k->ustack >= 0) {
+			uint32_t sid = (uint32_t)k->ustack;
+
+			memset(lk->uips, 0, PP_LOCK_MAX_DEPTH * sizeof(uint64_t));
+			if (!bpf_map_lookup_elem(stfd, &sid, lk->uips))
+				while (nu < PP_LOCK_MAX_DEPTH && lk->uips[nu])
+					nu++;
+		}
+		memset(&s, 0, sizeof(s));
+		s.pid = k->tgid;
+		s.tid = k->pid;
+		s.total_ns = v.total_ns;
+		s.count = v.count;
+		s.max_ns = v.max_ns;
+		s.addr = k->uaddr;
+		s.nr_user = (uint16_t)nu;
+		memcpy(s.comm, v.comm, sizeof(s.comm));
+		s.comm[sizeof(s.comm) - 1] = '\0';
+		pp_bpf_put_stack(payload, PP_BPF_AGG_LOCK, &s, NULL, 0, lk->uips, nu);
+		if (syms) {
+			pp_bpf_seen_learn(&lk->seen, syms, s.pid, tasks, mmaps);
+			pp_bpf_synth_sample(&lk->synth, s.pid, s.tid, NULL, 0, lk->uips, nu);
+		}
+		items++;
+	}
+	w.nr_items = (uint32_t)items;
+	if (!payload->error)
+		memcpy(payload->data + at + sizeof(struct pp_item_header), &w, sizeof(w));
+	if (syms)
+		pp_bpf_scan_synth(syms, &lk->synth);
+	/*
+	 * User stacks of lock waits repeat; the stack map is sized for the
+	 * distinct ones of a run and not trimmed here (a waiter still inside
+	 * futex may refer to any of them).
+	 */
+	if (first_ts)
+		*first_ts = w.start_ns;
+	if (last_ts)
+		*last_ts = w.end_ns;
+	return payload->error ? payload->error : items;
+}
+
+/** pp_bpf_lock__free() - detach and free; accepts NULL. @lk: collector. */
+void pp_bpf_lock__free(struct pp_bpf_lock *lk)
+{
+	if (!lk)
+		return;
+	lock_bpf__destroy(lk->skel);
+	free(lk->keys);
+	free(lk->uips);
+	pp_buf__exit(&lk->synth);
+	pp_bpf_seen_free(&lk->seen);
+	free(lk);
+}
