@@ -20,7 +20,11 @@ static const struct pp_analyzer *const registry[] = {
 	&pp_analyzer_rundelay,
 	&pp_analyzer_syscalls,
 	&pp_analyzer_multi_trace,
+	&pp_analyzer_oncpu,
+	&pp_analyzer_hrcount,
+	&pp_analyzer_percpu_stat,
 	&pp_analyzer_offcpu,
+	&pp_analyzer_lock,
 };
 
 /**

@@ -24,6 +24,9 @@ extern const struct pp_analyzer pp_analyzer_task_state;
 extern const struct pp_analyzer pp_analyzer_rundelay;
 extern const struct pp_analyzer pp_analyzer_syscalls;
 extern const struct pp_analyzer pp_analyzer_multi_trace;
+extern const struct pp_analyzer pp_analyzer_oncpu;
+extern const struct pp_analyzer pp_analyzer_hrcount;
+extern const struct pp_analyzer pp_analyzer_percpu_stat;
 
 #define PP_SCHED_MAX_FILTERS	16
 #define PP_SCHED_MAX_STACK	128
