@@ -237,6 +237,9 @@ static int cmd_info(const char *path)
 	       (unsigned long long)maps);
 	rs = pp_reader__stats(s->reader);
 	printf("index:       %s\n", rs->has_footer ? "footer and index" : "none (file not closed cleanly; scanned)");
+	/* The plain scan above saw every chunk: its counts are the complete ones. */
+	if (r)
+		rs = pp_reader__stats(r);
 	if (rs->corrupt || rs->truncated || rs->resyncs || s->stats.bad_records || s->stats.out_of_order) {
 		printf("damage:      %llu corrupt chunks, %llu resyncs, %llu bytes skipped",
 		       (unsigned long long)rs->corrupt, (unsigned long long)rs->resyncs,

@@ -111,6 +111,9 @@ struct pp_session {
 	uint64_t delivered;
 	struct pp_session_stats stats;
 	uint64_t warnings;
+	uint64_t reader_warnings;	/* distinct damage reports of the reader */
+	uint64_t warned[256];		/* their hashes */
+	size_t nr_warned;
 };
 
 /* replay/session.c */

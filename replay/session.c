@@ -939,12 +939,36 @@ void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *
 
 /* ---- the file source ---- */
 
+/*
+ * A chunk may be read more than once (metadata pass, then its stream): its
+ * damage is reported once. Messages are remembered by hash.
+ */
+static int warned_before(struct pp_session *s, const char *msg)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*msg)
+		h = (h ^ (uint8_t)*msg++) * 0x100000001b3ull;
+	h |= 1;
+	for (size_t i = 0; i < s->nr_warned; i++) {
+		if (s->warned[i] == h)
+			return 1;
+	}
+	if (s->nr_warned < sizeof(s->warned) / sizeof(s->warned[0]))
+		s->warned[s->nr_warned++] = h;
+	return 0;
+}
+
 static void reader_print(int level, const char *msg, void *ctx)
 {
 	struct pp_session *s = ctx;
 
-	if (level == 0)
+	if (level == 0 && warned_before(s, msg))
+		return;
+	if (level == 0) {
+		s->reader_warnings++;
 		pp_session__warn(s, "%s", msg);
+	}
 	else if (s->opts.verbose >= level)
 		fprintf(stderr, "pp-analyze: %s\n", msg);
 }
@@ -1345,7 +1369,8 @@ int pp_session__run(struct pp_session *s)
 				 (unsigned long long)s->stats.lost_samples,
 				 (unsigned long long)s->stats.lost_recorder);
 	rs = s->reader ? pp_reader__stats(s->reader) : NULL;
-	if (rs && (rs->corrupt || rs->truncated))
+	/* The reader said where; a summary only when it did not. */
+	if (rs && (rs->corrupt || rs->truncated) && !s->reader_warnings)
 		pp_session__warn(s, "damaged trace: %llu corrupt chunks skipped%s",
 				 (unsigned long long)rs->corrupt,
 				 rs->truncated ? ", file truncated" : "");
