@@ -22,6 +22,7 @@
 #include "pp/meta.h"
 #include "pp/replay.h"
 #include "pp/writer.h"
+#include "../replay/replay-internal.h"
 
 static const char header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
@@ -107,6 +108,8 @@ static void append(struct pp_writer *w, uint16_t type, uint32_t stream, const vo
  * has times c + 2k (interleaved). With @swap, one record is out of order.
  * Returns the path.
  */
+static uint32_t g_nr_cpus = 2;	/* streams of make_trace() */
+
 static const char *make_trace(int per, int with_lost, int do_close)
 {
 	static char path[64];
@@ -177,12 +180,13 @@ static const char *make_trace(int per, int with_lost, int do_close)
 
 	assert_non_null(data);
 	for (int chunk = 0; chunk < 3; chunk++) {
-		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+		for (uint32_t cpu = 0; cpu < g_nr_cpus; cpu++) {
 			size_t len = 0;
 			uint64_t first = 0, last = 0;
 
 			for (int k = 0; k < per; k++) {
-				uint64_t ts = 1000000 + (uint64_t)(chunk * per + k) * 2000 + cpu * 1000;
+				uint64_t ts = 1000000 + (uint64_t)(chunk * per + k) * g_nr_cpus * 1000 +
+					      cpu * 1000;
 
 				if (!first)
 					first = ts;
@@ -268,6 +272,77 @@ static void test_merge_order(void **state)
 	assert_int_equal(g_cnt.lost, 5);
 	assert_int_equal(g_cnt.lost_windows, 1);
 	unlink(path);
+}
+
+/* 16 streams: the heap merge (more than 8 streams) keeps exact time order. */
+static void test_merge_heap(void **state)
+{
+	const char *path;
+
+	g_nr_cpus = 16;
+	path = make_trace(30, 1, 1);
+	g_nr_cpus = 2;
+	assert_int_equal(run_counter(path), 0);
+	assert_int_equal(g_cnt.samples, 16 * 3 * 30);
+	assert_int_equal(g_cnt.order_errors, 0);
+	assert_int_equal(g_cnt.lost, 5);
+	unlink(path);
+}
+
+/* Kernel symbols: the recorded size bounds a symbol; past it, [kernel]+0x / module+0x. */
+static void test_ksym_size(void **state)
+{
+	struct pp_symtab *t = pp_symtab__new();
+	struct pp_buf b;
+	char name[64];
+	const char *dso;
+	uint32_t nr = 2, zero = 0;
+	struct { uint64_t addr; uint32_t size; char type; const char *name; } syms[2] = {
+		{ 0xffffffff81000000ull, 0x100, 'T', "_stext" },
+		{ 0xffffffff81001000ull, 0x40, 'T', "do_thing" },
+	};
+
+	assert_non_null(t);
+	pp_buf__init(&b);
+	pp_buf__append_str(&b, "");
+	pp_buf__pad(&b, 8);
+	pp_buf__append(&b, &nr, 4);
+	pp_buf__append(&b, &zero, 4);
+	for (int i = 0; i < 2; i++) {
+		pp_buf__append(&b, &syms[i].addr, 8);
+		pp_buf__append(&b, &syms[i].size, 4);
+		pp_buf__append(&b, &syms[i].type, 1);
+		pp_buf__append_str(&b, syms[i].name);
+	}
+	assert_int_equal(pp_symtab__add_ksyms(t, b.data, b.len), 0);
+	pp_buf__reset(&b);
+	pp_buf__append_str(&b, "e1000");
+	pp_buf__pad(&b, 8);
+	nr = 1;
+	pp_buf__append(&b, &nr, 4);
+	pp_buf__append(&b, &zero, 4);
+	{
+		uint64_t a = 0xffffffffc0000000ull;
+		uint32_t sz = 0x20;
+		char ty = 't';
+
+		pp_buf__append(&b, &a, 8);
+		pp_buf__append(&b, &sz, 4);
+		pp_buf__append(&b, &ty, 1);
+		pp_buf__append_str(&b, "e1000_xmit");
+	}
+	assert_int_equal(pp_symtab__add_ksyms(t, b.data, b.len), 0);
+	pp_buf__exit(&b);
+
+	assert_int_equal(pp_symtab__lookup(t, 0, 0xffffffff8100103full, 1, name, sizeof(name), &dso), 1);
+	assert_string_equal(name, "do_thing");
+	assert_string_equal(dso, "[kernel.kallsyms]");
+	assert_int_equal(pp_symtab__lookup(t, 0, 0xffffffff81001040ull, 1, name, sizeof(name), &dso), 0);
+	assert_string_equal(name, "[kernel]+0x1040");
+	assert_int_equal(pp_symtab__lookup(t, 0, 0xffffffffc0000100ull, 1, name, sizeof(name), &dso), 0);
+	assert_string_equal(name, "e1000+0x100");
+	assert_string_equal(dso, "e1000");
+	pp_symtab__free(t);
 }
 
 static void test_no_footer_scan(void **state)
@@ -442,6 +517,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_merge_order),
+		cmocka_unit_test(test_merge_heap),
+		cmocka_unit_test(test_ksym_size),
 		cmocka_unit_test(test_no_footer_scan),
 		cmocka_unit_test(test_trace_output),
 		cmocka_unit_test(test_damaged),
