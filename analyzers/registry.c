@@ -23,6 +23,7 @@ static const struct pp_analyzer *const registry[] = {
 	&pp_analyzer_oncpu,
 	&pp_analyzer_hrcount,
 	&pp_analyzer_percpu_stat,
+	&pp_analyzer_nested_trace,
 	&pp_analyzer_offcpu,
 	&pp_analyzer_lock,
 };

@@ -27,6 +27,7 @@ extern const struct pp_analyzer pp_analyzer_multi_trace;
 extern const struct pp_analyzer pp_analyzer_oncpu;
 extern const struct pp_analyzer pp_analyzer_hrcount;
 extern const struct pp_analyzer pp_analyzer_percpu_stat;
+extern const struct pp_analyzer pp_analyzer_nested_trace;
 
 #define PP_SCHED_MAX_FILTERS	16
 #define PP_SCHED_MAX_STACK	128
