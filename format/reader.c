@@ -97,7 +97,7 @@ int pp_reader__known_type(uint16_t type)
 	switch (type) {
 	case PP_CHUNK_MACHINE: case PP_CHUNK_ATTRS: case PP_CHUNK_FORMATS:
 	case PP_CHUNK_TASKS: case PP_CHUNK_MMAPS: case PP_CHUNK_KSYMS:
-	case PP_CHUNK_USYMS: case PP_CHUNK_DATA: case PP_CHUNK_LOST:
+	case PP_CHUNK_USYMS: case PP_CHUNK_DATA: case PP_CHUNK_LOST: case PP_CHUNK_BPF_AGG:
 	case PP_CHUNK_INDEX: case PP_CHUNK_FOOTER:
 		return 1;
 	default:

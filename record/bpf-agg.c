@@ -164,8 +164,8 @@ void pp_bpf_seen_free(struct pp_bpf_seen *seen)
  * pp_bpf_agg__for_each_chunk() - call @fn for each BPF_AGG chunk of a trace.
  * @path: trace file; @fn: callback; @ctx: for @fn.
  *
- * Walks the chunk headers (readers skip unknown chunk types, so the walk
- * is done here) and decodes matching chunks with pp_reader__read_at().
+ * Reads the trace in file order with the reader, so damaged chunks are
+ * skipped and resynced like everywhere else.
  * Return: 0, @fn's non-zero value, or -errno.
  */
 int pp_bpf_agg__for_each_chunk(const char *path,
@@ -174,37 +174,17 @@ int pp_bpf_agg__for_each_chunk(const char *path,
 			       void *ctx)
 {
 	struct pp_reader *r;
-	uint64_t off = sizeof(struct pp_file_header), size;
-	int fd, ret = 0;
+	struct pp_chunk c;
+	int ret = 0, rc = 0;
 
 	r = pp_reader__open_path(path, NULL);
 	if (!r)
 		return -errno;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		pp_reader__free(r);
-		return ret;
-	}
-	size = (uint64_t)lseek(fd, 0, SEEK_END);
-	while (off + sizeof(struct pp_chunk_header) <= size) {
-		uint8_t hb[sizeof(struct pp_chunk_header)];
-		struct pp_chunk_header h;
-		struct pp_chunk c;
-
-		if (pread(fd, hb, sizeof(hb), (off_t)off) != (ssize_t)sizeof(hb) ||
-		    pp_chunk_header__decode(hb, &h))
-			break;		/* damaged header: the rest is not reachable by sizes */
-		if (h.type == PP_CHUNK_BPF_AGG && pp_reader__read_at(r, off, &c) == 1) {
-			ret = fn(c.data, c.size, h.first_ts, h.last_ts, ctx);
-			if (ret)
-				break;
-		}
-		if (h.type == PP_CHUNK_FOOTER)
-			break;
-		off += sizeof(struct pp_chunk_header) + h.stored_size + sizeof(struct pp_chunk_trailer);
-	}
-	close(fd);
+	while (!ret && (rc = pp_reader__next(r, &c)) == 1)
+		if (c.hdr->type == PP_CHUNK_BPF_AGG)
+			ret = fn(c.data, c.size, c.hdr->first_ts, c.hdr->last_ts, ctx);
+	if (!ret && rc < 0)
+		ret = rc;
 	pp_reader__free(r);
 	return ret;
 }

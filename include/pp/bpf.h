@@ -162,9 +162,6 @@ void pp_bpf_filter__free(struct pp_bpf_filter *f);
 /* ---- in-kernel aggregation: payload of a BPF_AGG chunk ---- */
 
 /* Provisional chunk type until include/pp/format.h assigns one. */
-#ifndef PP_CHUNK_BPF_AGG
-#define PP_CHUNK_BPF_AGG	0x0012
-#endif
 
 /* Item kinds of a BPF_AGG payload. */
 enum pp_bpf_agg_kind {

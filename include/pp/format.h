@@ -92,6 +92,7 @@ enum pp_chunk_type {
 	PP_CHUNK_USYMS		= 0x0007,	/* user DSO function symbols */
 	PP_CHUNK_DATA		= 0x0010,	/* perf records of one stream (critical) */
 	PP_CHUNK_LOST		= 0x0011,	/* records the recorder itself lost */
+	PP_CHUNK_BPF_AGG	= 0x0012,	/* in-kernel aggregates (offcpu, lock): spec/pp-bpf.md */
 	PP_CHUNK_INDEX		= 0x0020,	/* chunk locations */
 	PP_CHUNK_FOOTER		= 0x0021,	/* last chunk of a cleanly closed file */
 };
