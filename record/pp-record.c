@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 
 #include "pp/analyzer.h"
+#include "pp/bpf.h"
 #include "pp/format.h"
 #include "pp/io.h"
 #include "pp/meta.h"
@@ -94,6 +95,7 @@ static const char usage_text[] =
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
 "  -q, --quiet                no summary\n"
+PP_BPF_FILTER_USAGE
 "  -h, --help                 this help\n"
 "  -V, --version              version\n"
 "Exit status: 0 ok (or the COMMAND's status), 1 runtime error, 2 usage error.\n";
@@ -127,6 +129,8 @@ struct opts {
 	char **workload;
 	char *cmdline;
 	const char *profiler;	/* pp-record PROFILER ...: events chosen by the module */
+	struct pp_bpf_filter_opts bpf;	/* in-kernel filters on every event */
+	int agg_kind;		/* offcpu/lock: a BPF aggregator instead of perf events */
 };
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -164,6 +168,10 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 		o->exclude_kernel |= q->exclude_kernel;
 	}
 	o->profiler = argv[0];
+	if (!strcmp(argv[0], "offcpu"))
+		o->agg_kind = PP_BPF_AGG_OFFCPU;
+	else if (!strcmp(argv[0], "lock"))
+		o->agg_kind = PP_BPF_AGG_LOCK;
 }
 
 static void die_usage(const char *fmt, ...)
@@ -240,7 +248,7 @@ static long parse_long(const char *s, const char *what, long lo, long hi)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
-	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING };
+	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPF = 512 };
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -262,6 +270,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "compression-level", required_argument, NULL, O_LEVEL },
 		{ "encoding", required_argument, NULL, O_ENCODING },
 		{ "realtime", required_argument, NULL, 'r' },
+		PP_BPF_FILTER_LONG_OPTIONS(O_BPF),
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "no-sideband", no_argument, NULL, O_NOSB },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -280,6 +289,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->codec = PP_CODEC_LZ4;
 	o->encoding = PP_DATA_CACHED;
 	o->rt_prio = -1;
+	pp_bpf_filter_opts__init(&o->bpf);
 	for (i = 0; i < argc; i++)
 		cl += strlen(argv[i]) + 1;
 	o->cmdline = calloc(1, cl + 1);
@@ -374,6 +384,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'r':
 			o->rt_prio = (int)parse_long(optarg, "realtime priority", 0, 99);
 			break;
+		case O_BPF ... O_BPF + PP_BPF_OPT_NR - 1:
+			if (pp_bpf_filter__parse_index(&o->bpf, c - O_BPF, optarg, err, sizeof(err)))
+				die_usage("%s", err);
+			break;
 		case O_KALLSYMS:
 			if (strcmp(optarg, "all"))
 				die_usage("--kallsyms takes 'all'");
@@ -413,7 +427,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	for (i = 0; i < o->nr_specs; i++)
 		o->help_events |= o->specs[i].help;
-	if (!o->nr_specs && !o->freq)
+	if (!o->nr_specs && !o->freq && !o->agg_kind)
 		die_usage("no events: give -e EVENT or -F HZ");
 	if ((o->pids != NULL) + (o->tids != NULL) + (o->cgroups != NULL) > 1)
 		die_usage("-p, -t and --cgroups exclude each other");
@@ -795,6 +809,11 @@ struct rec {
 	int fatal;		/* -errno from the writer */
 	struct pp_rec_layout *layout;	/* sample time offsets for PP_DATA_CACHED */
 	uint32_t nr_layout;
+	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
+	struct pp_bpf_offcpu *offcpu;	/* pp-record offcpu */
+	struct pp_bpf_lock *lockp;	/* pp-record lock */
+	int agg_pending;		/* the writer should drain the aggregator */
+	uint64_t agg_items, agg_windows;
 	uint64_t data_raw, data_stored, data_chunks;
 };
 
@@ -946,22 +965,108 @@ static void set_realtime(const struct opts *o)
 			o->rt_prio, strerror(err));
 }
 
+/*
+ * Move what the BPF aggregator (offcpu, lock) summed in the kernel into the
+ * file: new processes' TASKS/MMAPS first, then the BPF_AGG chunk, then the
+ * symbols its stacks hit. Runs on the writer thread, like every append.
+ */
+static void write_agg(struct rec *r)
+{
+	struct pp_buf p, t, m;
+	uint64_t first = 0, last = 0;
+	int n;
+
+	pp_buf__init(&p);
+	pp_buf__init(&t);
+	pp_buf__init(&m);
+	if (r->offcpu)
+		n = pp_bpf_offcpu__drain(r->offcpu, &p, &first, &last, r->syms, &t, &m);
+	else
+		n = pp_bpf_lock__drain(r->lockp, &p, &first, &last, r->syms, &t, &m);
+	write_meta(r, PP_CHUNK_TASKS, &t);
+	write_meta(r, PP_CHUNK_MMAPS, &m);
+	if (n >= 0 && p.len && !r->fatal) {
+		struct pp_chunk_desc d = { .type = PP_CHUNK_BPF_AGG, .stream = PP_STREAM_META,
+					   .first_ts = first, .last_ts = last };
+		int err = pp_writer__append_chunk(r->w, &d, p.data, p.len);
+
+		if (err)
+			r->fatal = err;
+		r->agg_items += (uint64_t)n;
+		r->agg_windows++;
+	} else if (n < 0 && !r->fatal) {
+		fprintf(stderr, "pp-record: reading the BPF aggregate: %s\n", strerror(-n));
+	}
+	write_syms(r);
+	pp_buf__exit(&p);
+	pp_buf__exit(&t);
+	pp_buf__exit(&m);
+}
+
+/*
+ * The BPF parts: the filter program on every event fd (not the side-band
+ * dummy, which has no samples), and the offcpu/lock aggregator of
+ * `pp-record offcpu|lock`, limited to the workload or -p process.
+ */
+static void attach_bpf(struct rec *r, pid_t child)
+{
+	const struct opts *o = r->o;
+	char err[512];
+	int ei, k;
+
+	if (pp_bpf_filter_opts__active(&o->bpf)) {
+		r->filter = pp_bpf_filter__new(&o->bpf, err, sizeof(err));
+		if (!r->filter)
+			die("%s", err);
+		for (ei = 0; ei < r->el->nr_evsels; ei++) {
+			const struct pp_perf_evsel *e = &r->el->evsels[ei];
+
+			if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY)
+				continue;
+			for (k = 0; k < e->nr_ids; k++)
+				if (e->fds[k] >= 0 &&
+				    pp_bpf_filter__attach(r->filter, e->fds[k], e->attr.type, err,
+							  sizeof(err)))
+					die("%s: %s", e->name, err);
+		}
+	}
+	if (o->agg_kind == PP_BPF_AGG_OFFCPU) {
+		struct pp_bpf_offcpu_opts oo = { .pid = child > 0 ? child : 0 };
+
+		if (o->pids)
+			oo.pid = (pid_t)atoi(o->pids);
+		r->offcpu = pp_bpf_offcpu__new(&oo, err, sizeof(err));
+		if (!r->offcpu)
+			die("offcpu: %s", err);
+	} else if (o->agg_kind == PP_BPF_AGG_LOCK) {
+		struct pp_bpf_lock_opts lo = { .pid = child > 0 ? child : 0 };
+
+		if (o->pids)
+			lo.pid = (pid_t)atoi(o->pids);
+		r->lockp = pp_bpf_lock__new(&lo, err, sizeof(err));
+		if (!r->lockp)
+			die("lock: %s", err);
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct rec *r = arg;
 
 	for (;;) {
 		struct qitem it;
-		int lost;
+		int lost, agg;
 
 		pthread_mutex_lock(&r->lock);
-		while (!r->qlen && !r->stop_writer && !r->lost_pending)
+		while (!r->qlen && !r->stop_writer && !r->lost_pending && !r->agg_pending)
 			pthread_cond_wait(&r->cond, &r->lock);
 		if (!r->qlen && r->stop_writer && !r->lost_pending) {
 			pthread_mutex_unlock(&r->lock);
 			break;
 		}
 		lost = r->lost_pending;
+		agg = r->agg_pending;
+		r->agg_pending = 0;
 		it.buf = NULL;
 		if (r->qlen) {
 			it = r->q[r->qhead];
@@ -972,6 +1077,8 @@ static void *writer_main(void *arg)
 
 		if (lost)
 			write_lost(r);
+		if (agg)
+			write_agg(r);
 		if (!it.buf)
 			continue;
 		if (!r->fatal) {
@@ -1158,6 +1265,10 @@ static void put_machine(struct rec *r, struct pp_buf *b, const char *cpulist)
 			fl += (size_t)snprintf(filters + fl, sizeof(filters) - fl, "%s%s=%s",
 					       fl ? ";" : "", e->name, e->filter);
 	}
+	if (pp_bpf_filter_opts__active(&r->o->bpf) && fl + 8 < sizeof(filters)) {
+		fl += (size_t)snprintf(filters + fl, sizeof(filters) - fl, "%s", fl ? ";" : "");
+		pp_bpf_filter__describe(&r->o->bpf, filters + fl, sizeof(filters) - fl);
+	}
 	pp_machine__put(b, "filters", filters);
 }
 
@@ -1285,7 +1396,7 @@ int main(int argc, char **argv)
 	int *cg_fds = NULL, nr_cg = 0;
 	struct pp_buf b;
 	char cpulist[1024] = "";
-	uint64_t t0, t_end = 0;
+	uint64_t t0, t_end = 0, agg_last = 0;
 	pthread_t wt;
 	struct sigaction sa;
 	char sz[32];
@@ -1447,6 +1558,7 @@ int main(int argc, char **argv)
 		write_syms(&r);
 
 	build_layout(&r);
+	attach_bpf(&r, child);
 
 	/* buffers, queue, writer thread */
 	r.nr_streams = r.el->nr_cpus;
@@ -1525,7 +1637,15 @@ int main(int argc, char **argv)
 		if (err < 0)
 			die("epoll: %s", strerror(-err));
 		drain(&r);
-		flush_old(&r, now_ns(), 0);
+		now = now_ns();
+		flush_old(&r, now, 0);
+		if ((r.offcpu || r.lockp) && now - agg_last >= 1000000000ull) {
+			pthread_mutex_lock(&r.lock);
+			r.agg_pending = 1;
+			pthread_cond_signal(&r.cond);
+			pthread_mutex_unlock(&r.lock);
+			agg_last = now;
+		}
 		if (r.fatal)
 			break;
 		if (child > 0 && got_chld) {
@@ -1546,6 +1666,8 @@ int main(int argc, char **argv)
 	pthread_cond_signal(&r.cond);
 	pthread_mutex_unlock(&r.lock);
 	pthread_join(wt, NULL);
+	if (!r.fatal && (r.offcpu || r.lockp))
+		write_agg(&r);
 	if (!r.fatal)
 		write_syms(&r);
 	if (child > 0 && !child_done) {
@@ -1600,6 +1722,18 @@ int main(int argc, char **argv)
 						(unsigned long long)s->dropped_total,
 						r.el->rings[i].corrupt ? ", ring corrupt" : "");
 			}
+			if (r.filter) {
+				uint64_t kept = 0, dropped = 0;
+
+				if (!pp_bpf_filter__counts(r.filter, &kept, &dropped))
+					fprintf(stderr, "  BPF filter: %llu samples kept, %llu dropped "
+						"in the kernel\n", (unsigned long long)kept,
+						(unsigned long long)dropped);
+			}
+			if (r.offcpu || r.lockp)
+				fprintf(stderr, "  %s: %llu aggregated stacks in %llu windows\n",
+					r.offcpu ? "offcpu" : "lock", (unsigned long long)r.agg_items,
+					(unsigned long long)r.agg_windows);
 			if (!r.streams || r.nr_streams) {
 				uint64_t lk = 0;
 
@@ -1611,6 +1745,9 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	pp_bpf_filter__free(r.filter);
+	pp_bpf_offcpu__free(r.offcpu);
+	pp_bpf_lock__free(r.lockp);
 	if (child > 0 && child_done && !ret) {
 		if (WIFEXITED(child_status))
 			ret = WEXITSTATUS(child_status);

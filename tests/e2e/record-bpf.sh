@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# BPF through pp-record: --exclude_pid drops exactly the samples of a
+# spinning process (and only those), the filter is named in the file, and
+# `pp-record offcpu` names the function a helper sleeps in.
+. "$(dirname "$0")/../helpers/record-lib.sh"
+AN=$B/pp-analyze
+[ -x "$AN" ] || skip "no $AN"
+[ -e /sys/kernel/btf/vmlinux ] || skip "kernel without BTF: BPF programs cannot load here"
+
+"$HELP/spin" 3 & spin=$!
+trap 'kill $spin 2>/dev/null; rm -rf "$TMP"' EXIT
+$REC -q -a -F 499 -d 1 -o "$TMP/all.trace" || fail "recording without filter"
+$REC -q -a -F 499 -d 1 --exclude_pid=$spin -o "$TMP/ex.trace" 2> "$TMP/err" || { cat "$TMP/err"; fail "recording with --exclude_pid"; }
+kill $spin 2>/dev/null
+n_all=$($AN trace -p $spin "$TMP/all.trace" | grep -c cpu-clock)
+n_ex=$($AN trace -p $spin "$TMP/ex.trace" | grep -c cpu-clock)
+n_other=$($AN trace "$TMP/ex.trace" | grep -c cpu-clock)
+[ "$n_all" -gt 200 ] || fail "without the filter only $n_all samples of the spinner"
+[ "$n_ex" = 0 ] || fail "--exclude_pid kept $n_ex samples of pid $spin"
+[ "$n_other" -gt 0 ] || fail "--exclude_pid dropped every sample"
+$AN info "$TMP/ex.trace" | grep -q "exclude_pid=$spin" || { $AN info "$TMP/ex.trace"; fail "the filter is not named in the file"; }
+
+$REC -o "$TMP/off.trace" offcpu -- "$HELP/bpf-sleeper" 2> "$TMP/off.err" > /dev/null || { cat "$TMP/off.err"; fail "pp-record offcpu"; }
+$AN offcpu "$TMP/off.trace" > "$TMP/off.out" 2>&1 || { cat "$TMP/off.out"; fail "pp-analyze offcpu"; }
+grep -q pp_sleep_here "$TMP/off.out" || { head -30 "$TMP/off.out"; fail "offcpu does not name pp_sleep_here"; }
+echo "ok"
