@@ -53,16 +53,22 @@ static void put_padded(struct pp_out *o, const char *s, size_t w)
 
 static void put_uint_w(struct pp_out *o, uint64_t v, int w)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
+	size_t n = 1, total;
+	char *d;
 
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	total = n < (size_t)w ? (size_t)w : n;
+	d = pp_out__reserve(o, total);
+	if (!d)
+		return;
+	o->len += total;
+	memset(d, ' ', total - n);
+	d += total;
 	do {
-		tmp[--i] = (char)('0' + v % 10);
+		*--d = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	while ((int)sizeof(tmp) - i < w)
-		tmp[--i] = ' ';
-	pp_out__write(o, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
 static void trace_sample(struct pp_session *s, const struct pp_event *e)

@@ -109,7 +109,41 @@ void pp_out__write(struct pp_out *o, const void *p, size_t n)
 
 	if (o->error || !d)
 		return;
-	memcpy(d, p, n);
+	if (n <= 32) {
+		/* Most writes are a few bytes: fixed-size moves beat a memcpy call. */
+		const char *sp = p;
+		size_t k = n;
+
+		while (k >= 8) {
+			uint64_t x;
+
+			memcpy(&x, sp, 8);
+			memcpy(d, &x, 8);
+			d += 8;
+			sp += 8;
+			k -= 8;
+		}
+		if (k & 4) {
+			uint32_t x;
+
+			memcpy(&x, sp, 4);
+			memcpy(d, &x, 4);
+			d += 4;
+			sp += 4;
+		}
+		if (k & 2) {
+			uint16_t x;
+
+			memcpy(&x, sp, 2);
+			memcpy(d, &x, 2);
+			d += 2;
+			sp += 2;
+		}
+		if (k & 1)
+			*d = *sp;
+	} else {
+		memcpy(d, p, n);
+	}
 	o->len += n;
 }
 
@@ -175,14 +209,19 @@ void pp_out__printf(struct pp_out *o, const char *fmt, ...)
  */
 void pp_out__u64(struct pp_out *o, uint64_t v)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
+	size_t n = 1;
+	char *d;
 
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	d = pp_out__reserve(o, n);
+	if (!d)
+		return;
+	o->len += n;
 	do {
-		tmp[--i] = (char)('0' + v % 10);
+		d[--n] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	pp_out__write(o, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
 /**

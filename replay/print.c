@@ -27,7 +27,7 @@ struct step {
 	uint8_t len_mod;	/* 0 int, 1 long, 2/5 long long, 3 short, 4 char */
 	char conv;		/* d u x X s */
 	char fmt[16];		/* printf format when width/flags are used, else "" */
-	struct tep_print_arg *arg;	/* owned by the tep handle */
+	const struct pnode *n;		/* the argument, compiled */
 	const char *lit;
 	size_t lit_len;
 };
@@ -39,9 +39,12 @@ struct ctx {
 	int bad;
 };
 
+struct pnode;
+
 struct pp_print_plan {
 	size_t nr;
 	char *lits;		/* literal text, owned */
+	struct pnode *nodes;	/* every node, for freeing */
 	struct step steps[];
 };
 
@@ -252,57 +255,80 @@ static uint64_t read_field(struct ctx *c, const struct tep_format_field *f)
 	return v;
 }
 
-static int64_t eval_num(struct ctx *c, const struct tep_print_arg *a)
-{
-	switch (a->type) {
-	case TEP_PRINT_ATOM:
-		return (int64_t)strtoull(a->atom.atom, NULL, 0);
-	case TEP_PRINT_FIELD:
-		return (int64_t)read_field(c, a->field.field);
-	case TEP_PRINT_TYPE: {
-		int64_t v = eval_num(c, a->typecast.item);
-		int sg, sz = cast_of(a->typecast.type, &sg);
+/*
+ * The argument tree, rebuilt at compile time with constants parsed once
+ * (libtraceevent keeps them as strings: strtoull per event was a third of
+ * the cost of printing).
+ */
+enum pnode_kind {
+	P_CONST, P_FIELD, P_CAST, P_COND, P_NOT, P_BNOT, P_BIN,
+	P_SATOM, P_SDYN, P_SFIELD, P_FLAGS, P_SYMBOL, P_SCOND,
+};
 
-		switch (sz) {
-		case 1: return sg ? (int8_t)v : (int64_t)(uint8_t)v;
-		case 2: return sg ? (int16_t)v : (int64_t)(uint16_t)v;
-		case 4: return sg ? (int32_t)v : (int64_t)(uint32_t)v;
+struct pfsym {
+	uint64_t val;
+	const char *str;
+};
+
+struct pnode {
+	uint8_t kind;
+	char op, op2;			/* P_BIN: the operator's two characters */
+	uint8_t sz, sg;			/* P_CAST */
+	int64_t val;			/* P_CONST */
+	const struct tep_format_field *f;
+	const char *str, *delim;	/* P_SATOM, P_FLAGS delimiter */
+	struct pnode *a, *b, *c;	/* operands; P_COND/P_SCOND: cond, then, else */
+	struct pfsym *syms;		/* P_FLAGS, P_SYMBOL */
+	size_t nr_syms;
+	struct pnode *next_alloc;
+};
+
+static int64_t eval_num(struct ctx *c, const struct pnode *n)
+{
+	switch (n->kind) {
+	case P_CONST:
+		return n->val;
+	case P_FIELD:
+		return (int64_t)read_field(c, n->f);
+	case P_CAST: {
+		int64_t v = eval_num(c, n->a);
+
+		switch (n->sz) {
+		case 1: return n->sg ? (int8_t)v : (int64_t)(uint8_t)v;
+		case 2: return n->sg ? (int16_t)v : (int64_t)(uint16_t)v;
+		case 4: return n->sg ? (int32_t)v : (int64_t)(uint32_t)v;
 		default: return v;
 		}
 	}
-	case TEP_PRINT_OP: {
-		const char *op = a->op.op;
-		uint64_t l, r;
-
-		if (op[0] == '?')
-			return eval_num(c, a->op.left) ? eval_num(c, a->op.right->op.left) :
-							  eval_num(c, a->op.right->op.right);
-		if (op[0] == '!' && !op[1])
-			return !eval_num(c, a->op.right);
-		if (op[0] == '~')
-			return ~eval_num(c, a->op.right);
+	case P_COND:
+		return eval_num(c, n->a) ? eval_num(c, n->b) : eval_num(c, n->c);
+	case P_NOT:
+		return !eval_num(c, n->a);
+	case P_BNOT:
+		return ~eval_num(c, n->a);
+	case P_BIN: {
 		/* libtraceevent evaluates in unsigned long long: do the same */
-		l = (uint64_t)eval_num(c, a->op.left);
-		r = (uint64_t)eval_num(c, a->op.right);
-		switch (op[0]) {
+		uint64_t l = (uint64_t)eval_num(c, n->a), r = (uint64_t)eval_num(c, n->b);
+
+		switch (n->op) {
 		case '+': return (int64_t)(l + r);
 		case '-': return (int64_t)(l - r);
 		case '*': return (int64_t)(l * r);
 		case '/': if (!r) { c->bad = 1; return 0; } return (int64_t)(l / r);
 		case '%': if (!r) { c->bad = 1; return 0; } return (int64_t)(l % r);
 		case '^': return (int64_t)(l ^ r);
-		case '&': return op[1] == '&' ? (l && r) : (int64_t)(l & r);
-		case '|': return op[1] == '|' ? (l || r) : (int64_t)(l | r);
+		case '&': return n->op2 == '&' ? (l && r) : (int64_t)(l & r);
+		case '|': return n->op2 == '|' ? (l || r) : (int64_t)(l | r);
 		case '=': return l == r;
 		case '!': return l != r;
 		case '<':
-			if (op[1] == '<')
+			if (n->op2 == '<')
 				return (int64_t)(l << (r & 63));	/* as x86 shifts */
-			return op[1] == '=' ? l <= r : l < r;
+			return n->op2 == '=' ? l <= r : l < r;
 		case '>':
-			if (op[1] == '>')
+			if (n->op2 == '>')
 				return (int64_t)(l >> (r & 63));
-			return op[1] == '=' ? l >= r : l > r;
+			return n->op2 == '=' ? l >= r : l > r;
 		}
 		c->bad = 1;
 		return 0;
@@ -343,76 +369,203 @@ static void put_dyn(struct ctx *c, struct pp_out *o, const struct tep_format_fie
 	pp_out__write(o, c->d + off, strnlen((const char *)c->d + off, n));
 }
 
-static void eval_str(struct ctx *c, struct pp_out *o, const struct tep_print_arg *a)
+static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
 {
-	switch (a->type) {
-	case TEP_PRINT_ATOM:
-		pp_out__puts(o, a->atom.atom);
+	switch (n->kind) {
+	case P_SATOM:
+		pp_out__puts(o, n->str);
 		return;
-	case TEP_PRINT_STRING:
-		put_dyn(c, o, a->string.field);
+	case P_SDYN:
+		put_dyn(c, o, n->f);
 		return;
-	case TEP_PRINT_FIELD: {
-		const struct tep_format_field *f = a->field.field;
-
-		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			put_dyn(c, o, f);
-			return;
-		}
-		if ((uint64_t)f->offset + (uint64_t)f->size > c->size) {
+	case P_SFIELD:
+		if ((uint64_t)n->f->offset + (uint64_t)n->f->size > c->size) {
 			c->bad = 1;
 			return;
 		}
-		pp_out__write(o, c->d + f->offset, strnlen((const char *)c->d + f->offset, (size_t)f->size));
+		pp_out__write(o, c->d + n->f->offset,
+			      strnlen((const char *)c->d + n->f->offset, (size_t)n->f->size));
 		return;
-	}
-	case TEP_PRINT_FLAGS: {
-		uint64_t val = (uint64_t)eval_num(c, a->flags.field);
+	case P_FLAGS: {
+		uint64_t val = (uint64_t)eval_num(c, n->a);
 		int printed = 0;
 
-		for (const struct tep_print_flag_sym *f = a->flags.flags; f; f = f->next) {
-			uint64_t fv = strtoull(f->value, NULL, 0);
+		for (size_t i = 0; i < n->nr_syms; i++) {
+			uint64_t fv = n->syms[i].val;
 
 			if (!val && !fv) {
-				pp_out__puts(o, f->str);
+				pp_out__puts(o, n->syms[i].str);
 				break;
 			}
 			if (fv && (val & fv) == fv) {
-				if (printed && a->flags.delim)
-					pp_out__puts(o, a->flags.delim);
-				pp_out__puts(o, f->str);
+				if (printed && n->delim)
+					pp_out__puts(o, n->delim);
+				pp_out__puts(o, n->syms[i].str);
 				printed = 1;
 				val &= ~fv;
 			}
 		}
 		if (val) {
-			if (printed && a->flags.delim)
-				pp_out__puts(o, a->flags.delim);
+			if (printed && n->delim)
+				pp_out__puts(o, n->delim);
 			put_hex0x(o, val);
 		}
 		return;
 	}
-	case TEP_PRINT_SYMBOL: {
-		uint64_t val = (uint64_t)eval_num(c, a->symbol.field);
+	case P_SYMBOL: {
+		uint64_t val = (uint64_t)eval_num(c, n->a);
 
-		for (const struct tep_print_flag_sym *f = a->symbol.symbols; f; f = f->next) {
-			if (val == strtoull(f->value, NULL, 0)) {
-				pp_out__puts(o, f->str);
+		for (size_t i = 0; i < n->nr_syms; i++) {
+			if (val == n->syms[i].val) {
+				pp_out__puts(o, n->syms[i].str);
 				return;
 			}
 		}
 		put_hex0x(o, val);
 		return;
 	}
-	case TEP_PRINT_OP:
-		if (eval_num(c, a->op.left))
-			eval_str(c, o, a->op.right->op.left);
-		else
-			eval_str(c, o, a->op.right->op.right);
+	case P_SCOND:
+		eval_str(c, o, eval_num(c, n->a) ? n->b : n->c);
 		return;
 	default:
 		c->bad = 1;
 		return;
+	}
+}
+
+static struct pnode *pnode_new(struct pp_print_plan *plan, uint8_t kind)
+{
+	struct pnode *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->kind = kind;
+	n->next_alloc = plan->nodes;
+	plan->nodes = n;
+	return n;
+}
+
+static struct pnode *build_num(struct pp_print_plan *plan, struct tep_print_arg *a);
+
+static struct pfsym *build_syms(struct tep_print_flag_sym *f, size_t *nr)
+{
+	struct pfsym *v;
+	size_t n = 0;
+
+	for (struct tep_print_flag_sym *x = f; x; x = x->next)
+		n++;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (n = 0; f; f = f->next, n++) {
+		v[n].val = strtoull(f->value, NULL, 0);
+		v[n].str = f->str;
+	}
+	*nr = n;
+	return v;
+}
+
+/* Numeric tree of an argument check_num() accepted. */
+static struct pnode *build_num(struct pp_print_plan *plan, struct tep_print_arg *a)
+{
+	struct pnode *n;
+	int sg;
+
+	switch (a->type) {
+	case TEP_PRINT_ATOM:
+		n = pnode_new(plan, P_CONST);
+		if (n)
+			n->val = (int64_t)strtoull(a->atom.atom, NULL, 0);
+		return n;
+	case TEP_PRINT_FIELD:
+		n = pnode_new(plan, P_FIELD);
+		if (n)
+			n->f = a->field.field;
+		return n;
+	case TEP_PRINT_TYPE:
+		n = pnode_new(plan, P_CAST);
+		if (!n)
+			return NULL;
+		n->sz = (uint8_t)cast_of(a->typecast.type, &sg);
+		n->sg = (uint8_t)sg;
+		n->a = build_num(plan, a->typecast.item);
+		return n->a ? n : NULL;
+	case TEP_PRINT_OP: {
+		const char *op = a->op.op;
+
+		if (op[0] == '?') {
+			n = pnode_new(plan, P_COND);
+			if (!n)
+				return NULL;
+			n->a = build_num(plan, a->op.left);
+			n->b = build_num(plan, a->op.right->op.left);
+			n->c = build_num(plan, a->op.right->op.right);
+			return n->a && n->b && n->c ? n : NULL;
+		}
+		if ((op[0] == '!' && !op[1]) || op[0] == '~') {
+			n = pnode_new(plan, op[0] == '!' ? P_NOT : P_BNOT);
+			if (!n)
+				return NULL;
+			n->a = build_num(plan, a->op.right);
+			return n->a ? n : NULL;
+		}
+		n = pnode_new(plan, P_BIN);
+		if (!n)
+			return NULL;
+		n->op = op[0];
+		n->op2 = op[1];
+		n->a = build_num(plan, a->op.left);
+		n->b = build_num(plan, a->op.right);
+		return n->a && n->b ? n : NULL;
+	}
+	default:
+		return NULL;
+	}
+}
+
+/* String tree of an argument check_str() accepted. */
+static struct pnode *build_str(struct pp_print_plan *plan, struct tep_print_arg *a)
+{
+	struct pnode *n;
+
+	switch (a->type) {
+	case TEP_PRINT_ATOM:
+		n = pnode_new(plan, P_SATOM);
+		if (n)
+			n->str = a->atom.atom;
+		return n;
+	case TEP_PRINT_STRING:
+		n = pnode_new(plan, P_SDYN);
+		if (n)
+			n->f = a->string.field;
+		return n;
+	case TEP_PRINT_FIELD:
+		n = pnode_new(plan, (a->field.field->flags & TEP_FIELD_IS_DYNAMIC) ? P_SDYN : P_SFIELD);
+		if (n)
+			n->f = a->field.field;
+		return n;
+	case TEP_PRINT_FLAGS:
+	case TEP_PRINT_SYMBOL: {
+		int fl = a->type == TEP_PRINT_FLAGS;
+
+		n = pnode_new(plan, fl ? P_FLAGS : P_SYMBOL);
+		if (!n)
+			return NULL;
+		n->a = build_num(plan, fl ? a->flags.field : a->symbol.field);
+		n->delim = fl ? a->flags.delim : NULL;
+		n->syms = build_syms(fl ? a->flags.flags : a->symbol.symbols, &n->nr_syms);
+		return n->a && n->syms ? n : NULL;
+	}
+	case TEP_PRINT_OP:
+		n = pnode_new(plan, P_SCOND);
+		if (!n)
+			return NULL;
+		n->a = build_num(plan, a->op.left);
+		n->b = build_str(plan, a->op.right->op.left);
+		n->c = build_str(plan, a->op.right->op.right);
+		return n->a && n->b && n->c ? n : NULL;
+	default:
+		return NULL;
 	}
 }
 
@@ -468,7 +621,9 @@ struct pp_print_plan *pp_print_plan__compile(struct tep_handle *tep, struct tep_
 			goto fail;
 		if (st->kind == STEP_STR && needs_fmt)
 			goto fail;
-		st->arg = arg;
+		st->n = st->kind == STEP_STR ? build_str(plan, arg) : build_num(plan, arg);
+		if (!st->n)
+			goto fail;
 		nr++;
 		p += n;
 		arg = arg->next;
@@ -486,22 +641,24 @@ fail:
 
 static void put_u64(struct pp_out *o, uint64_t v, int hex, int upper)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	size_t n = 1;
+	char *d;
 
-	if (hex) {
-		do {
-			tmp[--i] = digits[v & 15];
-			v >>= 4;
-		} while (v);
-	} else {
-		do {
-			tmp[--i] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
+	if (!hex) {
+		pp_out__u64(o, v);
+		return;
 	}
-	pp_out__write(o, tmp + i, sizeof(tmp) - (size_t)i);
+	for (uint64_t t = v; t >= 16; t >>= 4)
+		n++;
+	d = pp_out__reserve(o, n);
+	if (!d)
+		return;
+	o->len += n;
+	do {
+		d[--n] = digits[v & 15];
+		v >>= 4;
+	} while (v);
 }
 
 /**
@@ -523,10 +680,10 @@ int pp_print_plan__run(const struct pp_print_plan *plan, const void *raw, uint32
 			continue;
 		}
 		if (st->kind == STEP_STR) {
-			eval_str(&c, o, st->arg);
+			eval_str(&c, o, st->n);
 			continue;
 		}
-		uint64_t v = (uint64_t)eval_num(&c, st->arg);
+		uint64_t v = (uint64_t)eval_num(&c, st->n);
 		/* printf's argument conversion for the length modifier */
 		int is_signed = st->conv == 'd';
 
@@ -577,6 +734,13 @@ void pp_print_plan__free(struct pp_print_plan *plan)
 {
 	if (!plan)
 		return;
+	while (plan->nodes) {
+		struct pnode *n = plan->nodes;
+
+		plan->nodes = n->next_alloc;
+		free(n->syms);
+		free(n);
+	}
 	free(plan->lits);
 	free(plan);
 }
