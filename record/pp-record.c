@@ -89,9 +89,10 @@ static const char usage_text[] =
 "      --compression-level N  zstd level 1..19 (default 3 with --codec zstd)\n"
 "      --encoding ENC         data chunk encoding: cached (default: repeated\n"
 "                             records stored once, times as deltas) or plain\n"
-"  -r, --realtime PRIO        drain the rings at SCHED_FIFO priority PRIO so a\n"
-"                             busy host cannot starve the recorder into losing\n"
-"                             events (default 1 when allowed; 0 = off)\n"
+"  -r, --realtime PRIO        write at SCHED_FIFO priority PRIO and drain the\n"
+"                             rings at PRIO+1, so a busy host cannot starve the\n"
+"                             recorder into losing events (default 1 when\n"
+"                             allowed; 0 = off)\n"
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
 "  -q, --quiet                no summary\n"
@@ -951,17 +952,21 @@ static void build_layout(struct rec *r)
  * Under a storm of wake-ups the drain thread competes with every busy task
  * for the CPU, and a ring fills before it runs (perf loses events there).
  * At SCHED_FIFO it runs as soon as the watermark wakes it; it only copies.
+ * The writer thread (compression) runs one priority below, so it keeps up
+ * with a busy host too but never delays the drain. @drain: 1 for the drain
+ * thread, 0 for the writer.
  */
-static void set_realtime(const struct opts *o)
+static void set_realtime(const struct opts *o, int drain)
 {
-	struct sched_param sp = { .sched_priority = o->rt_prio < 0 ? 1 : o->rt_prio };
+	int prio = o->rt_prio < 0 ? 1 : o->rt_prio;
+	struct sched_param sp = { .sched_priority = prio + drain };
 	int err;
 
 	if (!o->rt_prio)
 		return;
 	err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-	if (err && o->rt_prio > 0)
-		fprintf(stderr, "pp-record: cannot drain at realtime priority %d: %s\n",
+	if (err && o->rt_prio > 0 && drain)
+		fprintf(stderr, "pp-record: cannot record at realtime priority %d: %s\n",
 			o->rt_prio, strerror(err));
 }
 
@@ -1052,6 +1057,8 @@ static void attach_bpf(struct rec *r, pid_t child)
 static void *writer_main(void *arg)
 {
 	struct rec *r = arg;
+
+	set_realtime(r->o, 0);
 
 	for (;;) {
 		struct qitem it;
@@ -1594,7 +1601,7 @@ int main(int argc, char **argv)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	/* after the writer thread started, so that only the drain runs at RT priority */
-	set_realtime(&o);
+	set_realtime(&o, 1);
 
 	/* go */
 	t0 = now_ns();

@@ -196,6 +196,40 @@ def main():
             r["rss"].append(rss)
             files[name] = out
 
+    # Off-CPU profile: BPF aggregation in the kernel vs recording every
+    # sched_switch (with its stack) and sched_wakeup for task-state.
+    offres = {name: {"slow": [], "bytes": [], "cpu": []} for name in ("offcpu", "switches")}
+    offcmd = {
+        "offcpu": lambda o: [PP_RECORD, "-q", "-a", "-o", o, "offcpu"],
+        "switches": lambda o: [PP_RECORD, "-q", "-a", "-e",
+                               "sched:sched_switch//stack/,sched:sched_wakeup", "-o", o],
+    }
+    have_btf = os.path.exists("/sys/kernel/btf/vmlinux")
+    for rnd in range(ROUNDS if have_btf else 0):
+        for name in (("offcpu", "switches") if rnd % 2 == 0 else ("switches", "offcpu")):
+            out = os.path.join(TMP, "off-" + name + ".trace")
+            wall, cpu, rss, _ = measure_recorder(offcmd[name](out), out)
+            offres[name]["slow"].append(wall)
+            offres[name]["bytes"].append(os.path.getsize(out))
+            offres[name]["cpu"].append(cpu)
+
+    # Analyzer memory must not grow with the file: the same analysis on a
+    # file of N events and one of 10 N (getppid events of a helper).
+    big_n = 100000 if QUICK else 1000000
+    getppid = os.path.join(BUILD, "tests", "helpers", "getppid-n")
+    mem = {}
+    if os.path.exists(getppid):
+        for n in (big_n, big_n * 10):
+            out = os.path.join(TMP, "big-%d.trace" % n)
+            subprocess.run([PP_RECORD, "-q", "-e", "syscalls:sys_enter_getppid", "-o", out,
+                            "--", getppid, str(n)], check=True)
+            mem[n] = {
+                "size": os.path.getsize(out),
+                "stat": time_cmd([PP_ANALYZE, "stat", out]),
+                "trace": time_cmd([PP_ANALYZE, "trace", out]),
+            }
+            os.unlink(out)
+
     # Replay of the same events, ns per event.
     pp_trace, perf_data = files["pp-record"], files["perf record"]
     ev_pp = med(res["pp-record"]["ev"])
@@ -253,6 +287,26 @@ def main():
     row("profile vs perf report --stdio", rep["pp-analyze profile"][0],
         rep["perf report --stdio"][0], "%.0f")
     row("trace peak RSS KiB", rep["pp-analyze trace"][1], rep["perf script"][1], "%.0f")
+    if have_btf:
+        print()
+        print("off-CPU profile, system-wide, median of %d" % ROUNDS)
+        print("%-34s %12s %12s %10s" % ("", "pp offcpu", "sched+stack", "ratio"))
+        o, w = offres["offcpu"], offres["switches"]
+        row("workload slowdown (x alone)", med(o["slow"]) / b, med(w["slow"]) / b, "%.3f")
+        row("file bytes", med(o["bytes"]), med(w["bytes"]), "%.0f")
+        row("recorder CPU ms", med(o["cpu"]) * 1e3, med(w["cpu"]) * 1e3, "%.1f")
+    if mem:
+        print()
+        print("analyzer on growing files (getppid events): peak RSS must not grow")
+        print("%-34s %12s %12s %10s" % ("", "%d ev" % big_n, "%d ev" % (big_n * 10), "ratio"))
+        small, large = mem[big_n], mem[big_n * 10]
+        row("file bytes", small["size"], large["size"], "%.0f")
+        row("pp-analyze stat peak RSS KiB", small["stat"][1], large["stat"][1], "%.0f")
+        row("pp-analyze trace peak RSS KiB", small["trace"][1], large["trace"][1], "%.0f")
+        row("pp-analyze stat ns/event", small["stat"][0] * 1e9 / big_n,
+            large["stat"][0] * 1e9 / (big_n * 10), "%.0f")
+        row("pp-analyze trace ns/event", small["trace"][0] * 1e9 / big_n,
+            large["trace"][0] * 1e9 / (big_n * 10), "%.0f")
     fb = os.path.join(BUILD, "bench", "format-bench")
     if os.path.exists(fb):
         print()
