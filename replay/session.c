@@ -772,6 +772,21 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	if (s->nr_specs && !ev->spec)
 		return;
 	pp_session__tick(s, smp.time);
+	/* A thread first seen here is named after its process, as documented. */
+	if (smp.tid != smp.pid) {
+		struct pp_task *t = task_slot(s, smp.tid);
+
+		if (!t || !t->tid) {
+			struct pp_task *pt = task_slot(s, smp.pid);
+
+			if (pt && pt->tid) {
+				char comm[16];
+
+				memcpy(comm, pt->comm, sizeof(comm));
+				pp_session__set_comm(s, smp.pid, smp.tid, comm);
+			}
+		}
+	}
 	e.evsel = ev;
 	e.time = smp.time;
 	e.pid = smp.pid;
