@@ -189,8 +189,9 @@ static struct pp_dso *dso_get(struct pp_symtab *t, const uint8_t *bid, size_t bs
 	struct pp_dso *d = &t->dsos[t->nr_dsos];
 
 	memset(d, 0, sizeof(*d));
-	d->build_id_size = (uint8_t)(bsz > 20 ? 20 : bsz);
-	memcpy(d->build_id, bid, d->build_id_size);
+	d->build_id_size = (uint8_t)(bid && bsz ? (bsz > 20 ? 20 : bsz) : 0);
+	if (d->build_id_size)
+		memcpy(d->build_id, bid, d->build_id_size);
 	d->path = own_str(t, path ? path : "[unknown]");
 	if (!d->path)
 		return NULL;

@@ -68,7 +68,7 @@ PY
 	for cmd in "stat" "trace" "info" "dump" "top -e $EV" "profile"; do
 		# shellcheck disable=SC2086
 		"$B/pp-analyze" $cmd "$T/r.trace" >/dev/null 2>&1; rc=$?
-		[ $rc -lt 128 ] || { echo "FAIL: '$cmd' crashed (rc $rc) on random damage seed $i"; exit 1; }
+		[ $rc -lt 128 ] || { cp "$T/r.trace" /tmp/pp-damaged-crash.trace; echo "FAIL: '$cmd' crashed (rc $rc) on random damage seed $i (copy in /tmp/pp-damaged-crash.trace)"; exit 1; }
 	done
 done
 echo "ok: flipped chunk ($n3 events) and cut file ($want kept) replay the intact part with one warning; 25 random damages, no crash"
