@@ -84,11 +84,14 @@ char *pp_out__reserve(struct pp_out *o, size_t n)
 }
 
 /**
- * pp_out__write() - append @n bytes.
+ * pp_out__write_slow() - append @n bytes: the path for a full buffer or a
+ * large write (pp_out__write() in replay.h handles the common case inline).
  * @o: output; @p: bytes; @n: count.
  */
-void pp_out__write(struct pp_out *o, const void *p, size_t n)
+void pp_out__write_slow(struct pp_out *o, const void *p, size_t n)
 {
+	char *d;
+
 	if (n > o->cap / 2) {
 		pp_out__flush(o);
 		while (n && !o->error) {
@@ -105,45 +108,10 @@ void pp_out__write(struct pp_out *o, const void *p, size_t n)
 		}
 		return;
 	}
-	char *d = pp_out__reserve(o, n);
-
+	d = pp_out__reserve(o, n);
 	if (o->error || !d)
 		return;
-	if (n <= 32) {
-		/* Most writes are a few bytes: fixed-size moves beat a memcpy call. */
-		const char *sp = p;
-		size_t k = n;
-
-		while (k >= 8) {
-			uint64_t x;
-
-			memcpy(&x, sp, 8);
-			memcpy(d, &x, 8);
-			d += 8;
-			sp += 8;
-			k -= 8;
-		}
-		if (k & 4) {
-			uint32_t x;
-
-			memcpy(&x, sp, 4);
-			memcpy(d, &x, 4);
-			d += 4;
-			sp += 4;
-		}
-		if (k & 2) {
-			uint16_t x;
-
-			memcpy(&x, sp, 2);
-			memcpy(d, &x, 2);
-			d += 2;
-			sp += 2;
-		}
-		if (k & 1)
-			*d = *sp;
-	} else {
-		memcpy(d, p, n);
-	}
+	memcpy(d, p, n);
 	o->len += n;
 }
 
@@ -154,19 +122,6 @@ void pp_out__write(struct pp_out *o, const void *p, size_t n)
 void pp_out__puts(struct pp_out *o, const char *s)
 {
 	pp_out__write(o, s, strlen(s));
-}
-
-/**
- * pp_out__putc() - append a character.
- * @o: output; @c: character.
- */
-void pp_out__putc(struct pp_out *o, char c)
-{
-	if (o->len < o->cap) {
-		o->buf[o->len++] = c;
-		return;
-	}
-	pp_out__write(o, &c, 1);
 }
 
 /**
@@ -209,19 +164,27 @@ void pp_out__printf(struct pp_out *o, const char *fmt, ...)
  */
 void pp_out__u64(struct pp_out *o, uint64_t v)
 {
-	size_t n = 1;
-	char *d;
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char tmp[24], *p = tmp + sizeof(tmp);
 
-	for (uint64_t t = v; t >= 10; t /= 10)
-		n++;
-	d = pp_out__reserve(o, n);
-	if (!d)
-		return;
-	o->len += n;
-	do {
-		d[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	/* two digits per division, written backwards, then one small copy */
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	pp_out__write(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 /**

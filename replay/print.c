@@ -27,6 +27,9 @@ struct step {
 	uint8_t len_mod;	/* 0 int, 1 long, 2/5 long long, 3 short, 4 char */
 	char conv;		/* d u x X s */
 	char fmt[16];		/* printf format when width/flags are used, else "" */
+	uint8_t width;		/* "%Nd", "%0Nd", "%-Nd" (N < 32) done without printf; 0 = no */
+	char pad;		/* ' ' or '0' */
+	uint8_t left;		/* '-' flag */
 	const struct pnode *n;		/* the argument, compiled */
 	const char *lit;
 	size_t lit_len;
@@ -51,6 +54,31 @@ struct pp_print_plan {
 static size_t mod_len(int lmod)
 {
 	return lmod == 2 || lmod == 4 ? 2 : lmod ? 1 : 0;
+}
+
+/* "%[0|-]N" with one flag at most: padding the plan can do itself. */
+static void simple_width(const char *p, const char *end, struct step *st)
+{
+	char pad = ' ';
+	int left = 0, w = 0;
+
+	if (*p == '0' || *p == '-') {
+		pad = *p == '0' ? '0' : ' ';
+		left = *p == '-';
+		p++;
+	}
+	if (p >= end || *p < '1' || *p > '9')
+		return;
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9')
+			return;
+		w = w * 10 + (*p - '0');
+		if (w > 31)
+			return;
+	}
+	st->width = (uint8_t)w;
+	st->pad = pad;
+	st->left = (uint8_t)left;
 }
 
 /* Parse one conversion at @p ("%...c"); Return: its length or 0 if unsupported. */
@@ -116,6 +144,8 @@ static size_t parse_conv(const char *p, struct step *st, int *needs_fmt)
 			strcat(st->fmt, "ll");
 		strncat(st->fmt, q, 1);
 		(void)n;
+		if (st->kind == STEP_NUM)
+			simple_width(p + 1, q - mod_len(lmod), st);
 	}
 	return (size_t)(q - p) + 1;
 }
@@ -661,6 +691,45 @@ static void put_u64(struct pp_out *o, uint64_t v, int hex, int upper)
 	} while (v);
 }
 
+static void put_padded_num(struct pp_out *o, const struct step *st, uint64_t v, int is_signed)
+{
+	static const char lo[] = "0123456789abcdef", up[] = "0123456789ABCDEF";
+	const char *digits = st->conv == 'X' ? up : lo;
+	unsigned int base = st->conv == 'x' || st->conv == 'X' ? 16 : 10;
+	char tmp[72], *p = tmp + sizeof(tmp);
+	size_t n, w = st->width;
+	int neg = is_signed && (int64_t)v < 0;
+
+	if (neg)
+		v = (uint64_t)0 - v;
+	do {
+		*--p = digits[v % base];
+		v /= base;
+	} while (v);
+	if (st->left) {
+		if (neg)
+			*--p = '-';
+		n = (size_t)(tmp + sizeof(tmp) - p);
+		pp_out__write(o, p, n);
+		for (; n < w; n++)
+			pp_out__putc(o, ' ');
+		return;
+	}
+	n = (size_t)(tmp + sizeof(tmp) - p) + (size_t)neg;
+	if (st->pad == '0') {
+		for (; n < w; n++)
+			*--p = '0';
+		if (neg)
+			*--p = '-';
+	} else {
+		if (neg)
+			*--p = '-';
+		for (; n < w; n++)
+			*--p = ' ';
+	}
+	pp_out__write(o, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
 /**
  * pp_print_plan__run() - print one record's fields with @plan.
  * @plan: plan; @raw, @size: the tracepoint record; @o: output.
@@ -699,6 +768,10 @@ int pp_print_plan__run(const struct pp_print_plan *plan, const void *raw, uint32
 			break;
 		default:
 			break;
+		}
+		if (st->width) {
+			put_padded_num(o, st, v, is_signed);
+			continue;
 		}
 		if (st->fmt[0]) {
 			char tmp[64];

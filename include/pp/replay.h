@@ -73,9 +73,62 @@ void pp_out__exit(struct pp_out *o);
 int pp_out__flush(struct pp_out *o);
 /** pp_out__reserve() - make sure @n bytes fit; Return: pointer to write at. */
 char *pp_out__reserve(struct pp_out *o, size_t n);
-void pp_out__write(struct pp_out *o, const void *p, size_t n);
+/** pp_out__write_slow() - pp_out__write() when the buffer is full or @n is large. */
+void pp_out__write_slow(struct pp_out *o, const void *p, size_t n);
 void pp_out__puts(struct pp_out *o, const char *s);
-void pp_out__putc(struct pp_out *o, char c);
+
+/**
+ * pp_out__write() - append @n bytes; inline because most writes are a few
+ * bytes and a call plus a memcpy call cost more than the copy.
+ */
+static inline void pp_out__write(struct pp_out *o, const void *p, size_t n)
+{
+	char *d = o->buf + o->len;
+	const char *sp = (const char *)p;
+
+	if (n > 32 || o->cap - o->len < n) {
+		pp_out__write_slow(o, p, n);
+		return;
+	}
+	o->len += n;
+	while (n >= 8) {
+		uint64_t x;
+
+		__builtin_memcpy(&x, sp, 8);
+		__builtin_memcpy(d, &x, 8);
+		d += 8;
+		sp += 8;
+		n -= 8;
+	}
+	if (n & 4) {
+		uint32_t x;
+
+		__builtin_memcpy(&x, sp, 4);
+		__builtin_memcpy(d, &x, 4);
+		d += 4;
+		sp += 4;
+	}
+	if (n & 2) {
+		uint16_t x;
+
+		__builtin_memcpy(&x, sp, 2);
+		__builtin_memcpy(d, &x, 2);
+		d += 2;
+		sp += 2;
+	}
+	if (n & 1)
+		*d = *sp;
+}
+
+/** pp_out__putc() - append one character. */
+static inline void pp_out__putc(struct pp_out *o, char c)
+{
+	if (o->len < o->cap) {
+		o->buf[o->len++] = c;
+		return;
+	}
+	pp_out__write_slow(o, &c, 1);
+}
 void pp_out__printf(struct pp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pp_out__u64(struct pp_out *o, uint64_t v);
 void pp_out__i64(struct pp_out *o, int64_t v);
