@@ -236,7 +236,13 @@ size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, 
 
 	if (!max)
 		return 0;
-	snprintf(names[0], 128, "%s", pp_session__comm(s, e->tid));
+	{
+		const char *comm = pp_session__comm(s, e->tid);
+		size_t cl = strnlen(comm, 127);
+
+		memcpy(names[0], comm, cl);
+		names[0][cl] = '\0';
+	}
 	frames[n++] = names[0];
 	for (uint32_t i = 0; i < e->nr_callchain && nr < 1024; i++) {
 		uint64_t ip = e->callchain[i];
@@ -254,7 +260,16 @@ size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, 
 		char name[120];
 
 		pp_session__sym(s, e->pid, e->callchain[idx[nr]], kern[nr], name, sizeof(name), NULL);
-		snprintf(names[n], 128, "%s%s", name, kern[nr] ? "_[k]" : "");
+		{
+			size_t nl = strnlen(name, sizeof(name) - 1);
+
+			memcpy(names[n], name, nl);
+			if (kern[nr]) {
+				memcpy(names[n] + nl, "_[k]", 4);
+				nl += 4;
+			}
+			names[n][nl] = '\0';
+		}
 		frames[n] = names[n];
 		n++;
 	}

@@ -497,6 +497,19 @@ static void ensure_sorted(struct pp_sym *syms, size_t nr, int *sorted)
 	}
 }
 
+/* strlcpy: symbol names are copied per frame, snprintf("%s") was a quarter of profile. */
+static void copy_name(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+}
+
 /* A symbol without a size (the last of kallsyms, or an old file) covers this much. */
 #define PP_KSYM_NOSIZE_SPAN	0x10000ull
 
@@ -545,7 +558,7 @@ static int ksym_lookup(struct pp_symtab *t, uint64_t addr, char *buf, size_t len
 	if (dso)
 		*dso = s && s->mod && s->mod[0] ? s->mod : "[kernel.kallsyms]";
 	if (s && (s->size ? addr - s->addr < s->size : addr - s->addr < PP_KSYM_NOSIZE_SPAN)) {
-		snprintf(buf, len, "%s", s->name);
+		copy_name(buf, len, s->name);
 		return 1;
 	}
 	if (s && s->mod && s->mod[0]) {
@@ -598,7 +611,7 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 		if (!s && !d->nr_segs)	/* a non-PIE executable: symbols are absolute */
 			s = sym_find(d->syms, d->nr_syms, addr);
 		if (s) {
-			snprintf(buf, len, "%s", s->name);
+			copy_name(buf, len, s->name);
 			return 1;
 		}
 		snprintf(buf, len, "%s+0x%llx", d->short_name, (unsigned long long)off);
