@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <ftw.h>
+#include <regex.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -72,7 +74,8 @@ static const char usage_text[] =
 "  -C, --cpu CPUS             only these CPUs (e.g. 0-3,6)\n"
 "  -p, --pid PID[,PID...]     only these processes (and their new threads)\n"
 "  -t, --tid TID[,TID...]     only these threads\n"
-"      --cgroups NAME[,...]   only these cgroups (v2 path below /sys/fs/cgroup)\n"
+"      --cgroups NAME[,...]   only these cgroups: a path below /sys/fs/cgroup,\n"
+"                             or a regex matching whole paths (e.g. 'system.slice/.*')\n"
 "  -- COMMAND ARGS            run COMMAND, record it (and its children) until it\n"
 "                             exits; pp-record exits with its status\n"
 "Recording:\n"
@@ -765,6 +768,91 @@ static int open_cgroup(const char *name)
 	return -1;
 }
 
+/* The cgroup hierarchy perf_event cgroups live in, or NULL. */
+static const char *cgroup_root(void)
+{
+	static const char *const roots[] = {
+		"/sys/fs/cgroup/perf_event", "/sys/fs/cgroup/unified", "/sys/fs/cgroup",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		struct statfs sf;
+
+		if (!statfs(roots[i], &sf) && ((unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC ||
+					       (unsigned long)sf.f_type == CGROUP_SUPER_MAGIC))
+			return roots[i];
+	}
+	return NULL;
+}
+
+static regex_t cg_re;
+static int *cg_match_fds;
+static int cg_nr_match;
+static size_t cg_root_len;
+
+static int cgroup_visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	const char *rel = path + cg_root_len;
+	int fd;
+
+	if (flag != FTW_D || !*rel)
+		return 0;
+	rel++;			/* past the '/' */
+	if (regexec(&cg_re, rel, 0, NULL, 0))
+		return 0;
+	if (cg_nr_match >= 1024)
+		return 1;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	cg_match_fds[cg_nr_match++] = fd;
+	return 0;
+}
+
+/*
+ * --cgroups NAME: a cgroup path below the hierarchy, or else a regular
+ * expression (POSIX extended, matched against the whole relative path) that
+ * selects every matching cgroup, as perf-prof does. Appends fds to @fds.
+ */
+static void add_cgroups(const char *tok, int **fds, int *nr)
+{
+	const char *root = cgroup_root();
+	char pat[PATH_MAX + 4];
+	int fd = open_cgroup(tok[0] == '/' ? tok + 1 : tok), i;
+
+	if (fd < 0) {
+		if (!root)
+			die_usage("--cgroups: no cgroup hierarchy is mounted below /sys/fs/cgroup");
+		snprintf(pat, sizeof(pat), "^(%s)$", tok[0] == '/' ? tok + 1 : tok);
+		if (regcomp(&cg_re, pat, REG_EXTENDED | REG_NOSUB))
+			die_usage("--cgroups: '%s' is neither a cgroup nor a valid regular "
+				  "expression", tok);
+		cg_match_fds = malloc(1024 * sizeof(int));
+		if (!cg_match_fds)
+			die("out of memory");
+		cg_nr_match = 0;
+		cg_root_len = strlen(root);
+		nftw(root, cgroup_visit, 32, FTW_PHYS);
+		regfree(&cg_re);
+		if (!cg_nr_match)
+			die_usage("--cgroups: no cgroup below %s is or matches '%s'", root, tok);
+	} else {
+		cg_match_fds = malloc(sizeof(int));
+		if (!cg_match_fds)
+			die("out of memory");
+		cg_match_fds[0] = fd;
+		cg_nr_match = 1;
+	}
+	*fds = realloc(*fds, (size_t)(*nr + cg_nr_match) * sizeof(int));
+	if (!*fds)
+		die("out of memory");
+	for (i = 0; i < cg_nr_match; i++)
+		(*fds)[(*nr)++] = cg_match_fds[i];
+	free(cg_match_fds);
+	cg_match_fds = NULL;
+}
+
 /* ---- chunk buffers, queue, writer thread ---- */
 
 struct stream {
@@ -1442,17 +1530,8 @@ int main(int argc, char **argv)
 	if (o.cgroups) {
 		char *copy = strdup(o.cgroups), *tok, *save = NULL;
 
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			int fd = open_cgroup(tok[0] == '/' ? tok + 1 : tok);
-
-			if (fd < 0)
-				die_usage("no perf_event cgroup '%s' below /sys/fs/cgroup/perf_event, "
-					  "/sys/fs/cgroup/unified or /sys/fs/cgroup", tok);
-			cg_fds = realloc(cg_fds, (size_t)(nr_cg + 1) * sizeof(int));
-			if (!cg_fds)
-				die("out of memory");
-			cg_fds[nr_cg++] = fd;
-		}
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			add_cgroups(tok, &cg_fds, &nr_cg);
 		free(copy);
 	}
 
