@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * lock: futex contention aggregated in the kernel by BPF (bpf/lock.bpf.c):
- * wait time per process, thread, futex address and user stack, stored as
+ * wait time per process, thread, futex address, user stack and waker (the
+ * thread whose futex wake ended the wait, with its stack), stored as
  * BPF_AGG LOCK items. Prints the most contended locks, then the stacks that
- * waited longest; --flame-graph writes wait time per stack, the lock
- * address as the leaf frame. The engine is shared with offcpu.
+ * waited longest with who woke them; --flame-graph writes wait time per
+ * stack, the lock address then "[woken by COMM]" as the leaf frames. The
+ * engine is shared with offcpu.
  */
 #include "pp/replay.h"
 #include "pp/bpf.h"
@@ -27,9 +29,10 @@ const struct pp_analyzer pp_analyzer_lock = {
 	.desc = "futex contention aggregated in the kernel by BPF: top contended locks, stacks, flame graph",
 	.help = "pp-analyze lock [--flame-graph FILE] [FILE]\n"
 		"  reads the BPF_AGG chunks pp-record lock wrote (time spent waiting in futex(2)\n"
-		"  per process, thread, lock address and user stack); prints the 10 most\n"
-		"  contended locks and the 10 stacks that waited longest; --flame-graph writes\n"
-		"  FILE.folded and FILE.svg weighted by wait time (ns), the lock as leaf frame.\n"
+		"  per process, thread, lock address, user stack and waker); prints the 10 most\n"
+		"  contended locks and the 10 stacks that waited longest, each with the thread\n"
+		"  that woke it and its stack (\"woken by\"); --flame-graph writes FILE.folded\n"
+		"  and FILE.svg weighted by wait time (ns), the lock and waker as leaf frames.\n"
 		"  example: pp-record lock -- ./app; pp-analyze lock --flame-graph app-locks\n",
 	.opts = PP_OPT_FLAME,
 	.events = lock_events,

@@ -28,7 +28,8 @@
 
 struct ostack {
 	struct pp_bpf_agg_stack s;
-	uint64_t *ips;			/* nr_kernel + nr_user, innermost first */
+	struct pp_bpf_agg_waker w;	/* lock: who woke the waits (w.tid 0: unknown) */
+	uint64_t *ips;			/* nr_kernel + nr_user (+ w.nr_user), innermost first */
 };
 
 struct offcpu {
@@ -45,6 +46,7 @@ struct offcpu {
 static int offcpu_add(struct offcpu *oc, const struct pp_bpf_agg_entry *e)
 {
 	size_t n = (size_t)e->s.nr_kernel + e->s.nr_user;
+	size_t nw = e->has_waker ? e->waker.nr_user : 0;
 	struct ostack *st;
 
 	if (oc->nr == oc->cap) {
@@ -58,10 +60,15 @@ static int offcpu_add(struct offcpu *oc, const struct pp_bpf_agg_entry *e)
 	}
 	st = &oc->v[oc->nr];
 	st->s = e->s;
-	st->ips = malloc(n ? n * 8 : 1);
+	memset(&st->w, 0, sizeof(st->w));
+	if (e->has_waker)
+		st->w = e->waker;
+	st->ips = malloc(n + nw ? (n + nw) * 8 : 1);
 	if (!st->ips)
 		return -ENOMEM;
 	memcpy(st->ips, e->kernel_ips, n * 8);	/* user ips follow the kernel ones */
+	if (nw)
+		memcpy(st->ips + n, e->waker_ips, nw * 8);
 	oc->nr++;
 	return 0;
 }
@@ -118,7 +125,11 @@ static int ostack_cmp_key(const void *a, const void *b)
 		return x->s.nr_kernel < y->s.nr_kernel ? -1 : 1;
 	if (x->s.nr_user != y->s.nr_user)
 		return x->s.nr_user < y->s.nr_user ? -1 : 1;
-	n = (size_t)x->s.nr_kernel + x->s.nr_user;
+	if (x->w.tid != y->w.tid)
+		return x->w.tid < y->w.tid ? -1 : 1;
+	if (x->w.nr_user != y->w.nr_user)
+		return x->w.nr_user < y->w.nr_user ? -1 : 1;
+	n = (size_t)x->s.nr_kernel + x->s.nr_user + x->w.nr_user;
 	return memcmp(x->ips, y->ips, n * 8);
 }
 
@@ -364,6 +375,19 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 		}
 		if (!st->s.nr_kernel && !st->s.nr_user)
 			pp_out__printf(out, "    [no stack]\n");
+		if (lock && st->w.tid) {
+			const uint64_t *wips = st->ips + st->s.nr_kernel + st->s.nr_user;
+
+			pp_out__printf(out, "  woken by %s %u/%u:\n", st->w.comm, st->w.pid, st->w.tid);
+			for (unsigned int u = 0; u < st->w.nr_user; u++) {
+				frame_name(s, st->w.pid, wips[u], 0, names[0], sizeof(names[0]));
+				pp_out__printf(out, "    %s\n", names[0]);
+			}
+			if (!st->w.nr_user)
+				pp_out__printf(out, "    [no stack]\n");
+		} else if (lock) {
+			pp_out__printf(out, "  woken by: unknown (timeout, signal or no futex wake seen)\n");
+		}
 	}
 	pp_out__flush(out);
 	if (!o->flame_graph)
@@ -392,6 +416,11 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 		}
 		if (lock && n < OFFCPU_MAX_FRAMES) {
 			snprintf(names[n], sizeof(names[n]), "[lock 0x%llx]", (unsigned long long)st->s.addr);
+			frames[n] = names[n];
+			n++;
+		}
+		if (lock && st->w.tid && n < OFFCPU_MAX_FRAMES) {
+			snprintf(names[n], sizeof(names[n]), "[woken by %s]", st->w.comm);
 			frames[n] = names[n];
 			n++;
 		}

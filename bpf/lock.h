@@ -17,18 +17,25 @@ struct pp_lock_cfg {
 	unsigned long long min_ns;
 };
 
+/* Per waiting thread, from entering futex(2) to leaving it. */
 struct pp_lock_start {
 	unsigned long long ts;
 	unsigned long long uaddr;
 	int ustack;
 	unsigned int tgid;
+	unsigned int waker_tid;		/* the thread whose futex wake woke it, 0 unknown */
+	int waker_ustack;		/* its user stack at the wake-up, < 0 missing */
+	char waker_comm[16];
 };
 
+/* A wait is aggregated per waiter and per waker (tid and stack). */
 struct pp_lock_key {
 	unsigned long long uaddr;
 	unsigned int tgid, pid;
 	int ustack;
 	unsigned int gen;
+	unsigned int waker_tid;
+	int waker_ustack;
 };
 
 struct pp_lock_val {
@@ -36,6 +43,7 @@ struct pp_lock_val {
 	unsigned long long count;
 	unsigned long long max_ns;
 	char comm[16];
+	char waker_comm[16];
 };
 
 #endif /* PP_BPF_LOCK_H */

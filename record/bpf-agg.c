@@ -21,11 +21,13 @@
 /**
  * pp_bpf_put_stack() - append one OFFCPU/LOCK item.
  * @payload: destination; @kind: enum pp_bpf_agg_kind; @hdr: struct
- * pp_bpf_agg_stack with nr_kernel/nr_user set; @kips, @uips: the frames.
+ * pp_bpf_agg_stack with nr_kernel/nr_user set; @kips, @uips: the frames;
+ * @waker: LOCK only, the waker tail (nr_user set) or NULL; @wips: its frames.
  */
 void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
 		      const uint64_t *kips, unsigned int nr_kernel, const uint64_t *uips,
-		      unsigned int nr_user)
+		      unsigned int nr_user, const struct pp_bpf_agg_waker *waker,
+		      const uint64_t *wips)
 {
 	size_t at = pp_item__begin(payload, kind);
 
@@ -34,6 +36,11 @@ void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
 		pp_buf__append(payload, kips, nr_kernel * sizeof(uint64_t));
 	if (nr_user)
 		pp_buf__append(payload, uips, nr_user * sizeof(uint64_t));
+	if (waker) {
+		pp_buf__append(payload, waker, sizeof(*waker));
+		if (waker->nr_user)
+			pp_buf__append(payload, wips, waker->nr_user * sizeof(uint64_t));
+	}
 	pp_item__end(payload, at);
 }
 
@@ -66,6 +73,16 @@ int pp_bpf_agg__decode(const struct pp_item *item, struct pp_bpf_agg_entry *e,
 		e->s.comm[sizeof(e->s.comm) - 1] = '\0';
 		e->kernel_ips = item->body + sizeof(e->s);
 		e->user_ips = e->kernel_ips + (size_t)e->s.nr_kernel * 8;
+		e->has_waker = 0;
+		e->waker_ips = NULL;
+		if (item->kind == PP_BPF_AGG_LOCK && item->size >= need + sizeof(e->waker)) {
+			memcpy(&e->waker, item->body + need, sizeof(e->waker));
+			if (item->size < need + sizeof(e->waker) + (size_t)e->waker.nr_user * 8)
+				return -EINVAL;
+			e->waker.comm[sizeof(e->waker.comm) - 1] = '\0';
+			e->waker_ips = item->body + need + sizeof(e->waker);
+			e->has_waker = 1;
+		}
 		return item->kind;
 	default:
 		return 0;

@@ -8,6 +8,7 @@
 
 struct pp_buf;
 struct pp_syms;
+struct pp_bpf_agg_waker;
 
 /**
  * pp_bpf_load_error() - turn a libbpf load/attach failure into one line.
@@ -50,10 +51,12 @@ void pp_bpf_synth_sample(struct pp_buf *b, uint32_t pid, uint32_t tid, const uin
 void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b);
 
 /**
- * pp_bpf_put_stack() - append one OFFCPU/LOCK item to @payload.
+ * pp_bpf_put_stack() - append one OFFCPU/LOCK item to @payload, with the
+ * waker tail of a LOCK item when @waker is not NULL.
  */
 void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
 		      const uint64_t *kips, unsigned int nr_kernel, const uint64_t *uips,
-		      unsigned int nr_user);
+		      unsigned int nr_user, const struct pp_bpf_agg_waker *waker,
+		      const uint64_t *wips);
 
 #endif /* PP_RECORD_BPF_INTERNAL_H */

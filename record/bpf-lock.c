@@ -23,7 +23,7 @@ struct pp_bpf_lock {
 	uint64_t window_start;
 	uint64_t dropped_seen;
 	struct pp_lock_key *keys;
-	uint64_t *uips;
+	uint64_t *uips, *wips;
 	struct pp_buf synth;
 	struct pp_bpf_seen seen;
 };
@@ -50,7 +50,8 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	pp_buf__init(&lk->synth);
 	lk->keys = calloc(PP_LOCK_MAX_KEYS, sizeof(*lk->keys));
 	lk->uips = calloc(PP_LOCK_MAX_DEPTH, sizeof(uint64_t));
-	if (!lk->keys || !lk->uips)
+	lk->wips = calloc(PP_LOCK_MAX_DEPTH, sizeof(uint64_t));
+	if (!lk->keys || !lk->uips || !lk->wips)
 		goto nomem;
 	lk->skel = lock_bpf__open();
 	if (!lk->skel) {
@@ -80,6 +81,22 @@ fail:
 	pp_bpf_lock__free(lk);
 	errno = -ret;
 	return NULL;
+}
+
+/* Read user stack @id into @ips (innermost first). Return: frames. */
+static unsigned int read_ustack(int fd, int id, uint64_t *ips)
+{
+	uint32_t sid = (uint32_t)id;
+	unsigned int n = 0;
+
+	if (id < 0)
+		return 0;
+	memset(ips, 0, PP_LOCK_MAX_DEPTH * sizeof(uint64_t));
+	if (bpf_map_lookup_elem(fd, &sid, ips))
+		return 0;
+	while (n < PP_LOCK_MAX_DEPTH && ips[n])
+		n++;
+	return n;
 }
 
 /**
@@ -123,21 +140,16 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 	pp_buf__reset(&lk->synth);
 	for (size_t i = 0; i < nr; i++) {
 		const struct pp_lock_key *k = &lk->keys[i];
+		struct pp_bpf_agg_waker wk;
 		struct pp_bpf_agg_stack s;
 		struct pp_lock_val v;
-		unsigned int nu = 0;
+		unsigned int nu, nw;
 
 		if (bpf_map_lookup_elem(afd, k, &v))
 			continue;
 		bpf_map_delete_elem(afd, k);
-		if (k->ustack >= 0) {
-			uint32_t sid = (uint32_t)k->ustack;
-
-			memset(lk->uips, 0, PP_LOCK_MAX_DEPTH * sizeof(uint64_t));
-			if (!bpf_map_lookup_elem(stfd, &sid, lk->uips))
-				while (nu < PP_LOCK_MAX_DEPTH && lk->uips[nu])
-					nu++;
-		}
+		nu = read_ustack(stfd, k->ustack, lk->uips);
+		nw = read_ustack(stfd, k->waker_ustack, lk->wips);
 		memset(&s, 0, sizeof(s));
 		s.pid = k->tgid;
 		s.tid = k->pid;
@@ -148,10 +160,19 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 		s.nr_user = (uint16_t)nu;
 		memcpy(s.comm, v.comm, sizeof(s.comm));
 		s.comm[sizeof(s.comm) - 1] = '\0';
-		pp_bpf_put_stack(payload, PP_BPF_AGG_LOCK, &s, NULL, 0, lk->uips, nu);
+		memset(&wk, 0, sizeof(wk));
+		wk.pid = k->tgid;
+		wk.tid = k->waker_tid;
+		wk.nr_user = (uint16_t)nw;
+		memcpy(wk.comm, v.waker_comm, sizeof(wk.comm));
+		wk.comm[sizeof(wk.comm) - 1] = '\0';
+		pp_bpf_put_stack(payload, PP_BPF_AGG_LOCK, &s, NULL, 0, lk->uips, nu,
+				 k->waker_tid ? &wk : NULL, lk->wips);
 		if (syms) {
 			pp_bpf_seen_learn(&lk->seen, syms, s.pid, tasks, mmaps);
 			pp_bpf_synth_sample(&lk->synth, s.pid, s.tid, NULL, 0, lk->uips, nu);
+			if (k->waker_tid && nw)
+				pp_bpf_synth_sample(&lk->synth, s.pid, wk.tid, NULL, 0, lk->wips, nw);
 		}
 		items++;
 	}
@@ -180,6 +201,7 @@ void pp_bpf_lock__free(struct pp_bpf_lock *lk)
 	lock_bpf__destroy(lk->skel);
 	free(lk->keys);
 	free(lk->uips);
+	free(lk->wips);
 	pp_buf__exit(&lk->synth);
 	pp_bpf_seen_free(&lk->seen);
 	free(lk);

@@ -210,7 +210,8 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 		s.nr_user = (uint16_t)nu;
 		memcpy(s.comm, v.comm, sizeof(s.comm));
 		s.comm[sizeof(s.comm) - 1] = '\0';
-		pp_bpf_put_stack(payload, PP_BPF_AGG_OFFCPU, &s, oc->kips, nk, oc->uips, nu);
+		pp_bpf_put_stack(payload, PP_BPF_AGG_OFFCPU, &s, oc->kips, nk, oc->uips, nu, NULL,
+				 NULL);
 		if (syms) {
 			pp_bpf_seen_learn(&oc->seen, syms, s.pid, tasks, mmaps);
 			pp_bpf_synth_sample(&oc->synth, s.pid, s.tid, oc->kips, nk, oc->uips, nu);

@@ -101,11 +101,13 @@ struct collected {
 };
 
 static void check_items(const struct collected *col, const struct sleeper *sl,
-			uint64_t *total, int *found, int *other_addr)
+			uint64_t *total, int *found, int *other_addr, uint64_t *woken, int *waker_found)
 {
 	*total = 0;
 	*found = 0;
 	*other_addr = 0;
+	*woken = 0;
+	*waker_found = 0;
 	for (int i = 0; i < col->nr; i++) {
 		struct pp_item_iter it;
 		struct pp_item item;
@@ -128,6 +130,18 @@ static void check_items(const struct collected *col, const struct sleeper *sl,
 
 				if (ip >= sl->func && ip < sl->func + sl->size)
 					*found = 1;
+			}
+			if (!e.has_waker)
+				continue;
+			/* another thread of the helper, unlocking in pp_contend_here */
+			assert_int_equal(e.waker.pid, sl->pid);
+			assert_int_not_equal(e.waker.tid, e.s.tid);
+			*woken += e.s.count;
+			for (unsigned int u = 0; u < e.waker.nr_user; u++) {
+				uint64_t ip = pp_bpf_agg__ip(e.waker_ips, u);
+
+				if (ip >= sl->func && ip < sl->func + sl->size)
+					*waker_found = 1;
 			}
 		}
 		assert_int_equal(it.bad, 0);
@@ -196,8 +210,8 @@ static void test_lock_contend(void **state)
 	struct pp_syms *syms;
 	struct sleeper sl;
 	char helper[PATH_MAX + 64], err[256];
-	uint64_t total;
-	int found, other, st, done = 0;
+	uint64_t total, woken;
+	int found, other, waker_found, st, done = 0;
 
 	if (pp_bpf__available(err, sizeof(err))) {
 		print_message("skip: %s\n", err);
@@ -228,20 +242,25 @@ static void test_lock_contend(void **state)
 		col.nr++;
 	}
 	assert_true(done);
-	check_items(&col, &sl, &total, &found, &other);
+	check_items(&col, &sl, &total, &found, &other, &woken, &waker_found);
 	print_message("contend: %.3f s waited on mutex %#lx over %d drains (%d items on other "
-		      "futexes); pp_contend_here at %#lx %s\n", (double)total / 1e9,
+		      "futexes); pp_contend_here at %#lx %s; %llu waits with a known waker, "
+		      "pp_contend_here %s in a waker stack\n", (double)total / 1e9,
 		      (unsigned long)sl.mutex, col.nr, other, (unsigned long)sl.func,
-		      found ? "found in a user stack" : "NOT found");
+		      found ? "found in a user stack" : "NOT found", (unsigned long long)woken,
+		      waker_found ? "found" : "NOT found");
 	/* 200 holds of 2 ms with 3 others queued: well over 100 ms of waiting. */
 	assert_true(total >= 100000000ull);
 	assert_true(found);
+	/* every contended unlock wakes a waiter with FUTEX_WAKE: most waits know it */
+	assert_true(woken >= 20);
+	assert_true(waker_found);
 
 	{
 		char trace[] = "/tmp/pp-test-lock-XXXXXX", cmd[2 * PATH_MAX + 128], analyze[PATH_MAX + 64];
 		char line[512];
 		char mutex[32];
-		int tfd = mkstemp(trace), named = 0, addr = 0;
+		int tfd = mkstemp(trace), named = 0, addr = 0, waker = 0;
 		FILE *p;
 
 		assert_true(tfd >= 0);
@@ -258,10 +277,13 @@ static void test_lock_contend(void **state)
 					named = 1;
 				if (strstr(line, mutex))
 					addr = 1;
+				if (strstr(line, "woken by bpf-contend"))
+					waker = 1;
 			}
 			assert_int_equal(pclose(p), 0);
 			assert_true(named);
 			assert_true(addr);
+			assert_true(waker);
 		} else {
 			print_message("pp-analyze not beside the test: file round trip not checked\n");
 		}

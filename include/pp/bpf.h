@@ -205,12 +205,29 @@ struct pp_bpf_agg_stack {
 };
 _Static_assert(sizeof(struct pp_bpf_agg_stack) == 64, "stack item is 64 bytes");
 
+/*
+ * Optional tail of a LOCK item, after its frames: the thread whose futex
+ * wake ended the waits (32 bytes), then u64 ips[nr_user], its user stack at
+ * the wake-up, innermost first. Present when the item is long enough.
+ */
+struct pp_bpf_agg_waker {
+	uint32_t pid;			/* process (tgid) */
+	uint32_t tid;			/* waking thread */
+	uint16_t nr_user;
+	uint16_t reserved[3];
+	char comm[16];
+};
+_Static_assert(sizeof(struct pp_bpf_agg_waker) == 32, "waker tail is 32 bytes");
+
 /* A decoded stack item (pointers lent from the payload). */
 struct pp_bpf_agg_entry {
 	uint16_t kind;
 	struct pp_bpf_agg_stack s;
 	const uint8_t *kernel_ips;	/* nr_kernel u64, possibly unaligned: read with memcpy */
 	const uint8_t *user_ips;
+	int has_waker;			/* LOCK: the waker tail is present */
+	struct pp_bpf_agg_waker waker;
+	const uint8_t *waker_ips;	/* waker.nr_user u64 */
 };
 
 /**

@@ -6,7 +6,9 @@
  * futex(2). The lock call goes through the noinline pp_lock_it(): the
  * frame-pointer unwinder loses the immediate caller of a libc function
  * built without frame pointers, and that caller is pp_lock_it, not the
- * function under test. Prints "FUNC SIZE MUTEX" first: pp_contend_here's
+ * function under test. The unlock goes through pp_unlock_it() for the same
+ * reason, so the waker's stack (the futex wake in the unlock) shows
+ * pp_contend_here too. Prints "FUNC SIZE MUTEX" first: pp_contend_here's
  * address and size and the mutex address, the ground truth.
  * Built -O0 with frame pointers.
  */
@@ -23,12 +25,17 @@ __attribute__((noinline)) void pp_lock_it(pthread_mutex_t *m)
 	pthread_mutex_lock(m);
 }
 
+__attribute__((noinline)) void pp_unlock_it(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+}
+
 __attribute__((noinline)) void pp_contend_here(void)
 {
 	for (long i = 0; i < iters; i++) {
 		pp_lock_it(&pp_mutex);
 		usleep((useconds_t)hold_us);
-		pthread_mutex_unlock(&pp_mutex);
+		pp_unlock_it(&pp_mutex);
 	}
 }
 
