@@ -21,7 +21,8 @@ echo
 echo "== pp-analyze top -e 'sched:sched_switch//key=prev_comm/' $out   (who switched out most)"
 "$build/pp-analyze" top -e 'sched:sched_switch//key=prev_comm/' "$out" | head -15
 echo
-echo "== pp-analyze profile --flame-graph $build/demo $out   (hottest stacks)"
-"$build/pp-analyze" profile --flame-graph "$build/demo" "$out" | head -20
+echo "== pp-analyze profile --flame-graph $build/demo $out   (the 8 hottest stacks, folded)"
+"$build/pp-analyze" profile --flame-graph "$build/demo" "$out" |
+	awk '{ print $NF "\t" $0 }' | sort -rn | cut -f2- | head -8 | cut -c1-160
 echo
 echo "Flame graph: $build/demo.svg (open it in a browser), folded stacks: $build/demo.folded"
