@@ -299,6 +299,17 @@ struct pp_reader *pp_reader__open(struct pp_io *io, const struct pp_reader_opts 
 		goto fail;
 	if (r->fh.byte_order != PP_ORDER_LITTLE && r->fh.byte_order != PP_ORDER_BIG)
 		r->fh.byte_order = PP_ORDER_LITTLE;
+	{
+		const uint16_t one = 1;
+		uint8_t host = *(const uint8_t *)&one ? PP_ORDER_LITTLE : PP_ORDER_BIG;
+
+		/* Metadata is little-endian everywhere; perf records are not. */
+		if (r->fh.byte_order != host) {
+			r->st.foreign_order = 1;
+			rd_print(r, 0, "recorded on a %s-endian host: its perf records cannot be "
+				 "decoded on this one", r->fh.byte_order == PP_ORDER_BIG ? "big" : "little");
+		}
+	}
 	r->pos = PP_FH_SIZE;
 	if (!r->opts.no_index)
 		load_footer(r);

@@ -579,6 +579,24 @@ static void test_records(void **state)
 	assert_true(it.bad);
 }
 
+/* A big-endian producer's file opens, with its perf records flagged foreign. */
+static void test_foreign_byte_order(void **state)
+{
+	struct pp_file_header fh = { .major = 1, .byte_order = PP_ORDER_BIG, .word_size = 8 };
+	uint8_t buf[64];
+	struct pp_io *io;
+	struct pp_reader *r;
+
+	pp_file_header__encode(&fh, buf);
+	io = pp_io_mem__new(buf, sizeof(buf), 0);
+	r = pp_reader__open(io, NULL);
+	assert_non_null(r);
+	assert_int_equal(pp_reader__header(r)->byte_order, PP_ORDER_BIG);
+	assert_true(pp_reader__stats(r)->foreign_order);
+	pp_reader__free(r);
+	pp_io__free(io);
+}
+
 static void test_not_a_trace(void **state)
 {
 	char junk[64] = "hello world, this is not a trace file";
@@ -612,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_cached_encoding),
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_foreign_byte_order),
 		cmocka_unit_test(test_not_a_trace),
 	};
 

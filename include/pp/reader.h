@@ -34,6 +34,7 @@ struct pp_reader_stats {
 	int      has_footer;		/* a valid footer was found */
 	int      opened_by_index;	/* the index chain was used */
 	int      header_damaged;	/* the file header CRC did not match */
+	int      foreign_order;		/* perf records are in the other byte order */
 	uint64_t file_size;
 };
 
