@@ -30,6 +30,7 @@ typedef _Bool bool;
 enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERF_EVENT_ARRAY = 4,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_STACK_TRACE = 7,
 	BPF_MAP_TYPE_LRU_HASH = 9,
@@ -38,6 +39,7 @@ enum bpf_map_type {
 #define BPF_NOEXIST	1
 #define BPF_F_USER_STACK	(1ULL << 8)
 #define BPF_F_FAST_STACK_CMP	(1ULL << 9)
+#define BPF_F_CURRENT_CPU	0xffffffffULL
 #define PERF_MAX_STACK_DEPTH	127
 
 /* x86_64 struct pt_regs (same layout as the UAPI one). */
@@ -83,7 +85,12 @@ struct task_struct {
 	pid_t pid;
 	pid_t tgid;
 	struct sched_entity se;
+	struct task_struct *real_parent;
 	char comm[16];
+} __attribute__((preserve_access_index));
+
+struct linux_binprm {
+	const char *filename;
 } __attribute__((preserve_access_index));
 
 #define PP_PF_KTHREAD		0x00200000

@@ -96,6 +96,9 @@ static const char usage_text[] =
 "                             rings at PRIO+1, so a busy host cannot starve the\n"
 "                             recorder into losing events (default 1 when\n"
 "                             allowed; 0 = off)\n"
+"      --bpf-output SRC       record the records a BPF program emits, with their\n"
+"                             BTF: SRC = execsnoop (built in) or OBJ.bpf.o:MAP:STRUCT;\n"
+"                             system-wide only (-a or -C)\n"
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
 "  -q, --quiet                no summary\n"
@@ -135,6 +138,7 @@ struct opts {
 	const char *profiler;	/* pp-record PROFILER ...: events chosen by the module */
 	struct pp_bpf_filter_opts bpf;	/* in-kernel filters on every event */
 	int agg_kind;		/* offcpu/lock: a BPF aggregator instead of perf events */
+	const char *bpf_output;	/* --bpf-output SRC: a BPF event source */
 };
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -252,7 +256,7 @@ static long parse_long(const char *s, const char *what, long lo, long hi)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
-	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPF = 512 };
+	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPFOUT, O_BPF = 512 };
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -276,6 +280,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "realtime", required_argument, NULL, 'r' },
 		PP_BPF_FILTER_LONG_OPTIONS(O_BPF),
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
+		{ "bpf-output", required_argument, NULL, O_BPFOUT },
 		{ "no-sideband", no_argument, NULL, O_NOSB },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -397,6 +402,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				die_usage("--kallsyms takes 'all'");
 			o->kallsyms_all = 1;
 			break;
+		case O_BPFOUT:
+			o->bpf_output = optarg;
+			break;
 		case O_NOSB:
 			o->no_sideband = 1;
 			break;
@@ -431,7 +439,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	for (i = 0; i < o->nr_specs; i++)
 		o->help_events |= o->specs[i].help;
-	if (!o->nr_specs && !o->freq && !o->agg_kind)
+	if (!o->nr_specs && !o->freq && !o->agg_kind && !o->bpf_output)
 		die_usage("no events: give -e EVENT or -F HZ");
 	if ((o->pids != NULL) + (o->tids != NULL) + (o->cgroups != NULL) > 1)
 		die_usage("-p, -t and --cgroups exclude each other");
@@ -901,6 +909,7 @@ struct rec {
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
 	struct pp_bpf_offcpu *offcpu;	/* pp-record offcpu */
 	struct pp_bpf_lock *lockp;	/* pp-record lock */
+	struct pp_bpf_output *bpfout;	/* --bpf-output */
 	int agg_pending;		/* the writer should drain the aggregator */
 	uint64_t agg_items, agg_windows;
 	uint64_t data_raw, data_stored, data_chunks;
@@ -1101,11 +1110,55 @@ static void write_agg(struct rec *r)
  * dummy, which has no samples), and the offcpu/lock aggregator of
  * `pp-record offcpu|lock`, limited to the workload or -p process.
  */
+/*
+ * --bpf-output SRC: open the BPF program (its BTF goes into FORMATS) and a
+ * PERF_COUNT_SW_BPF_OUTPUT event per CPU for it to write into; the program
+ * is loaded and pointed at those events in attach_bpf().
+ */
+static void add_bpf_output(struct rec *r)
+{
+	const struct opts *o = r->o;
+	struct event *e;
+	char err[512];
+
+	if (o->pids || o->tids || o->cgroups || !(o->all_cpus || o->cpus))
+		die_usage("--bpf-output records system-wide: give -a or -C, not -p/-t/--cgroups");
+	r->bpfout = pp_bpf_output__new(o->bpf_output, err, sizeof(err));
+	if (!r->bpfout)
+		die("%s", err);
+	e = event_new(&r->es, pp_bpf_output__event_name(r->bpfout));
+	e->attr.type = PERF_TYPE_SOFTWARE;
+	e->attr.config = PERF_COUNT_SW_BPF_OUTPUT;
+	e->attr.sample_type |= PERF_SAMPLE_RAW;
+	e->attr.sample_period = 1;
+}
+
+static void attach_bpf_output(struct rec *r)
+{
+	const char *name = pp_bpf_output__event_name(r->bpfout);
+	char err[512];
+	int ei;
+
+	for (ei = 0; ei < r->el->nr_evsels; ei++) {
+		const struct pp_perf_evsel *e = &r->el->evsels[ei];
+
+		if (strcmp(e->name, name))
+			continue;
+		if (pp_bpf_output__attach(r->bpfout, r->el->cpus, e->fds, r->el->nr_cpus, err,
+					  sizeof(err)))
+			die("%s", err);
+		return;
+	}
+}
+
 static void attach_bpf(struct rec *r, pid_t child)
 {
 	const struct opts *o = r->o;
 	char err[512];
 	int ei, k;
+
+	if (r->bpfout)
+		attach_bpf_output(r);
 
 	if (pp_bpf_filter_opts__active(&o->bpf)) {
 		r->filter = pp_bpf_filter__new(&o->bpf, err, sizeof(err));
@@ -1114,7 +1167,9 @@ static void attach_bpf(struct rec *r, pid_t child)
 		for (ei = 0; ei < r->el->nr_evsels; ei++) {
 			const struct pp_perf_evsel *e = &r->el->evsels[ei];
 
-			if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY)
+			if (e->attr.type == PERF_TYPE_SOFTWARE &&
+			    (e->attr.config == PERF_COUNT_SW_DUMMY ||
+			     e->attr.config == PERF_COUNT_SW_BPF_OUTPUT))
 				continue;
 			for (k = 0; k < e->nr_ids; k++)
 				if (e->fds[k] >= 0 &&
@@ -1397,6 +1452,8 @@ static void put_formats(struct rec *r, struct pp_buf *b)
 	if (t)
 		put_format(b, PP_FMT_PRINTK, "", "printk_formats", t);
 	free(t);
+	if (r->bpfout && pp_bpf_output__put_format(r->bpfout, b))
+		die("cannot describe the BPF output records: no BTF");
 }
 
 static void put_attrs(struct rec *r, struct pp_buf *b)
@@ -1500,6 +1557,8 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	srandom((unsigned int)(now_ns() ^ (uint64_t)getpid()));
 	build_events(&o, &r.es);
+	if (o.bpf_output)
+		add_bpf_output(&r);
 
 	/* CPUs and targets */
 	if (o.cpus) {
@@ -1834,6 +1893,7 @@ int main(int argc, char **argv)
 	pp_bpf_filter__free(r.filter);
 	pp_bpf_offcpu__free(r.offcpu);
 	pp_bpf_lock__free(r.lockp);
+	pp_bpf_output__free(r.bpfout);
 	if (child > 0 && child_done && !ret) {
 		if (WIFEXITED(child_status))
 			ret = WEXITSTATUS(child_status);

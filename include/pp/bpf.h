@@ -339,4 +339,61 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 /** pp_bpf_lock__free() - detach and free; accepts NULL. */
 void pp_bpf_lock__free(struct pp_bpf_lock *lk);
 
+/* ---- BPF output events: records a BPF program emits, described by BTF ---- */
+
+/*
+ * FORMATS item kind holding the BTF of a BPF output event's record, until
+ * include/pp/format.h assigns it (proposed: PP_FMT_BTF = 5). Body
+ * (spec/pp-bpf.md section 6): char system[] "bpf-output" NUL, char name[]
+ * NUL (the event is "system:name" in ATTRS), char text[] NUL ("struct X"),
+ * zero pad to 8, u32 type_id, u32 btf_size, u8 btf[btf_size], zero pad.
+ */
+#ifndef PP_FMT_BTF
+#define PP_FMT_BTF		5
+#endif
+#define PP_BPF_OUTPUT_SYSTEM	"bpf-output"
+
+struct pp_bpf_output;
+
+/**
+ * pp_bpf_output__new() - open (not load) a BPF event source.
+ * @spec: a built-in program name ("execsnoop"), or OBJ.bpf.o:MAP:STRUCT,
+ *        an object file whose programs write struct STRUCT records to the
+ *        BPF_MAP_TYPE_PERF_EVENT_ARRAY map MAP with bpf_perf_event_output().
+ * @err, @errlen: one-line message on failure.
+ *
+ * Finds the struct in the object's BTF. The perf side is the caller's: a
+ * PERF_TYPE_SOFTWARE / PERF_COUNT_SW_BPF_OUTPUT event with PERF_SAMPLE_RAW
+ * and sample_period 1, opened on each CPU (pid -1), handed to
+ * pp_bpf_output__attach().
+ * Return: the source (free with pp_bpf_output__free()), or NULL with errno.
+ */
+struct pp_bpf_output *pp_bpf_output__new(const char *spec, char *err, size_t errlen);
+
+/**
+ * pp_bpf_output__event_name() - "bpf-output:NAME", the name the perf event
+ * must carry in ATTRS so readers pair its samples with the BTF item.
+ */
+const char *pp_bpf_output__event_name(const struct pp_bpf_output *bo);
+
+/**
+ * pp_bpf_output__put_format() - append the PP_FMT_BTF item to a FORMATS
+ * payload: the object's raw BTF and the id of the emitted struct.
+ * @bo: source; @b: FORMATS payload. Return: 0 or -errno.
+ */
+int pp_bpf_output__put_format(const struct pp_bpf_output *bo, struct pp_buf *b);
+
+/**
+ * pp_bpf_output__attach() - load the program, point its perf event array at
+ * the BPF output event of each CPU and attach.
+ * @bo: source; @cpus, @fds: @n CPU numbers and the event fd opened on each
+ * (fd < 0: skipped); @err, @errlen: message on failure.
+ * Return: 0 or -errno.
+ */
+int pp_bpf_output__attach(struct pp_bpf_output *bo, const int *cpus, const int *fds, int n,
+			  char *err, size_t errlen);
+
+/** pp_bpf_output__free() - detach and free; accepts NULL. */
+void pp_bpf_output__free(struct pp_bpf_output *bo);
+
 #endif /* PP_BPF_H */
