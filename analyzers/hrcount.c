@@ -38,7 +38,7 @@ static int hrc_init(struct pp_session *s)
 	if (!h)
 		return -ENOMEM;
 	pp_session__set_priv(s, h);
-	ret = pp_sched_opts__parse(&h->so, "hrcount", "bucket");
+	ret = pp_sched_opts__parse(&h->so, pp_session__opts(s), "hrcount");
 	if (ret)
 		return ret;
 	if (!pp_session__opts(s)->nr_events) {
@@ -161,12 +161,18 @@ static void hrc_deinit(struct pp_session *s)
 	free(h);
 }
 
+static const struct pp_mod_opt hrc_mod_opts[] = {
+	{ "bucket", 0, 1, "TIME  bucket width (default 1ms; 100us, 10us, ...)" },
+	{ "period", 0, 1, "TIME  the same, by perf-prof's name" },
+	{ NULL, 0, 0, NULL },
+};
+
 const struct pp_analyzer pp_analyzer_hrcount = {
 	.name = "hrcount",
 	.desc = "high-resolution counts (1 ms buckets or finer) of events, to see bursts",
 	.help = "pp-analyze hrcount -e EVENT,... [-i MS] [--json] [FILE]\n"
-		"  module option, for now in PP_ANALYZER_OPTS: --bucket TIME (default 1ms)\n"
-		"  example: PP_ANALYZER_OPTS='--bucket 100us' pp-analyze hrcount -e irq:softirq_entry -i 1000\n",
+		"  example: pp-analyze hrcount -e irq:softirq_entry --bucket 100us -i 1000\n",
+	.mod_opts = hrc_mod_opts,
 	.opts = PP_OPT_EVENTS | PP_OPT_INTERVAL | PP_OPT_JSON,
 	.init = hrc_init,
 	.sample = hrc_sample,

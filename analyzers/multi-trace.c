@@ -73,7 +73,7 @@ static int mt_init(struct pp_session *s)
 	pp_session__set_priv(s, mt);
 	pp_kmap__init(&mt->open, sizeof(struct mt_open));
 	pp_kmap__init(&mt->stats, sizeof(struct mt_stat));
-	ret = pp_sched_opts__parse(&mt->so, "multi-trace", "detail heatmap");
+	ret = pp_sched_opts__parse(&mt->so, pp_session__opts(s), "multi-trace");
 	if (ret)
 		return ret;
 	if (o->nr_events < 2) {
@@ -382,15 +382,20 @@ static void mt_deinit(struct pp_session *s)
 	free(mt);
 }
 
+static const struct pp_mod_opt mt_mod_opts[] = {
+	{ "detail", 0, 0, "with --than: print the events between start and end" },
+	{ "heatmap", 0, 1, "NAME  latency heat map (time x latency): NAME.svg" },
+	{ NULL, 0, 0, NULL },
+};
+
 const struct pp_analyzer pp_analyzer_multi_trace = {
 	.name = "multi-trace",
 	.desc = "latency between events joined by a key: calls, total, min, p50/p95/p99, max",
 	.help = "pp-analyze multi-trace -e START[,START2] -e 'END[//key=FIELD/]' [--perins] [--than TIME] [-i MS] [--json] [FILE]\n"
 		"  every -e entry but the last starts an interval, the last ends it; key=FIELD\n"
 		"  (or key=cpu|pid|tid, default tid) joins them\n"
-		"  module options, for now in PP_ANALYZER_OPTS: --detail (with --than: the events in\n"
-		"    between), --heatmap NAME (time x latency SVG)\n"
-		"  example: pp-analyze multi-trace -e 'irq:softirq_entry//key=cpu/' -e 'irq:softirq_exit//key=cpu/' --than 100us\n",
+		"  example: pp-analyze multi-trace -e 'irq:softirq_entry//key=cpu/' -e 'irq:softirq_exit//key=cpu/' --than 100us --detail\n",
+	.mod_opts = mt_mod_opts,
 	.opts = PP_OPT_EVENTS | PP_OPT_INTERVAL | PP_OPT_THAN | PP_OPT_PERINS | PP_OPT_JSON,
 	.init = mt_init,
 	.sample = mt_sample,

@@ -50,7 +50,7 @@ static int oc_init(struct pp_session *s)
 		return -ENOMEM;
 	pp_session__set_priv(s, oc);
 	pp_kmap__init(&oc->runs, sizeof(struct oc_run));
-	ret = pp_sched_opts__parse(&oc->so, "oncpu", "filter");
+	ret = pp_sched_opts__parse(&oc->so, pp_session__opts(s), "oncpu");
 	if (ret)
 		return ret;
 	return pp_sched_fields__init(&oc->sf, s, "oncpu", 0);
@@ -166,12 +166,18 @@ static void oc_deinit(struct pp_session *s)
 	free(oc);
 }
 
+static const struct pp_mod_opt oc_mod_opts[] = {
+	PP_SCHED_OPT_FILTER,
+	{ NULL, 0, 0, NULL },
+};
+
 const struct pp_analyzer pp_analyzer_oncpu = {
 	.name = "oncpu",
 	.desc = "which tasks ran on which CPUs and for how long (sched_switch)",
 	.help = "pp-analyze oncpu [-i MS] [--json] [FILE]\n"
 		"  needs sched:sched_switch (pp-record -a -e sched:sched_switch)\n"
-		"  module option, for now in PP_ANALYZER_OPTS: --filter GLOB[,GLOB] (comm globs)\n",
+		"  example: pp-analyze oncpu --filter 'kworker*'\n",
+	.mod_opts = oc_mod_opts,
 	.opts = PP_OPT_INTERVAL | PP_OPT_JSON,
 	.events = oc_events,
 	.init = oc_init,

@@ -53,7 +53,7 @@ static int rd_init(struct pp_session *s)
 	pp_session__set_priv(s, rd);
 	pp_kmap__init(&rd->threads, sizeof(struct rd_thread));
 	pp_hist__init(&rd->all);
-	ret = pp_sched_opts__parse(&rd->so, "rundelay", "filter");
+	ret = pp_sched_opts__parse(&rd->so, pp_session__opts(s), "rundelay");
 	if (ret)
 		return ret;
 	return pp_sched_fields__init(&rd->sf, s, "rundelay", 1);
@@ -272,14 +272,19 @@ static void rd_deinit(struct pp_session *s)
 	free(rd);
 }
 
+static const struct pp_mod_opt rd_mod_opts[] = {
+	PP_SCHED_OPT_FILTER,
+	{ NULL, 0, 0, NULL },
+};
+
 const struct pp_analyzer pp_analyzer_rundelay = {
 	.name = "rundelay",
 	.desc = "run-queue delay: wakeup or preemption -> running, per task, with --than outliers",
 	.help = "pp-analyze rundelay [--perins] [--than TIME] [-i MS] [--json] [FILE]\n"
 		"  needs sched:sched_switch and sched:sched_waking (or sched_wakeup), e.g.\n"
 		"    pp-record -a -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new\n"
-		"  module option, for now in PP_ANALYZER_OPTS: --filter GLOB[,GLOB] (comm globs)\n"
-		"  example: pp-analyze rundelay --perins --than 4ms\n",
+		"  example: pp-analyze rundelay --perins --than 4ms --filter 'myapp*'\n",
+	.mod_opts = rd_mod_opts,
 	.opts = PP_OPT_INTERVAL | PP_OPT_THAN | PP_OPT_PERINS | PP_OPT_JSON,
 	.events = rd_events,
 	.init = rd_init,

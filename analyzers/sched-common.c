@@ -31,88 +31,62 @@ unsigned int pp_sched_state_bit(const char *name)
 	return 0;
 }
 
-static int word_in(const char *list, const char *w)
-{
-	size_t n = strlen(w);
-
-	for (const char *p = list; (p = strstr(p, w)); p += n) {
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			return 1;
-	}
-	return 0;
-}
+/* Module option name of each state (task-state -S, -D, ...). */
+static const char *const state_opt[PP_ST_NR] = {
+	[PP_ST_R] = "running", [PP_ST_RP] = "runnable", [PP_ST_S] = "interruptible",
+	[PP_ST_D] = "uninterruptible", [PP_ST_T] = "stopped", [PP_ST_I] = "idle", [PP_ST_X] = "dead",
+};
 
 /**
- * pp_sched_opts__parse() - parse module options from PP_ANALYZER_OPTS.
- * @so: receives the options; @module: for messages; @allowed: accepted names.
- * Return: 0 or -EINVAL (message printed).
+ * pp_sched_opts__parse() - collect the module options from the parsed command line.
+ * @so: receives the options; @o: the parsed options; @module: for messages.
+ *
+ * pp_opts__parse() already refused what the module's table does not list;
+ * this turns the values into fields (state bits, comm globs, times).
+ * Return: 0, -ENOMEM or -EINVAL (message printed).
  */
-int pp_sched_opts__parse(struct pp_sched_opts *so, const char *module, const char *allowed)
+int pp_sched_opts__parse(struct pp_sched_opts *so, const struct pp_opts *o, const char *module)
 {
-	const char *env = getenv("PP_ANALYZER_OPTS");
-	char *save = NULL, *tok;
+	const char *v;
+	size_t len = 0;
+	char *p;
 
 	memset(so, 0, sizeof(*so));
-	if (!env || !*env)
+	for (int st = 0; st < PP_ST_NR; st++) {
+		if (pp_opts__mod(o, state_opt[st]))
+			so->states |= 1u << st;
+	}
+	so->detail = pp_opts__mod(o, "detail") != NULL;
+	so->perthread = pp_opts__mod(o, "perthread") != NULL;
+	so->heatmap = pp_opts__mod(o, "heatmap");
+	v = pp_opts__mod(o, "bucket");
+	if (!v)
+		v = pp_opts__mod(o, "period");
+	if (v && (pp_time_parse(v, &so->bucket_ns) || !so->bucket_ns)) {
+		fprintf(stderr, "pp-analyze: %s: bad bucket '%s' (e.g. 100us, 1ms)\n", module, v);
+		return -EINVAL;
+	}
+	for (int n = 0; (v = pp_opts__mod_nth(o, "filter", n)); n++)
+		len += strlen(v) + 1;
+	if (!len)
 		return 0;
-	so->storage = strdup(env);
+	so->storage = malloc(len);
 	if (!so->storage)
 		return -ENOMEM;
-	for (tok = strtok_r(so->storage, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		char *name = tok, *val = NULL, *eq;
-		unsigned int bit;
+	p = so->storage;
+	for (int n = 0; (v = pp_opts__mod_nth(o, "filter", n)); n++) {
+		char *save = NULL, *g;
 
-		while (*name == '-')
-			name++;
-		eq = strchr(name, '=');
-		if (eq) {
-			*eq = '\0';
-			val = eq + 1;
-		}
-		if (!*name || !word_in(allowed, name)) {
-			fprintf(stderr, "pp-analyze: %s does not take option '%s' (PP_ANALYZER_OPTS)\n",
-				module, tok);
-			return -EINVAL;
-		}
-		bit = name[1] ? 0 : pp_sched_state_bit(name);
-		if (!strcmp(name, "R+"))
-			bit = 1u << PP_ST_RP;
-		if (bit) {
-			so->states |= bit;
-			continue;
-		}
-		if (!strcmp(name, "detail")) {
-			so->detail = 1;
-			continue;
-		}
-		if (!strcmp(name, "perthread")) {
-			so->perthread = 1;
-			continue;
-		}
-		if (!val)
-			val = strtok_r(NULL, " \t", &save);
-		if (!val) {
-			fprintf(stderr, "pp-analyze: %s: option '%s' needs a value\n", module, name);
-			return -EINVAL;
-		}
-		if (!strcmp(name, "filter")) {
-			char *s2 = NULL;
-
-			for (char *g = strtok_r(val, ",", &s2); g; g = strtok_r(NULL, ",", &s2)) {
-				if (so->nr_filter >= PP_SCHED_MAX_FILTERS) {
-					fprintf(stderr, "pp-analyze: %s: too many --filter globs\n", module);
-					return -EINVAL;
-				}
-				so->filter[so->nr_filter++] = g;
-			}
-		} else if (!strcmp(name, "heatmap")) {
-			so->heatmap = val;
-		} else if (!strcmp(name, "bucket")) {
-			if (pp_time_parse(val, &so->bucket_ns) || !so->bucket_ns) {
-				fprintf(stderr, "pp-analyze: %s: bad --bucket '%s'\n", module, val);
+		strcpy(p, v);
+		for (g = strtok_r(p, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+			if (so->nr_filter >= PP_SCHED_MAX_FILTERS) {
+				fprintf(stderr, "pp-analyze: %s: too many --filter globs\n", module);
+				pp_sched_opts__exit(so);
 				return -EINVAL;
 			}
+			so->filter[so->nr_filter++] = g;
 		}
+		p += strlen(v) + 1;
 	}
 	return 0;
 }

@@ -3,10 +3,9 @@
  * Shared by the scheduling and latency profilers (task-state, rundelay,
  * syscalls, multi-trace, nested-trace, oncpu, hrcount, percpu-stat):
  *
- * - module options the common parser does not know (-S, -D, --filter GLOB,
- *   --detail, --heatmap NAME, ...). Until pp_opts__parse() hands unknown
- *   options to the module, they are read from the environment variable
- *   PP_ANALYZER_OPTS, e.g. PP_ANALYZER_OPTS='-S --filter sleep*'.
+ * - module options (-S, -D, --filter GLOB, --detail, --heatmap NAME, ...):
+ *   each module lists them in its pp_mod_opt table, pp_opts__parse() checks
+ *   them, pp_sched_opts__parse() turns them into fields;
  * - a u64 -> entry hash map (thread ids, join keys) whose entries are
  *   allocated once per new key, never per event;
  * - sched_switch / wakeup field lookup and task-state letters;
@@ -55,19 +54,25 @@ struct pp_sched_opts {
 	const char *heatmap;			/* --heatmap NAME */
 	int perthread;				/* --perthread (syscalls) */
 	uint64_t bucket_ns;			/* --bucket TIME (hrcount) */
-	char *storage;				/* copy of the environment string */
+	char *storage;				/* copies of the --filter values */
 };
 
 /**
- * pp_sched_opts__parse() - parse module options.
+ * pp_sched_opts__parse() - module options from the parsed command line.
  * @so: receives the options (zeroed first); free with pp_sched_opts__exit().
+ * @o: the options pp_opts__parse() filled (module options in o->mod).
  * @module: module name, for messages.
- * @allowed: the option names the module accepts, e.g. "S D filter".
  *
- * Reads PP_ANALYZER_OPTS (space separated, "--name VALUE" or "--name=VALUE").
+ * State flags are the long names running, runnable, interruptible (-S),
+ * uninterruptible (-D), stopped, idle, dead; --filter is repeatable and
+ * comma separated; --bucket or --period is a time.
  * Return: 0, or -EINVAL with a one-line message on stderr.
  */
-int pp_sched_opts__parse(struct pp_sched_opts *so, const char *module, const char *allowed);
+int pp_sched_opts__parse(struct pp_sched_opts *so, const struct pp_opts *o, const char *module);
+
+/* Option table entries shared by the scheduling modules. */
+#define PP_SCHED_OPT_FILTER \
+	{ "filter", 0, 1, "GLOB[,GLOB]  only tasks whose comm matches (repeatable)" }
 
 /** pp_sched_opts__exit() - free what pp_sched_opts__parse() allocated. */
 void pp_sched_opts__exit(struct pp_sched_opts *so);

@@ -429,7 +429,7 @@ static int sc_init(struct pp_session *s)
 	pp_session__set_priv(s, sc);
 	pp_kmap__init(&sc->pending, sizeof(struct sc_pending));
 	pp_kmap__init(&sc->stats, sizeof(struct sc_stat));
-	ret = pp_sched_opts__parse(&sc->so, "syscalls", "perthread filter");
+	ret = pp_sched_opts__parse(&sc->so, pp_session__opts(s), "syscalls");
 	if (ret)
 		return ret;
 	sc->x86_64 = !mach || !strcmp(mach, "x86_64");
@@ -640,15 +640,21 @@ static void sc_deinit(struct pp_session *s)
 	free(sc);
 }
 
+static const struct pp_mod_opt sc_mod_opts[] = {
+	{ "perthread", 0, 0, "per thread instead of per process" },
+	PP_SCHED_OPT_FILTER,
+	{ NULL, 0, 0, NULL },
+};
+
 const struct pp_analyzer pp_analyzer_syscalls = {
 	.name = "syscalls",
 	.desc = "per-syscall latency (sys_enter -> sys_exit) and errors, per process or thread",
 	.help = "pp-analyze syscalls [--perins] [--than TIME [-g]] [-i MS] [--json] [FILE]\n"
 		"  needs raw_syscalls:sys_enter and raw_syscalls:sys_exit (pp-record syscalls ... or\n"
 		"    pp-record -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -- CMD)\n"
-		"  --perins: per process; module options, for now in PP_ANALYZER_OPTS:\n"
-		"    --perthread (per thread), --filter GLOB[,GLOB] (comm globs)\n"
-		"  example: pp-analyze syscalls --perins --than 10ms\n",
+		"  --perins: per process; --perthread: per thread\n"
+		"  example: pp-analyze syscalls --perins --than 10ms --filter 'nginx*'\n",
+	.mod_opts = sc_mod_opts,
 	.opts = PP_OPT_INTERVAL | PP_OPT_THAN | PP_OPT_PERINS | PP_OPT_JSON | PP_OPT_CALLCHAIN,
 	.events = sc_events,
 	.init = sc_init,

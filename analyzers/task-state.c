@@ -70,7 +70,7 @@ static int ts_init(struct pp_session *s)
 	pp_kmap__init(&ts->threads, sizeof(struct ts_thread));
 	for (int i = 0; i < PP_ST_NR; i++)
 		pp_hist__init(&ts->all[i]);
-	ret = pp_sched_opts__parse(&ts->so, "task-state", "R R+ S D T I X filter");
+	ret = pp_sched_opts__parse(&ts->so, o, "task-state");
 	if (ret)
 		return ret;
 	ret = pp_sched_fields__init(&ts->sf, s, "task-state", 0);
@@ -365,17 +365,28 @@ static void ts_deinit(struct pp_session *s)
 	free(ts);
 }
 
+static const struct pp_mod_opt ts_mod_opts[] = {
+	{ "interruptible", 'S', 0, "show S (interruptible sleep)" },
+	{ "uninterruptible", 'D', 0, "show D (uninterruptible sleep)" },
+	{ "running", 'R', 0, "show R (running on a CPU)" },
+	{ "runnable", 0, 0, "show R+ (preempted or woken, waiting for a CPU)" },
+	{ "stopped", 'T', 0, "show T (stopped or traced)" },
+	{ "idle", 'I', 0, "show I (idle kernel threads)" },
+	{ "dead", 'X', 0, "show X (dead, zombie, parked)" },
+	PP_SCHED_OPT_FILTER,
+	{ NULL, 0, 0, NULL },
+};
+
 const struct pp_analyzer pp_analyzer_task_state = {
 	.name = "task-state",
 	.desc = "time per thread in each state (R, R+, S, D, T, I): calls, total, min, p50/p95/p99, max",
 	.help = "pp-analyze task-state [--perins] [--than TIME] [-g --flame-graph NAME] [-i MS] [--json] [FILE]\n"
 		"  needs sched:sched_switch (+ sched:sched_waking / sched_wakeup[_new]); record with\n"
 		"    pp-record -a -g -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new\n"
-		"  module options, for now in PP_ANALYZER_OPTS: -S -D -T -I -R -R+ (states to show),\n"
-		"    --filter GLOB[,GLOB] (comm globs)\n"
 		"  --than TIME prints each longer interval with the stack the task blocked in;\n"
 		"  --flame-graph NAME: off-CPU flame graph (NAME.folded, NAME.svg) weighted by ns off CPU\n"
-		"  example: PP_ANALYZER_OPTS='-S --filter sleep*' pp-analyze task-state --than 10ms -g\n",
+		"  example: pp-analyze task-state -S --filter 'sleep*' --than 10ms -g\n",
+	.mod_opts = ts_mod_opts,
 	.opts = PP_OPT_INTERVAL | PP_OPT_CALLCHAIN | PP_OPT_FLAME | PP_OPT_THAN | PP_OPT_PERINS |
 		PP_OPT_JSON,
 	.events = ts_events,

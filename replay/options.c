@@ -65,15 +65,79 @@ static int add_events(struct pp_opts *o, char *arg, char *err, size_t errlen)
 			if (o->nr_events >= (int)(sizeof(o->events) / sizeof(o->events[0])))
 				return opt_err(err, errlen, "too many events");
 			*p = '\0';
-			if (*start)
+			if (*start) {
+				o->event_group[o->nr_events] = o->nr_event_groups;
 				o->events[o->nr_events++] = start;
+			}
 			if (last)
 				break;
 			start = p + 1;
 			slashes = 0;
 		}
 	}
+	o->nr_event_groups++;
 	return 0;
+}
+
+/* The module option of @a named @name (long) or @c (short), or NULL. */
+static const struct pp_mod_opt *find_mod_opt(const struct pp_analyzer *a, const char *name, char c)
+{
+	for (const struct pp_mod_opt *m = a->mod_opts; m && m->name; m++) {
+		if (name ? !strcmp(m->name, name) : (m->short_name && m->short_name == c))
+			return m;
+	}
+	return NULL;
+}
+
+static int add_mod(const struct pp_analyzer *a, int argc, char **argv, int *i, const char *name,
+		   char c, const char *val, struct pp_opts *o, char *err, size_t errlen)
+{
+	const char *arg = argv[*i];
+	const struct pp_mod_opt *m = find_mod_opt(a, name, c);
+
+	if (!m)
+		return opt_err(err, errlen, "unknown option '%s' (see pp-analyze %s help)", arg, a->name);
+	if (m->has_arg && !val) {
+		if (*i + 1 >= argc)
+			return opt_err(err, errlen, "option '%s' needs a value", arg);
+		val = argv[++*i];
+	} else if (!m->has_arg && val) {
+		return opt_err(err, errlen, "option '%s' takes no value", arg);
+	}
+	if (o->nr_mod >= PP_MAX_MOD_OPTS)
+		return opt_err(err, errlen, "too many options");
+	o->mod[o->nr_mod].name = m->name;
+	o->mod[o->nr_mod].value = val ? val : "";
+	o->nr_mod++;
+	return 0;
+}
+
+/**
+ * pp_opts__mod_nth() - the @n-th occurrence of module option @name.
+ * @o: parsed options; @name: long name; @n: 0 for the first.
+ * Return: the value ("" for a flag), or NULL.
+ */
+const char *pp_opts__mod_nth(const struct pp_opts *o, const char *name, int n)
+{
+	for (int i = 0; i < o->nr_mod; i++) {
+		if (!strcmp(o->mod[i].name, name) && n-- == 0)
+			return o->mod[i].value;
+	}
+	return NULL;
+}
+
+/**
+ * pp_opts__mod() - the value of module option @name, the last one given.
+ * @o: parsed options; @name: long name.
+ * Return: the value ("" for a flag), or NULL when absent.
+ */
+const char *pp_opts__mod(const struct pp_opts *o, const char *name)
+{
+	for (int i = o->nr_mod - 1; i >= 0; i--) {
+		if (!strcmp(o->mod[i].name, name))
+			return o->mod[i].value;
+	}
+	return NULL;
 }
 
 struct opt_def {
@@ -147,14 +211,27 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				;
 			if (eq)
 				val = eq + 1;
+			if (!d->l) {
+				int ret = add_mod(a, argc, argv, &i, name, 0, val, o, err, errlen);
+
+				if (ret)
+					return ret;
+				continue;
+			}
 		} else {
 			for (d = opt_defs; d->l && d->s != arg[1]; d++)
 				;
 			if (d->l && arg[2])
 				val = arg + 2;
+			if (!d->l) {
+				int ret = add_mod(a, argc, argv, &i, NULL, arg[1], arg[2] ? arg + 2 : NULL,
+						  o, err, errlen);
+
+				if (ret)
+					return ret;
+				continue;
+			}
 		}
-		if (!d || !d->l)
-			return opt_err(err, errlen, "unknown option '%s'", arg);
 		if (d->bit && !(a->opts & d->bit))
 			return opt_err(err, errlen, "%s does not take option '%s'", a->name, arg);
 		if (d->arg && !val) {

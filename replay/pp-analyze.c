@@ -76,6 +76,20 @@ static void cmd_help(const struct pp_analyzer *a)
 	if (a->opts & PP_OPT_JSON)
 		printf(" --json");
 	printf(" -C -p -t -N -o --input --live\n");
+	if (a->mod_opts && a->mod_opts->name) {
+		printf("%s options:\n", a->name);
+		for (const struct pp_mod_opt *m = a->mod_opts; m->name; m++) {
+			const char *h = m->help ? m->help : "", *sep = strstr(h, "  ");
+			int vl = m->has_arg && sep ? (int)(sep - h) : 0;
+			char flag[64], sh[8] = "    ";
+
+			if (m->short_name)
+				snprintf(sh, sizeof(sh), "-%c, ", m->short_name);
+			/* "VALUE  text": the value name goes after the flag. */
+			snprintf(flag, sizeof(flag), "%s--%s%s%.*s", sh, m->name, vl ? " " : "", vl, h);
+			printf("  %-28s %s\n", flag, vl ? sep + 2 : h);
+		}
+	}
 }
 
 /* ---- info ---- */

@@ -512,10 +512,54 @@ static void test_options(void **state)
 	}
 }
 
+/* Module options: parsed from the module's table, refused elsewhere. */
+static void test_mod_options(void **state)
+{
+	const struct pp_analyzer *ts = pp_analyzer__find("task-state");
+	const struct pp_analyzer *mt = pp_analyzer__find("multi-trace");
+	struct pp_opts o;
+	char err[128];
+	char *argv[] = { "-S", "--filter", "a*,b", "-D", "--filter=c", "--than", "1ms" };
+	char e1[] = "sys:a,sys:b", e2[] = "sys:c";
+	char *margv[] = { "-e", e1, "-e", e2, "--detail", "--heatmap", "hm" };
+	const struct pp_analyzer *a;
+
+	assert_int_equal(pp_opts__parse(ts, 7, argv, &o, err, sizeof(err)), 0);
+	assert_string_equal(pp_opts__mod(&o, "interruptible"), "");
+	assert_string_equal(pp_opts__mod(&o, "uninterruptible"), "");
+	assert_null(pp_opts__mod(&o, "running"));
+	assert_string_equal(pp_opts__mod(&o, "filter"), "c");
+	assert_string_equal(pp_opts__mod_nth(&o, "filter", 0), "a*,b");
+	assert_null(pp_opts__mod_nth(&o, "filter", 2));
+	assert_int_equal(o.than, 1000000);
+	{
+		char *bad[] = { "--detail" };
+		char *bad2[] = { "--filter" };
+		char *bad3[] = { "-Sx" };
+
+		assert_int_equal(pp_opts__parse(ts, 1, bad, &o, err, sizeof(err)), -EINVAL);
+		assert_int_equal(pp_opts__parse(ts, 1, bad2, &o, err, sizeof(err)), -EINVAL);
+		assert_int_equal(pp_opts__parse(ts, 1, bad3, &o, err, sizeof(err)), -EINVAL);
+	}
+	assert_int_equal(pp_opts__parse(mt, 7, margv, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.nr_events, 3);
+	assert_int_equal(o.nr_event_groups, 2);
+	assert_int_equal(o.event_group[0], 0);
+	assert_int_equal(o.event_group[1], 0);
+	assert_int_equal(o.event_group[2], 1);
+	assert_string_equal(pp_opts__mod(&o, "heatmap"), "hm");
+	/* No module option hides a common one. */
+	for (size_t i = 0; (a = pp_analyzer__nth(i)); i++) {
+		for (const struct pp_mod_opt *m = a->mod_opts; m && m->name; m++)
+			assert_false(m->short_name && strchr("eigFoCdptNv", m->short_name));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_mod_options),
 		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_merge_heap),
 		cmocka_unit_test(test_ksym_size),

@@ -36,13 +36,42 @@ enum pp_opt_bit {
 };
 
 /**
+ * struct pp_mod_opt - one option a module accepts beyond the common ones.
+ * @name: long name without dashes ("filter"), also the pp_opts__mod() key.
+ * @short_name: one-letter form ('S' for -S), 0 when none.
+ * @has_arg: takes a value (--filter GLOB, --filter=GLOB, -xVALUE).
+ * @help: one line for `pp-analyze PROFILER help`, e.g. "GLOB[,GLOB]  comm globs".
+ *
+ * A table ends with an entry whose @name is NULL.
+ */
+struct pp_mod_opt {
+	const char *name;
+	char short_name;
+	int has_arg;
+	const char *help;
+};
+
+#define PP_MAX_MOD_OPTS		32
+#define PP_MAX_EVENTS		64
+
+/* A module option given on the command line ("" for a flag). */
+struct pp_mod_val {
+	const char *name;		/* the table's name */
+	const char *value;
+};
+
+/**
  * struct pp_opts - the parsed command line of one profiler run.
  *
  * Filled by pp_opts__parse(); the strings point into argv.
  */
 struct pp_opts {
-	const char *events[64];		/* -e entries, split at top-level commas */
+	const char *events[PP_MAX_EVENTS];	/* -e entries, split at top-level commas */
 	int nr_events;
+	int event_group[PP_MAX_EVENTS];	/* the -e option (0, 1, ...) each entry came from */
+	int nr_event_groups;		/* number of -e options */
+	struct pp_mod_val mod[PP_MAX_MOD_OPTS];	/* module options, in command-line order */
+	int nr_mod;
 	uint64_t interval_ns;		/* -i MS, 0 = none */
 	int callchain;			/* -g */
 	uint32_t freq;			/* -F, 0 = module default */
@@ -65,6 +94,19 @@ struct pp_opts {
 	char **workload;		/* --live: argv after `--`, NULL-terminated, or NULL */
 	int nr_workload;
 };
+
+/**
+ * pp_opts__mod() - the value of module option @name (the last one given).
+ * @o: parsed options; @name: the option's long name.
+ * Return: the value, "" for a flag that was given, NULL when absent.
+ */
+const char *pp_opts__mod(const struct pp_opts *o, const char *name);
+
+/**
+ * pp_opts__mod_nth() - the @n-th occurrence of a repeatable module option.
+ * Return: the value, or NULL past the last one.
+ */
+const char *pp_opts__mod_nth(const struct pp_opts *o, const char *name, int n);
 
 /* One event a module needs recorded (pp-record PROFILER) or opened (--live). */
 struct pp_event_req {
@@ -130,6 +172,7 @@ struct pp_mmap_event {
  * @name, @desc: "trace", one-line description for `pp-analyze list`.
  * @help: usage text after the common options (module options, examples).
  * @opts: the common options it accepts (enum pp_opt_bit).
+ * @mod_opts: its own options (NULL-name terminated table), or NULL.
  * @events: the events it needs for @o (default when NULL: each -e as given).
  * @init: validate options against the session's events, allocate state in
  *        pp_session__set_priv(); return 0 or -errno (with a message printed).
@@ -145,6 +188,7 @@ struct pp_analyzer {
 	const char *desc;
 	const char *help;
 	unsigned int opts;
+	const struct pp_mod_opt *mod_opts;
 	int (*events)(const struct pp_opts *o, struct pp_event_reqs *out);
 	int (*init)(struct pp_session *s);
 	void (*sample)(struct pp_session *s, const struct pp_event *e);

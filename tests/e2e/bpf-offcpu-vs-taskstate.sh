@@ -28,9 +28,9 @@ trap 'rm -rf "$T"' EXIT
 	{ cat "$T/rec.out"; fail "pp-record offcpu -e sched:... failed"; }
 "$B/pp-analyze" offcpu --flame-graph "$T/off" "$T/t" >"$T/off.txt" 2>&1 ||
 	{ cat "$T/off.txt"; fail "pp-analyze offcpu"; }
-PP_ANALYZER_OPTS='-S -D --filter pp-nap-*' "$B/pp-analyze" task-state -g --flame-graph "$T/ts" \
+"$B/pp-analyze" task-state -S -D --filter 'pp-nap-*' -g --flame-graph "$T/ts" \
 	"$T/t" >/dev/null 2>"$T/ts.err" || { cat "$T/ts.err"; fail "pp-analyze task-state -g"; }
-PP_ANALYZER_OPTS='-S --filter pp-nap-*' "$B/pp-analyze" task-state --perins --json "$T/t" \
+"$B/pp-analyze" task-state -S --filter 'pp-nap-*' --perins --json "$T/t" \
 	>"$T/ts.json" 2>&1 || { cat "$T/ts.json"; fail "pp-analyze task-state --json"; }
 
 # weight COMM FOLDED: ns under stacks whose root frame is COMM

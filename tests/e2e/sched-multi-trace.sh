@@ -18,9 +18,9 @@ c=$("$B/pp-analyze" multi-trace $E --json "$T/t" | grep -o '"calls":[0-9]*' | cu
 c=$("$B/pp-analyze" multi-trace -e 'syscalls:sys_enter_lseek//key=common_pid/' \
 	-e 'syscalls:sys_exit_lseek//key=common_pid/' --json "$T/t" | grep -o '"calls":[0-9]*' | cut -d: -f2)
 [ "$c" = $N ] || { echo "key=common_pid counted '$c' pairs, want $N"; exit 1; }
-d=$(PP_ANALYZER_OPTS='--detail' "$B/pp-analyze" multi-trace $E --than 0 "$T/t" | grep -c '^  end ')
+d=$("$B/pp-analyze" multi-trace --detail $E --than 0 "$T/t" | grep -c '^  end ')
 [ "$d" = $N ] || { echo "--detail printed $d pairs, want $N"; exit 1; }
-PP_ANALYZER_OPTS="--heatmap $T/hm" "$B/pp-analyze" multi-trace $E "$T/t" >/dev/null 2>&1
+"$B/pp-analyze" multi-trace --heatmap "$T/hm" $E "$T/t" >/dev/null 2>&1
 grep -q '<svg' "$T/hm.svg" || { echo "no heat map SVG"; exit 1; }
 if "$B/pp-analyze" multi-trace -e syscalls:sys_enter_lseek "$T/t" >/dev/null 2>&1; then
 	echo "one event accepted"; exit 1

@@ -13,13 +13,13 @@ if ! "$B/pp-record" -a -e sched:sched_switch,sched:sched_waking,sched:sched_wake
 	-o "$T/t" -- "$B/tests/helpers/sched-spin-wait" $N 2 0 >/dev/null 2>&1; then
 	echo "skip: pp-record cannot record sched events here"; exit 77
 fi
-out=$(PP_ANALYZER_OPTS='--filter rd-*' "$B/pp-analyze" rundelay --perins --json "$T/t") ||
+out=$("$B/pp-analyze" rundelay --filter 'rd-*' --perins --json "$T/t") ||
 	{ echo "rundelay failed"; exit 1; }
 echo "$out"
 wcalls=$(echo "$out" | grep '"rd-waiter"' | grep -o '"calls":[0-9]*' | cut -d: -f2)
 stotal=$(echo "$out" | grep '"rd-spinner"' | grep -o '"total":[0-9]*' | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
 [ "${wcalls:-0}" -ge $N ] || { echo "rd-waiter waits '$wcalls', want >= $N"; exit 1; }
 [ "$stotal" -gt 10000000 ] || { echo "spinners queued only $stotal ns"; exit 1; }
-n=$(PP_ANALYZER_OPTS='--filter rd-spinner' "$B/pp-analyze" rundelay --than 500us "$T/t" | grep -c 'waited')
+n=$("$B/pp-analyze" rundelay --filter 'rd-spinner' --than 500us "$T/t" | grep -c 'waited')
 [ "$n" -gt 0 ] || { echo "--than 500us printed nothing"; exit 1; }
 echo "ok: rd-waiter $wcalls waits, spinners queued $stotal ns"

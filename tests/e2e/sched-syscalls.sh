@@ -13,7 +13,7 @@ if ! "$B/pp-record" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$T/t" --
 	"$B/tests/helpers/sched-syscalls" $N $M >/dev/null 2>&1; then
 	echo "skip: pp-record cannot record raw_syscalls here"; exit 77
 fi
-out=$(PP_ANALYZER_OPTS='--filter sched-syscalls' "$B/pp-analyze" syscalls --perins --json "$T/t") ||
+out=$("$B/pp-analyze" syscalls --filter 'sched-syscalls' --perins --json "$T/t") ||
 	{ echo "syscalls failed"; exit 1; }
 get() { echo "$out" | grep "\"syscall\":\"$1\"" | grep -o "\"$2\":[0-9]*" | cut -d: -f2; }
 [ "$(get lseek calls)" = $N ] || { echo "lseek calls '$(get lseek calls)', want $N"; echo "$out"; exit 1; }

@@ -15,7 +15,7 @@ if ! "$B/pp-record" -a -g -e sched:sched_switch,sched:sched_waking,sched:sched_w
 	-o "$T/t" -- taskset -c 0 "$B/tests/helpers/sched-sleep" $N 20 >/dev/null 2>&1; then
 	echo "skip: pp-record cannot record sched events here"; exit 77
 fi
-out=$(PP_ANALYZER_OPTS='-S --filter sched-sleep' "$B/pp-analyze" task-state --json "$T/t") ||
+out=$("$B/pp-analyze" task-state -S --filter 'sched-sleep' --json "$T/t") ||
 	{ echo "task-state failed"; exit 1; }
 echo "$out"
 calls=$(echo "$out" | grep -o '"calls":[0-9]*' | cut -d: -f2)
@@ -24,17 +24,23 @@ max=$(echo "$out" | grep -o '"max":[0-9]*' | cut -d: -f2)
 [ "$calls" = "$N" ] || { echo "S calls '$calls', want $N"; exit 1; }
 [ "$min" -ge 20000000 ] && [ "$max" -lt 25000000 ] || { echo "S interval out of [20ms, 25ms): $min..$max"; exit 1; }
 # --than prints each interval with its stack
-n=$(PP_ANALYZER_OPTS='-S --filter sched-sleep' "$B/pp-analyze" task-state --than 15ms "$T/t" | grep -c ' S  *20')
+n=$("$B/pp-analyze" task-state -S --filter 'sched-sleep' --than 15ms "$T/t" | grep -c ' S  *20')
 [ "$n" = "$N" ] || { echo "--than 15ms printed $n intervals, want $N"; exit 1; }
 # off-CPU flame graph
-PP_ANALYZER_OPTS='-S --filter sched-sleep' "$B/pp-analyze" task-state -g --flame-graph "$T/fg" "$T/t" >/dev/null 2>&1 ||
+"$B/pp-analyze" task-state -S --filter 'sched-sleep' -g --flame-graph "$T/fg" "$T/t" >/dev/null 2>&1 ||
 	{ echo "flame graph failed"; exit 1; }
 w=$(awk '/;sched_sleep_once;/ { s += $NF } END { print s + 0 }' "$T/fg.folded")
 [ "$w" -ge $((N * 20000000)) ] && [ "$w" -lt $((N * 26000000)) ] ||
 	{ echo "off-CPU weight under sched_sleep_once: $w"; cat "$T/fg.folded"; exit 1; }
 grep -q sched_sleep_once "$T/fg.svg" || { echo "svg lacks sched_sleep_once"; exit 1; }
 # unknown module option: clear error, non-zero exit
-if PP_ANALYZER_OPTS='--bogus' "$B/pp-analyze" task-state "$T/t" >/dev/null 2>&1; then
+if "$B/pp-analyze" task-state --bogus "$T/t" >/dev/null 2>&1; then
 	echo "bogus option accepted"; exit 1
+fi
+# pp-record PROFILER takes the module's options through the same parser
+"$B/pp-record" task-state -S --filter 'sched-*' -o "$T/t2" -- true >/dev/null 2>&1 ||
+	{ echo "pp-record task-state -S --filter refused"; exit 1; }
+if "$B/pp-record" task-state --bogus -o "$T/t3" -- true >/dev/null 2>&1; then
+	echo "pp-record accepted a bogus module option"; exit 1
 fi
 echo "ok: $N S intervals of 20 ms, off-CPU $w ns under sched_sleep_once"
