@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * multi-trace: latency between events joined by a key. Every -e entry but
- * the last starts an interval, the last ends it (-e A -e B, or -e A,C -e B
- * for alternative starts); key=FIELD on an entry names its join field
+ * multi-trace: latency between events joined by a key. Each -e option is a
+ * group of alternatives: the entries of the last -e end an interval, every
+ * other entry starts one (-e A -e B; -e A,C -e B,D: A or C starts, B or D
+ * ends; a single -e A,B: A starts, B ends); key=FIELD on an entry names its join field
  * (key=cpu, key=pid, key=tid for the sample's own; default tid). Prints
  * calls, total, min, p50, p95, p99, max per start -> end pair (per key with
  * --perins); --than TIME prints each slower instance, with --detail the
@@ -65,8 +66,8 @@ static int mt_init(struct pp_session *s)
 	const struct pp_opts *o = pp_session__opts(s);
 	size_t nr;
 	struct pp_evsel *evs = pp_session__evsels(s, &nr);
-	char last[128] = "";
-	int starts = 0, ends = 0, ret;
+	char last[8][128];
+	int nr_last = 0, starts = 0, ends = 0, ret;
 
 	if (!mt)
 		return -ENOMEM;
@@ -80,12 +81,29 @@ static int mt_init(struct pp_session *s)
 		fprintf(stderr, "pp-analyze: multi-trace needs at least two events: -e START -e END\n");
 		return -EINVAL;
 	}
-	{
+	/*
+	 * Each -e is a group: the entries of the last group end an interval
+	 * (`-e 'A,B' -e C`: A or B starts, C ends). With one -e only, its last
+	 * entry ends.
+	 */
+	for (int i = o->nr_events - 1; i >= 0; i--) {
 		struct pp_evspec sp;
 
-		if (pp_evspec__parse(o->events[o->nr_events - 1], &sp))
+		if (o->nr_event_groups > 1 && o->event_group[i] != o->event_group[o->nr_events - 1])
+			break;
+		if (nr_last == 8) {
+			fprintf(stderr, "pp-analyze: multi-trace: at most 8 end events\n");
 			return -EINVAL;
-		memcpy(last, sp.pattern, sizeof(last));
+		}
+		if (pp_evspec__parse(o->events[i], &sp))
+			return -EINVAL;
+		memcpy(last[nr_last++], sp.pattern, sizeof(last[0]));
+		if (o->nr_event_groups <= 1)
+			break;
+	}
+	if (nr_last == o->nr_events) {
+		fprintf(stderr, "pp-analyze: multi-trace needs start events before the end ones: -e START -e END\n");
+		return -EINVAL;
 	}
 	mt->roles = calloc(nr ? nr : 1, sizeof(*mt->roles));
 	if (!mt->roles)
@@ -97,7 +115,11 @@ static int mt_init(struct pp_session *s)
 
 		if (!sp)
 			continue;
-		r->role = strcmp(sp->pattern, last) ? 1 : 2;
+		r->role = 1;
+		for (int k = 0; k < nr_last; k++) {
+			if (!strcmp(sp->pattern, last[k]))
+				r->role = 2;
+		}
 		if (r->role == 2) {
 			ends++;
 			mt->end_name = evs[i].name;
@@ -392,7 +414,8 @@ const struct pp_analyzer pp_analyzer_multi_trace = {
 	.name = "multi-trace",
 	.desc = "latency between events joined by a key: calls, total, min, p50/p95/p99, max",
 	.help = "pp-analyze multi-trace -e START[,START2] -e 'END[//key=FIELD/]' [--perins] [--than TIME] [-i MS] [--json] [FILE]\n"
-		"  every -e entry but the last starts an interval, the last ends it; key=FIELD\n"
+		"  each -e is a group of alternatives: the last -e ends an interval, the others start\n"
+		"  one (-e 'A,B' -e C: A or B starts, C ends); key=FIELD\n"
 		"  (or key=cpu|pid|tid, default tid) joins them\n"
 		"  example: pp-analyze multi-trace -e 'irq:softirq_entry//key=cpu/' -e 'irq:softirq_exit//key=cpu/' --than 100us --detail\n",
 	.mod_opts = mt_mod_opts,

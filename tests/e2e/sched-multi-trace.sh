@@ -8,8 +8,9 @@ N=1000
 T=$(mktemp -d /tmp/pp-e2e-mt.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-if ! "$B/pp-record" -e syscalls:sys_enter_lseek,syscalls:sys_exit_lseek -o "$T/t" -- \
-	"$B/tests/helpers/sched-syscalls" $N 0 >/dev/null 2>&1; then
+M=300
+if ! "$B/pp-record" -e 'syscalls:sys_enter_lseek,syscalls:sys_exit_lseek,syscalls:sys_enter_getppid,syscalls:sys_exit_getppid' \
+	-o "$T/t" -- "$B/tests/helpers/sched-syscalls" $N $M >/dev/null 2>&1; then
 	echo "skip: pp-record cannot record syscalls:sys_*_lseek here"; exit 77
 fi
 E="-e syscalls:sys_enter_lseek -e syscalls:sys_exit_lseek"
@@ -22,7 +23,16 @@ d=$("$B/pp-analyze" multi-trace --detail $E --than 0 "$T/t" | grep -c '^  end ')
 [ "$d" = $N ] || { echo "--detail printed $d pairs, want $N"; exit 1; }
 "$B/pp-analyze" multi-trace --heatmap "$T/hm" $E "$T/t" >/dev/null 2>&1
 grep -q '<svg' "$T/hm.svg" || { echo "no heat map SVG"; exit 1; }
+# commas inside one -e are alternatives: lseek or getppid starts, either exit ends
+c=$("$B/pp-analyze" multi-trace -e syscalls:sys_enter_lseek,syscalls:sys_enter_getppid \
+	-e syscalls:sys_exit_lseek,syscalls:sys_exit_getppid --json "$T/t" |
+	grep -o '"calls":[0-9]*' | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
+[ "$c" = $((N + M)) ] || { echo "alternatives counted '$c' pairs, want $((N + M))"; exit 1; }
+c=$("$B/pp-analyze" multi-trace -e syscalls:sys_enter_lseek,syscalls:sys_enter_getppid \
+	-e syscalls:sys_exit_lseek --json "$T/t" |
+	grep -o '"calls":[0-9]*' | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
+[ "$c" = $N ] || { echo "two starts, lseek end: '$c' pairs, want $N"; exit 1; }
 if "$B/pp-analyze" multi-trace -e syscalls:sys_enter_lseek "$T/t" >/dev/null 2>&1; then
 	echo "one event accepted"; exit 1
 fi
-echo "ok: $N pairs"
+echo "ok: $N pairs, $((N + M)) with alternatives"
