@@ -182,6 +182,12 @@ static int cmd_info(const char *path)
 	printf("cpus:        %s (online %s)\n", mget(s, "nr_cpus", "?"),
 	       mget(s, "cpus", "?"));
 	printf("command:     %s\n", mget(s, "cmdline", "?"));
+	{
+		const char *f = pp_session__machine(s, "filters");
+
+		/* Kernel filters (EVENT=FILTER) and BPF filters (bpf:...), ';' separated. */
+		printf("filters:     %s\n", f && *f ? f : "none");
+	}
 	printf("recorder:    pp %s, clock %s\n", mget(s, "pp_version", "?"),
 	       mget(s, "clock", "?"));
 	if (s->stats.first_ts) {

@@ -14,6 +14,13 @@ c=$("$B/pp-analyze" stat --json -e syscalls:sys_enter_getppid "$T" | grep -o '"c
 t=$("$B/pp-analyze" trace "$T" | grep -c 'syscalls:sys_enter_getppid')
 [ "$t" = "$N" ] || { echo "trace printed $t, want $N"; exit 1; }
 "$B/pp-analyze" info "$T" | grep -q "syscalls:sys_enter_getppid *$N" || { echo "info count wrong"; exit 1; }
+"$B/pp-analyze" info "$T" | grep -qx 'filters: *none' || { echo "info: no 'filters: none' line"; exit 1; }
+# The kernel and BPF filters the recorder applied show on info's filters: line.
+if "$B/pp-record" -q -e 'syscalls:sys_enter_getppid/common_pid>1/' --exclude_pid=1 -o "$T.old" -- \
+	"$B/tests/helpers/getppid-n" 5 >/dev/null 2>&1; then
+	"$B/pp-analyze" info "$T.old" | grep -qx 'filters: *syscalls:sys_enter_getppid=common_pid>1;exclude_pid=1' ||
+		{ echo "info: filters line wrong"; "$B/pp-analyze" info "$T.old" | grep filters; exit 1; }
+fi
 # A truncated copy: output for the intact part and a warning, no crash.
 head -c $(( $(stat -c %s "$T") / 2 )) "$T" > "$T.old"
 "$B/pp-analyze" trace "$T.old" > /dev/null 2>"$T.err"; rc=$?

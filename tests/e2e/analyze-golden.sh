@@ -10,6 +10,8 @@
 # The traces: getppid.trace (300 getppid() of tests/helpers/getppid-n),
 # sched.trace (sched_switch/wakeup/waking of tests/helpers/sched-sleep 120 1),
 # sched-all.trace (system-wide sched_switch/wakeup while sched-sleep 100 1 ran),
+# getppid-filter.trace (20 getppid() with a kernel filter common_pid>1 and the
+# BPF filter --exclude_pid=1: info prints them on its filters: line),
 # spin.trace (pp-record -F 999 -g of tests/helpers/spin 0.4, binary deleted).
 set -u
 B=$(cd "${PP_BUILD:?}" && pwd)
@@ -18,6 +20,7 @@ export TZ=UTC LC_ALL=C
 fail=0 n=0
 cases=(
 	"getppid-info|info getppid.trace"
+	"getppid-filter-info|info getppid-filter.trace"
 	"getppid-trace|trace getppid.trace"
 	"getppid-stat|stat getppid.trace"
 	"getppid-stat-json|stat --json -e syscalls:sys_enter_getppid getppid.trace"
