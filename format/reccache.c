@@ -17,21 +17,100 @@
 #define HDR_SIZE	16	/* plain_size, nr_records, nr_layout, 0 */
 #define COLS_SIZE	16	/* ops_len, times_len, lits_len, 0 */
 
+/*
+ * The most-recently-used list, as nodes linked by index: a hit moves its
+ * node to the front and a literal takes a new node (or the last one), both
+ * in O(1); the position of a node is found by walking from the front, which
+ * is short for the records that repeat most.
+ */
+#define NIL 0xff
+
+struct rc_node {
+	const uint8_t *rec;
+	uint16_t size;
+	uint8_t prev, next;
+};
+
 struct rc_state {
-	const uint8_t *mru[MRU_SIZE];	/* most recent first */
-	uint16_t mru_size[MRU_SIZE];
+	struct rc_node n[MRU_SIZE];
+	uint8_t head, tail;
 	int nr;
 };
 
-static void mru_push(struct rc_state *s, const uint8_t *rec, uint16_t size, int from)
+static void mru_init(struct rc_state *s)
 {
-	/* Move entry @from (or a new one when from < 0) to the front. */
-	int last = from >= 0 ? from : (s->nr < MRU_SIZE ? s->nr++ : MRU_SIZE - 1);
+	s->head = s->tail = NIL;
+	s->nr = 0;
+}
 
-	memmove(&s->mru[1], &s->mru[0], (size_t)last * sizeof(s->mru[0]));
-	memmove(&s->mru_size[1], &s->mru_size[0], (size_t)last * sizeof(s->mru_size[0]));
-	s->mru[0] = rec;
-	s->mru_size[0] = size;
+static void mru_unlink(struct rc_state *s, uint8_t i)
+{
+	struct rc_node *x = &s->n[i];
+
+	if (x->prev != NIL)
+		s->n[x->prev].next = x->next;
+	else
+		s->head = x->next;
+	if (x->next != NIL)
+		s->n[x->next].prev = x->prev;
+	else
+		s->tail = x->prev;
+}
+
+static void mru_link_front(struct rc_state *s, uint8_t i)
+{
+	s->n[i].prev = NIL;
+	s->n[i].next = s->head;
+	if (s->head != NIL)
+		s->n[s->head].prev = i;
+	s->head = i;
+	if (s->tail == NIL)
+		s->tail = i;
+}
+
+/* Node @i (a hit) to the front, now standing for @rec. */
+static void mru_touch(struct rc_state *s, uint8_t i, const uint8_t *rec)
+{
+	mru_unlink(s, i);
+	mru_link_front(s, i);
+	s->n[i].rec = rec;
+}
+
+/* A literal: a new node, or the least recently used one, at the front. */
+static uint8_t mru_insert(struct rc_state *s, const uint8_t *rec, uint16_t size)
+{
+	uint8_t i;
+
+	if (s->nr < MRU_SIZE) {
+		i = (uint8_t)s->nr++;
+	} else {
+		i = s->tail;
+		mru_unlink(s, i);
+	}
+	mru_link_front(s, i);
+	s->n[i].rec = rec;
+	s->n[i].size = size;
+	return i;
+}
+
+/* Node at list position @pos (0 = front), or NIL. */
+static uint8_t mru_at(const struct rc_state *s, unsigned int pos)
+{
+	uint8_t i = s->head;
+
+	while (pos-- && i != NIL)
+		i = s->n[i].next;
+	return i;
+}
+
+/* List position of node @i. */
+static unsigned int mru_pos(const struct rc_state *s, uint8_t i)
+{
+	unsigned int pos = 0;
+
+	for (uint8_t k = s->head; k != i; k = s->n[k].next)
+		pos++;
+	return pos;
 }
 
 static uint32_t time_off_of(const struct pp_rec_layout *lay, uint32_t nr, const uint8_t *rec,
@@ -130,11 +209,12 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 	size_t cap = pp_reccache_bound(len, nr_lay);
 	uint8_t *ops, *times, *lits;
 	size_t nops = 0, ntimes = 0, nlits = 0, off = 0, p;
-	const uint8_t **hash;
-	struct rc_state st = { .nr = 0 };
+	struct rc_slot { const uint8_t *rec; uint8_t node; } *hash;
+	struct rc_state st;
 	uint64_t prev_time = 0;
 	uint32_t nrec = 0;
 
+	mru_init(&st);
 	hash = calloc((size_t)1 << HASH_BITS, sizeof(*hash));
 	ops = malloc(cap);
 	if (!hash || !ops) {
@@ -158,14 +238,13 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 			break;
 		toff = time_off_of(lay, nr_lay, src + off, type, size);
 		h = rec_hash(src + off, size, toff) >> (64 - HASH_BITS);
-		if (hash[h]) {
-			for (int i = 0; i < st.nr; i++) {
-				if (st.mru[i] == hash[h]) {
-					if (st.mru_size[i] == size && same_rec(st.mru[i], src + off, size, toff))
-						hit = i;
-					break;
-				}
-			}
+		if (hash[h].rec) {
+			const struct rc_node *n = &st.n[hash[h].node];
+
+			/* Still in the list (the node was not reused) and the same record? */
+			if (n->rec == hash[h].rec && n->size == size &&
+			    same_rec(n->rec, src + off, size, toff))
+				hit = hash[h].node;
 		}
 		if (toff) {
 			memcpy(&t, src + off + toff, 8);
@@ -174,17 +253,18 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 			prev_time = t;
 		}
 		if (hit >= 0) {
-			ops[nops++] = (uint8_t)(hit + 1);
-			mru_push(&st, src + off, size, hit);
+			ops[nops++] = (uint8_t)(mru_pos(&st, (uint8_t)hit) + 1);
+			mru_touch(&st, (uint8_t)hit, src + off);
+			hash[h].node = (uint8_t)hit;
 		} else {
 			ops[nops++] = 0;
 			memcpy(lits + nlits, src + off, size);
 			if (toff)
 				memset(lits + nlits + toff, 0, 8);
 			nlits += size;
-			mru_push(&st, src + off, size, -1);
+			hash[h].node = mru_insert(&st, src + off, size);
 		}
-		hash[h] = src + off;
+		hash[h].rec = src + off;
 		nrec++;
 		off += size;
 	}
@@ -241,7 +321,7 @@ int64_t pp_reccache_plain_size(const uint8_t *src, size_t len)
  */
 int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_len)
 {
-	struct rc_state st = { .nr = 0 };
+	struct rc_state st;
 	struct pp_rec_layout *lay = NULL;
 	size_t p = HDR_SIZE, tpos = 0, lpos = 0, out = 0;
 	uint32_t plain, nrec, nr_lay, nops, ntimes, nlits;
@@ -251,6 +331,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 
 	if (len < HDR_SIZE)
 		return -EBADMSG;
+	mru_init(&st);
 	plain = pp_get_le32(src);
 	nrec = pp_get_le32(src + 4);
 	nr_lay = pp_get_le32(src + 8);
@@ -283,16 +364,16 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 		uint64_t zz;
 
 		if (ops[r]) {
-			int i = ops[r] - 1;
+			uint8_t i = mru_at(&st, ops[r] - 1u);
 
-			if (i >= st.nr)
+			if (i == NIL)
 				goto out;
-			size = st.mru_size[i];
+			size = st.n[i].size;
 			if (size > plain - out)
 				goto out;
-			memcpy(o + out, st.mru[i], size);
-			/* MRU entries point into @o, which does not move. */
-			mru_push(&st, o + out, size, i);
+			memcpy(o + out, st.n[i].rec, size);
+			/* List entries point into @o, which does not move. */
+			mru_touch(&st, i, o + out);
 		} else {
 			if (nlits - lpos < 8)
 				goto out;
@@ -301,7 +382,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 				goto out;
 			memcpy(o + out, lits + lpos, size);
 			lpos += size;
-			mru_push(&st, o + out, size, -1);
+			mru_insert(&st, o + out, size);
 		}
 		rec = o + out;
 		memcpy(&type, rec, 4);
