@@ -348,9 +348,6 @@ void pp_bpf_lock__free(struct pp_bpf_lock *lk);
  * NUL (the event is "system:name" in ATTRS), char text[] NUL ("struct X"),
  * zero pad to 8, u32 type_id, u32 btf_size, u8 btf[btf_size], zero pad.
  */
-#ifndef PP_FMT_BTF
-#define PP_FMT_BTF		5
-#endif
 #define PP_BPF_OUTPUT_SYSTEM	"bpf-output"
 
 struct pp_bpf_output;

@@ -129,6 +129,7 @@ enum pp_format_kind {
 	PP_FMT_EVENT        = 2,	/* events/SYS/NAME/format */
 	PP_FMT_PRINTK       = 3,	/* printk_formats */
 	PP_FMT_KALLSYMS     = 4,	/* reserved: kallsyms text for libtraceevent */
+	PP_FMT_BTF          = 5,	/* BTF of a BPF output record: spec/pp-bpf.md 6 */
 };
 /* body: char system[] NUL, char name[] NUL, char text[] NUL, zero pad */
 
