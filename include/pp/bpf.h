@@ -342,8 +342,8 @@ void pp_bpf_lock__free(struct pp_bpf_lock *lk);
 /* ---- BPF output events: records a BPF program emits, described by BTF ---- */
 
 /*
- * FORMATS item kind holding the BTF of a BPF output event's record, until
- * include/pp/format.h assigns it (proposed: PP_FMT_BTF = 5). Body
+ * FORMATS item kind PP_FMT_BTF (include/pp/format.h) holds the BTF of a BPF
+ * output event's record. Body
  * (spec/pp-bpf.md section 6): char system[] "bpf-output" NUL, char name[]
  * NUL (the event is "system:name" in ATTRS), char text[] NUL ("struct X"),
  * zero pad to 8, u32 type_id, u32 btf_size, u8 btf[btf_size], zero pad.
