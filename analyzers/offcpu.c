@@ -207,11 +207,11 @@ int pp_bpf_agg_an__init(struct pp_session *s, uint16_t kind)
 		}
 		return 0;
 	}
-	if (!o->input)
-		return 0;
-	ret = pp_bpf_agg__for_each_chunk(o->input, offcpu_payload, oc);
+	/* The same default file as the session's (pp-analyze without a FILE). */
+	ret = pp_bpf_agg__for_each_chunk(o->input ? o->input : "pp.trace", offcpu_payload, oc);
 	if (ret < 0) {
-		fprintf(stderr, "pp-analyze: %s: %s\n", o->input, strerror(-ret));
+		fprintf(stderr, "pp-analyze: %s: %s\n", o->input ? o->input : "pp.trace",
+			strerror(-ret));
 		return ret;
 	}
 	return 0;
