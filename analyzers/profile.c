@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "flamegraph.h"
@@ -124,12 +125,33 @@ static void profile_deinit(struct pp_session *s)
 	free(p);
 }
 
+/* As an event source (trace -e 'profile/-F 500/'): the cpu-clock or cycles samples. */
+static int profile_src_match(const struct pp_opts *o, const struct pp_evsel *ev)
+{
+	return (ev->type == PERF_TYPE_SOFTWARE && ev->config == PERF_COUNT_SW_CPU_CLOCK) ||
+	       (ev->type == PERF_TYPE_HARDWARE && ev->config == PERF_COUNT_HW_CPU_CYCLES);
+}
+
+static int profile_src_sample(struct pp_session *s, void *state, const struct pp_event *e,
+			      struct pp_src_event *out)
+{
+	char sym[96];
+	int kernel = e->ip >= 0xffff800000000000ull;
+
+	out->e = *e;
+	pp_session__sym(s, e->pid, e->ip, kernel, sym, sizeof(sym), NULL);
+	snprintf(out->text, sizeof(out->text), "%.32s ip %llx %s", e->evsel->name,
+		 (unsigned long long)e->ip, sym);
+	return 1;
+}
+
 const struct pp_analyzer pp_analyzer_profile = {
 	.name = "profile",
 	.desc = "sampled stacks (cpu-clock at -F HZ): folded stacks and flame graph",
 	.help = "pp-analyze profile [-F HZ] [-g] [-i MS] [--flame-graph FILE] [FILE]\n"
 		"  records cpu-clock with call chains; -i makes time-sliced flame graphs\n"
-		"  example: pp-record profile -F 999 -- ./app; pp-analyze profile --flame-graph app\n",
+		"  example: pp-record profile -F 999 -- ./app; pp-analyze profile --flame-graph app\n"
+		"  as an event source: pp-analyze trace -e 'profile/-F 500/,sched:sched_switch'\n",
 	.opts = PP_OPT_FREQ | PP_OPT_CALLCHAIN | PP_OPT_INTERVAL | PP_OPT_FLAME | PP_OPT_EXCLUDE,
 	.events = profile_events,
 	.init = profile_init,
@@ -137,4 +159,6 @@ const struct pp_analyzer pp_analyzer_profile = {
 	.interval = profile_interval,
 	.report = profile_report,
 	.deinit = profile_deinit,
+	.src_match = profile_src_match,
+	.src_sample = profile_src_sample,
 };

@@ -80,9 +80,28 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 		return -EINVAL;
 	}
 	for (int i = 0; i < o.nr_events; i++) {
-		struct pp_event_req *r = &out->req[out->nr++];
+		struct pp_event_reqs sub;
+		struct pp_event_req *r;
 		struct pp_evspec spec;
 
+		ret = pp_analyzer__source_events(o.events[i], &sub, err, errlen);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			if (!a->source_event) {
+				snprintf(err, errlen, "%s does not take profiler events ('%s')", profiler,
+					 o.events[i]);
+				return -EINVAL;
+			}
+			for (int k = 0; k < sub.nr && out->nr < PP_MAX_EVENT_REQS; k++)
+				out->req[out->nr++] = sub.req[k];
+			continue;
+		}
+		if (out->nr >= PP_MAX_EVENT_REQS) {
+			snprintf(err, errlen, "too many events");
+			return -EINVAL;
+		}
+		r = &out->req[out->nr++];
 		if (pp_evspec__parse(o.events[i], &spec)) {
 			snprintf(err, errlen, "bad event '%s'", o.events[i]);
 			return -EINVAL;
@@ -93,4 +112,92 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 		r->exclude_kernel = o.exclude_kernel;
 	}
 	return 0;
+}
+
+/**
+ * pp_analyzer__source() - the module an -e entry names as an event source.
+ * @entry: the -e entry; @buf, @len: storage for the module's arguments;
+ * @o: receives its options; @err, @errlen: message on failure.
+ * Return: the module, or NULL (errno 0: not a source; EINVAL: bad options).
+ */
+const struct pp_analyzer *pp_analyzer__source(const char *entry, char *buf, size_t len,
+					      struct pp_opts *o, char *err, size_t errlen)
+{
+	const char *slash = strchr(entry, '/'), *end;
+	size_t n = slash ? (size_t)(slash - entry) : strlen(entry);
+	const struct pp_analyzer *a = NULL;
+	char *argv[32], *save = NULL, *tok;
+	int argc = 0;
+
+	errno = 0;
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+		if (registry[i]->src_sample && strlen(registry[i]->name) == n &&
+		    !strncmp(registry[i]->name, entry, n))
+			a = registry[i];
+	}
+	if (!a)
+		return NULL;
+	/* The first /.../ block holds the module's options, e.g. "-F 500". */
+	end = slash ? strchr(slash + 1, '/') : NULL;
+	n = slash ? (end ? (size_t)(end - slash - 1) : strlen(slash + 1)) : 0;
+	if (n >= len) {
+		snprintf(err, errlen, "'%s': options too long", entry);
+		errno = EINVAL;
+		return NULL;
+	}
+	memcpy(buf, slash ? slash + 1 : "", n);
+	buf[n] = '\0';
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (argc == 32) {
+			snprintf(err, errlen, "'%s': too many options", entry);
+			errno = EINVAL;
+			return NULL;
+		}
+		argv[argc++] = tok;
+	}
+	if (pp_opts__parse(a, argc, argv, o, err, errlen)) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errlen, "'%s': %s", entry, msg);
+		errno = EINVAL;
+		return NULL;
+	}
+	return a;
+}
+
+/* Argument storage of the sources pp-record expands: lives until exit. */
+static char src_pool[8192];
+static size_t src_pool_used;
+
+/**
+ * pp_analyzer__source_events() - the events of an -e entry naming a source.
+ * @entry: the -e entry; @out: receives the requests; @err, @errlen: message.
+ * Return: 1 when @entry names a source, 0 when not, -EINVAL.
+ */
+int pp_analyzer__source_events(const char *entry, struct pp_event_reqs *out, char *err,
+			       size_t errlen)
+{
+	const struct pp_analyzer *a;
+	struct pp_opts o;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	a = pp_analyzer__source(entry, src_pool + src_pool_used, sizeof(src_pool) - src_pool_used,
+				&o, err, errlen);
+	if (!a)
+		return errno ? -EINVAL : 0;
+	src_pool_used += strlen(entry) + 1;	/* at least the option block and its NUL */
+	if (src_pool_used > sizeof(src_pool))
+		src_pool_used = sizeof(src_pool);
+	if (!a->events) {
+		snprintf(err, errlen, "'%s': %s declares no events", entry, a->name);
+		return -EINVAL;
+	}
+	ret = a->events(&o, out);
+	if (ret) {
+		snprintf(err, errlen, "'%s': %s", entry, strerror(-ret));
+		return -EINVAL;
+	}
+	return 1;
 }

@@ -71,9 +71,9 @@ static void put_uint_w(struct pp_out *o, uint64_t v, int w)
 	} while (v);
 }
 
-static void trace_sample(struct pp_session *s, const struct pp_event *e)
+/* "WALLCLOCK COMM PID/TID [CPU] SEC.USEC: NAME: " */
+static void trace_head(struct pp_session *s, const struct pp_event *e, const char *name)
 {
-	struct trace *t = pp_session__priv(s);
 	struct pp_out *o = pp_session__out(s);
 	char tbuf[32];
 	size_t n = pp_session__format_time(s, e->time, tbuf);
@@ -101,14 +101,12 @@ static void trace_sample(struct pp_session *s, const struct pp_event *e)
 		pp_out__write(o, d, 6);
 	}
 	pp_out__puts(o, ": ");
-	pp_out__puts(o, e->evsel->name);
+	pp_out__puts(o, name);
 	pp_out__puts(o, ": ");
-	if (e->evsel->tp)
-		pp_session__print_event(s, e);
-	else if (e->period)
-		pp_out__printf(o, "period %llu ip %llx", (unsigned long long)e->period,
-			       (unsigned long long)e->ip);
-	pp_out__putc(o, '\n');
+}
+
+static void trace_stack(struct pp_session *s, struct trace *t, const struct pp_event *e)
+{
 	if (e->nr_callchain)
 		pp_session__print_stack(s, e, "\t");
 	if (t->fg && e->nr_callchain) {
@@ -116,6 +114,36 @@ static void trace_sample(struct pp_session *s, const struct pp_event *e)
 
 		pp_flame__add(t->fg, t->frames, nr, 1);
 	}
+}
+
+static void trace_sample(struct pp_session *s, const struct pp_event *e)
+{
+	struct trace *t = pp_session__priv(s);
+	struct pp_out *o = pp_session__out(s);
+
+	trace_head(s, e, e->evsel->name);
+	if (e->evsel->tp)
+		pp_session__print_event(s, e);
+	else if (e->period)
+		pp_out__printf(o, "period %llu ip %llx", (unsigned long long)e->period,
+			       (unsigned long long)e->ip);
+	else if (e->addr)
+		pp_out__printf(o, "addr %llx ip %llx", (unsigned long long)e->addr,
+			       (unsigned long long)e->ip);
+	pp_out__putc(o, '\n');
+	trace_stack(s, t, e);
+}
+
+/* An event of a profiler used as a source: "...: profile: cpu-clock ip ... SYM". */
+static void trace_source(struct pp_session *s, const struct pp_src_event *se)
+{
+	struct trace *t = pp_session__priv(s);
+	struct pp_out *o = pp_session__out(s);
+
+	trace_head(s, &se->e, se->source);
+	pp_out__puts(o, se->text);
+	pp_out__putc(o, '\n');
+	trace_stack(s, t, &se->e);
 }
 
 static void trace_lost(struct pp_session *s, const struct pp_lost *l)
@@ -152,11 +180,15 @@ const struct pp_analyzer pp_analyzer_trace = {
 	.desc = "print events with decoded fields and stacks, in time order",
 	.help = "pp-analyze trace [-e EVENT,...] [-g] [--flame-graph FILE] [FILE]\n"
 		"  every event of the file, or only those matching -e (wildcards allowed)\n"
-		"  example: pp-analyze trace -e 'sched:sched_switch' pp.trace\n",
+		"  profilers as event sources, merged by time: -e 'profile/-F 500/', 'task-state/-S/',\n"
+		"    'page-faults', 'breakpoint/ADDR[:rwx]/' (pp-record takes the same -e)\n"
+		"  example: pp-analyze trace -e 'sched:sched_switch' pp.trace\n"
+		"           pp-analyze trace -e 'profile/-F 500/,sched:sched_switch' pp.trace\n",
 	.opts = PP_OPT_EVENTS | PP_OPT_CALLCHAIN | PP_OPT_FLAME,
 	.init = trace_init,
 	.sample = trace_sample,
 	.lost = trace_lost,
 	.report = trace_report,
 	.deinit = trace_deinit,
+	.source_event = trace_source,
 };

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/hw_breakpoint.h>
 
 #include "record.h"
 
@@ -120,6 +121,72 @@ static int parse_attrs(struct pp_evspec *sp, char *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * "mem:ADDR[/LEN][:rwx]" as perf writes it: a hardware breakpoint on ADDR
+ * (hex or decimal), LEN 1, 2, 4 or 8 bytes (default 4; execute: a long),
+ * access r, w, x or a mix of r and w (default rw).
+ */
+static int parse_breakpoint(const char *s, struct pp_evspec *sp, char *err, size_t errlen)
+{
+	const char *p = s + 4;
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(p, &end, 0);
+	if (errno || end == p)
+		goto bad;
+	sp->bp_addr = v;
+	sp->bp_len = 4;
+	sp->bp_type = HW_BREAKPOINT_R | HW_BREAKPOINT_W;
+	if (*end == '/') {
+		p = end + 1;
+		v = strtoull(p, &end, 0);
+		if (end == p || (v != 1 && v != 2 && v != 4 && v != 8))
+			goto bad;
+		sp->bp_len = (uint32_t)v;
+	}
+	if (*end == ':') {
+		sp->bp_type = 0;
+		for (p = end + 1; *p; p++) {
+			if (*p == 'r')
+				sp->bp_type |= HW_BREAKPOINT_R;
+			else if (*p == 'w')
+				sp->bp_type |= HW_BREAKPOINT_W;
+			else if (*p == 'x')
+				sp->bp_type |= HW_BREAKPOINT_X;
+			else
+				goto bad;
+		}
+		end = (char *)p;
+		if (!sp->bp_type || ((sp->bp_type & HW_BREAKPOINT_X) && sp->bp_type != HW_BREAKPOINT_X))
+			goto bad;
+	}
+	if (*end)
+		goto bad;
+	if (sp->bp_type == HW_BREAKPOINT_X)
+		sp->bp_len = sizeof(long);
+	sp->kind = PP_EV_BREAKPOINT;
+	return 0;
+bad:
+	snprintf(err, errlen, "'%s': expected mem:ADDR[/LEN][:rwx] (LEN 1, 2, 4, 8; x alone)", s);
+	return -EINVAL;
+}
+
+/**
+ * pp_evspec_breakpoint_name() - the event name of a breakpoint, as recorded:
+ * "mem:0xADDR/LEN:rwx".
+ * @sp: a PP_EV_BREAKPOINT spec; @buf, @len: destination.
+ * Return: @buf.
+ */
+char *pp_evspec_breakpoint_name(const struct pp_evspec *sp, char *buf, size_t len)
+{
+	snprintf(buf, len, "mem:%#llx/%u:%s%s%s", (unsigned long long)sp->bp_addr, sp->bp_len,
+		 sp->bp_type & HW_BREAKPOINT_R ? "r" : "", sp->bp_type & HW_BREAKPOINT_W ? "w" : "",
+		 sp->bp_type & HW_BREAKPOINT_X ? "x" : "");
+	return buf;
+}
+
 /* Parse one spec "head[/filter/attr/.../]" (already split from its list). */
 static int parse_one(char *s, struct pp_evspec *sp, char *err, size_t errlen)
 {
@@ -136,6 +203,22 @@ static int parse_one(char *s, struct pp_evspec *sp, char *err, size_t errlen)
 	}
 	slash = strchr(s, '/');
 	at = strchr(s, '@');
+	if (!strncmp(s, "mem:", 4)) {
+		/* breakpoints: LEN follows one slash; attributes follow "//": mem:A/8:w//stack/ */
+		char *sec = strstr(s, "//");
+
+		if (sec) {
+			*sec = 0;
+			r = parse_attrs(sp, sec + 2, err, errlen);
+			if (r)
+				return r;
+		}
+		r = parse_breakpoint(s, sp, err, errlen);
+		if (r)
+			return r;
+		sp->name = strdup(s);
+		return sp->name ? 0 : -ENOMEM;
+	}
 	if (at && (!slash || at < slash)) {
 		/* probes: the path has slashes; attributes follow "//": FUNC@PATH//ATTR/ */
 		char *sec = strstr(at, "//");
@@ -217,7 +300,7 @@ static int parse_one(char *s, struct pp_evspec *sp, char *err, size_t errlen)
 		}
 	}
 	snprintf(err, errlen, "unknown event '%s' (expected SYSTEM:EVENT, uprobe:FUNC@PATH, "
-		 "kprobe:FUNC, cpu-clock, page-faults, cycles, ...)", s);
+		 "kprobe:FUNC, mem:ADDR[/LEN][:rwx], cpu-clock, page-faults, cycles, ...)", s);
 	return -ENOENT;
 }
 
@@ -236,9 +319,11 @@ int pp_evspec_parse(const char *arg, struct pp_evspec **specs, int *nr, char *er
 	/* Split on commas outside a /.../ section: a section ends with '/' before ',' or end. */
 	start = copy;
 	for (p = copy;; p++) {
-		if (*p == '/' && !in_section && !strchr(start, '@'))
+		int probe = strchr(start, '@') || !strncmp(start, "mem:", 4);
+
+		if (*p == '/' && !in_section && !probe)
 			in_section = 1;
-		else if (*p == '/' && !in_section && strchr(start, '@') && p[1] == '/')
+		else if (*p == '/' && !in_section && probe && p[1] == '/')
 			in_section = 1, p++;
 		if (*p == ',' && in_section && p[-1] == '/')
 			in_section = 0;

@@ -144,6 +144,60 @@ struct opts {
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+static void add_reqs(struct opts *o, const struct pp_event_reqs *reqs, const char *who)
+{
+	char err[512];
+
+	for (int i = 0; i < reqs->nr; i++) {
+		const struct pp_event_req *q = &reqs->req[i];
+		int first = o->nr_specs;
+
+		if (pp_evspec_parse(q->spec, &o->specs, &o->nr_specs, err, sizeof(err)))
+			die_usage("%s: %s", who, err);
+		for (; first < o->nr_specs; first++) {
+			o->specs[first].stack |= q->callchain;
+			o->specs[first].freq = (int)q->freq;
+		}
+		o->exclude_user |= q->exclude_user;
+		o->exclude_kernel |= q->exclude_kernel;
+	}
+}
+
+/*
+ * -e ARG: an entry naming a profiler used as an event source
+ * ('profile/-F 500/', 'task-state', 'page-faults', 'breakpoint/0x1000:w/')
+ * records that profiler's events; the rest parses as plain events.
+ */
+static void add_event_arg(struct opts *o, char *arg)
+{
+	char err[512], *p = arg, *start = arg;
+	int slashes = 0;
+
+	for (;; p++) {
+		if (*p == '/')
+			slashes++;
+		if (!*p || (*p == ',' && (!slashes || p[-1] == '/'))) {
+			char save = *p, *end = p;
+			struct pp_event_reqs reqs;
+			int r;
+
+			*end = '\0';
+			r = *start ? pp_analyzer__source_events(start, &reqs, err, sizeof(err)) : 0;
+			if (r < 0)
+				die_usage("%s", err);
+			if (r > 0)
+				add_reqs(o, &reqs, start);
+			else if (*start && pp_evspec_parse(start, &o->specs, &o->nr_specs, err, sizeof(err)))
+				die_usage("%s", err);
+			*end = save;
+			if (!save)
+				break;
+			start = p + 1;
+			slashes = 0;
+		}
+	}
+}
+
 /*
  * pp-record PROFILER [profiler options] [-- COMMAND]: record exactly the
  * events the analyzer module asks for, so `pp-analyze PROFILER` can replay.
@@ -312,8 +366,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "+e:F:gaC:p:t:o:d:m:qhVzr:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (pp_evspec_parse(optarg, &o->specs, &o->nr_specs, err, sizeof(err)))
-				die_usage("%s", err);
+			add_event_arg(o, optarg);
 			break;
 		case 'F':
 			o->freq = (int)parse_long(optarg, "frequency", 1, 100000);
@@ -605,6 +658,19 @@ static void build_events(struct opts *o, struct events *es)
 			e->attr.sample_type |= PERF_SAMPLE_IP;
 			set_stack(&e->attr, stack, sp->max_stack);
 			break;
+		case PP_EV_BREAKPOINT: {
+			char name[64];
+
+			e = event_new(es, pp_evspec_breakpoint_name(sp, name, sizeof(name)));
+			e->attr.type = PERF_TYPE_BREAKPOINT;
+			e->attr.bp_addr = sp->bp_addr;
+			e->attr.bp_len = sp->bp_len;
+			e->attr.bp_type = sp->bp_type;
+			e->attr.sample_period = 1;
+			e->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
+			set_stack(&e->attr, stack, sp->max_stack);
+			break;
+		}
 		case PP_EV_SOFTWARE:
 		case PP_EV_HARDWARE:
 			e = event_new(es, sp->name);
@@ -612,9 +678,13 @@ static void build_events(struct opts *o, struct events *es)
 				       PERF_TYPE_HARDWARE;
 			e->attr.config = sp->config;
 			e->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
-			if (o->freq) {
+			if (sp->kind == PP_EV_SOFTWARE && (sp->config == PERF_COUNT_SW_PAGE_FAULTS ||
+							   sp->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+							   sp->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
+				e->attr.sample_type |= PERF_SAMPLE_ADDR;	/* the faulting address */
+			if (sp->freq || o->freq) {
 				e->attr.freq = 1;
-				e->attr.sample_freq = (uint64_t)o->freq;
+				e->attr.sample_freq = (uint64_t)(sp->freq ? sp->freq : o->freq);
 				sampling = 1;
 			} else if (sp->config == PERF_COUNT_SW_CPU_CLOCK ||
 				   sp->config == PERF_COUNT_SW_TASK_CLOCK ||

@@ -49,6 +49,7 @@ enum pp_evspec_kind {
 	PP_EV_KPROBE,
 	PP_EV_SOFTWARE,
 	PP_EV_HARDWARE,
+	PP_EV_BREAKPOINT,	/* mem:ADDR[/LEN][:rwx] */
 };
 
 struct pp_evspec {
@@ -63,6 +64,10 @@ struct pp_evspec {
 	int help;		/* "EVENT help" */
 	uint64_t config;	/* software/hardware config */
 	char *alias;
+	uint64_t bp_addr;	/* breakpoint address */
+	uint32_t bp_len;	/* 1, 2, 4 or 8 (execute: sizeof(long)) */
+	uint32_t bp_type;	/* HW_BREAKPOINT_R|W|X */
+	int freq;		/* sampling frequency for this event, 0 = the -F one */
 };
 
 /**
@@ -72,6 +77,12 @@ struct pp_evspec {
  * Return: 0 or -errno.
  */
 int pp_evspec_parse(const char *arg, struct pp_evspec **specs, int *nr, char *err, size_t errlen);
+
+/**
+ * pp_evspec_breakpoint_name() - "mem:0xADDR/LEN:rwx", the recorded name of a
+ * breakpoint spec. Return: @buf.
+ */
+char *pp_evspec_breakpoint_name(const struct pp_evspec *sp, char *buf, size_t len);
 
 /** pp_evspec_free() - free an array of @nr specs. */
 void pp_evspec_free(struct pp_evspec *specs, int nr);

@@ -296,6 +296,11 @@ static int add_req(struct live *lv, const struct pp_event_req *rq)
 		a.type = named_events[i].type;
 		a.config = named_events[i].config;
 		a.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+		/* The faulting address, as pp-record records it. */
+		if (a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_PAGE_FAULTS ||
+						     a.config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+						     a.config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
+			a.sample_type |= PERF_SAMPLE_ADDR;
 		if (rq->freq || named_events[i].sampling) {
 			a.freq = 1;
 			a.sample_freq = rq->freq ? rq->freq : 99;
@@ -331,8 +336,25 @@ static int live_reqs(struct pp_session *s, struct pp_event_reqs *rq)
 		return -EINVAL;
 	}
 	for (int i = 0; i < o->nr_events && rq->nr < PP_MAX_EVENT_REQS; i++) {
-		struct pp_event_req *r = &rq->req[rq->nr++];
+		struct pp_event_req *r;
+		int k;
 
+		/* A profiler used as an event source: its own events. */
+		for (k = 0; k < s->nr_srcs && s->srcs[k].entry != i; k++)
+			;
+		if (k < s->nr_srcs) {
+			struct pp_event_reqs sub = { .nr = 0 };
+			int ret = s->srcs[k].a->events ? s->srcs[k].a->events(&s->srcs[k].o, &sub) : -EINVAL;
+
+			if (ret) {
+				fprintf(stderr, "pp-analyze: %s: cannot build its events\n", o->events[i]);
+				return ret;
+			}
+			for (int j = 0; j < sub.nr && rq->nr < PP_MAX_EVENT_REQS; j++)
+				rq->req[rq->nr++] = sub.req[j];
+			continue;
+		}
+		r = &rq->req[rq->nr++];
 		r->spec = o->events[i];
 		r->callchain = o->callchain;
 		r->exclude_user = o->exclude_user;

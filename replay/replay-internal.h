@@ -59,6 +59,17 @@ struct pp_stream {
 /* Symbol tables (replay/symbols.c). */
 struct pp_symtab;
 
+/* A profiler used as an event source inside the session's module (-e 'profile/-F 500/'). */
+#define PP_MAX_SOURCES	8
+struct pp_src {
+	const struct pp_analyzer *a;
+	struct pp_opts o;		/* its options; strings in @buf */
+	void *state;
+	int entry;			/* the host's -e entry */
+	int inited;
+	char buf[256];
+};
+
 struct pp_session {
 	struct pp_analyzer a;		/* copy with stubs filled */
 	struct pp_opts opts;
@@ -92,6 +103,8 @@ struct pp_session {
 	int header_page_ok;
 	struct pp_evspec specs[64];
 	int nr_specs;
+	struct pp_src srcs[PP_MAX_SOURCES];
+	int nr_srcs;
 	struct pp_task *tasks;
 	size_t tasks_cap, tasks_nr;
 	struct pp_symtab *syms;

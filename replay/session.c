@@ -121,11 +121,32 @@ struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_
 	pp_analyzer__fill_stubs(&s->a);
 	s->opts = *o;
 	for (int i = 0; i < o->nr_events; i++) {
+		struct pp_src *src = &s->srcs[s->nr_srcs];
+		char err[256];
+
 		if (pp_evspec__parse(o->events[i], &s->specs[s->nr_specs])) {
 			fprintf(stderr, "pp-analyze: bad event '%s'\n", o->events[i]);
 			goto err;
 		}
 		s->nr_specs++;
+		if (s->nr_srcs == PP_MAX_SOURCES)
+			continue;
+		src->a = pp_analyzer__source(o->events[i], src->buf, sizeof(src->buf), &src->o, err,
+					     sizeof(err));
+		if (!src->a && errno) {
+			fprintf(stderr, "pp-analyze: %s\n", err);
+			goto err;
+		}
+		if (!src->a)
+			continue;
+		if (!a->source_event) {
+			fprintf(stderr, "pp-analyze: %s does not take profiler events ('%s')\n", a->name,
+				o->events[i]);
+			goto err;
+		}
+		src->entry = i;
+		s->specs[s->nr_specs - 1].source = 1;
+		s->nr_srcs++;
 	}
 	if (o->cpus && parse_cpus(s, o->cpus)) {
 		fprintf(stderr, "pp-analyze: bad CPU list '%s'\n", o->cpus);
@@ -173,6 +194,10 @@ void pp_session__free(struct pp_session *s)
 	if (s->out.fd != STDOUT_FILENO && s->out.fd >= 0)
 		close(s->out.fd);
 	pp_live__free(s);
+	for (int i = 0; i < s->nr_srcs; i++) {
+		if (s->srcs[i].inited && s->srcs[i].a->src_free)
+			s->srcs[i].a->src_free(s->srcs[i].state);
+	}
 	for (size_t i = 0; i < s->nr_evsels; i++)
 		pp_print_plan__free(s->evsels[i].plan);
 	for (size_t i = 0; i < s->nr_streams; i++)
@@ -403,7 +428,7 @@ static int idmap_add(struct pp_session *s, uint64_t id, int evsel)
 static const struct pp_evspec *match_spec(const struct pp_session *s, const char *name)
 {
 	for (int i = 0; i < s->nr_specs; i++) {
-		if (!fnmatch(s->specs[i].pattern, name, 0))
+		if (!s->specs[i].source && !fnmatch(s->specs[i].pattern, name, 0))
 			return &s->specs[i];
 	}
 	return NULL;
@@ -440,6 +465,10 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev->sample_type = a.sample_type;
 		ev->read_format = a.read_format;
 		ev->spec = match_spec(s, name);
+		for (int k = 0; k < s->nr_srcs && !ev->src; k++) {
+			if (s->srcs[k].a->src_match(&s->srcs[k].o, ev))
+				ev->src = &s->srcs[k];
+		}
 	}
 	for (size_t i = 0; i < nr_ids; i++) {
 		int ret = idmap_add(s, ids[i], ev->idx);
@@ -769,7 +798,7 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	}
 	if (!pass_filters(s, smp.cpu, smp.pid, smp.tid))
 		return;
-	if (s->nr_specs && !ev->spec)
+	if (s->nr_specs && !ev->spec && !ev->src)
 		return;
 	pp_session__tick(s, smp.time);
 	/* A thread first seen here is named after its process, as documented. */
@@ -799,9 +828,23 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	e.callchain = smp.callchain;
 	e.nr_callchain = (uint32_t)smp.nr_callchain;
 	e.record = rec;
+	e.addr = smp.addr;
 	ev->nr_samples++;
 	s->stats.samples++;
-	s->a.sample(s, &e);
+	if (ev->src) {
+		struct pp_src *src = ev->src;
+		struct pp_src_event se;
+
+		se.source = src->a->name;
+		se.entry = src->entry;
+		se.start = 0;
+		se.addr = 0;
+		se.text[0] = '\0';
+		if (src->a->src_sample(s, src->state, &e, &se) > 0)
+			s->a.source_event(s, &se);
+	}
+	if (ev->spec || !s->nr_specs)
+		s->a.sample(s, &e);
 	if (s->opts.max_events && ++s->delivered >= s->opts.max_events)
 		s->stop = 1;
 }
@@ -1357,8 +1400,16 @@ static int run_file(struct pp_session *s)
 int pp_session__run(struct pp_session *s)
 {
 	const struct pp_reader_stats *rs;
-	int ret = s->a.init(s);
+	int ret = 0;
 
+	for (int i = 0; i < s->nr_srcs && !ret; i++) {
+		struct pp_src *src = &s->srcs[i];
+
+		ret = src->a->src_init ? src->a->src_init(s, &src->o, &src->state) : 0;
+		src->inited = !ret;
+	}
+	if (!ret)
+		ret = s->a.init(s);
 	if (ret)
 		return ret;
 	if (s->live)

@@ -136,6 +136,7 @@ struct pp_event {
 	const uint64_t *callchain;	/* with PERF_CONTEXT_* markers */
 	uint32_t nr_callchain;
 	const void *record;		/* the perf record, header included */
+	uint64_t addr;			/* PERF_SAMPLE_ADDR (page-faults, breakpoints), else 0 */
 };
 
 /* A window of lost records (kernel PERF_RECORD_LOST[_SAMPLES] or LOST chunk). */
@@ -167,6 +168,28 @@ struct pp_mmap_event {
 };
 
 /**
+ * struct pp_src_event - what a module used as an event source inside another
+ * profiler (`pp-analyze trace -e 'profile/-F 500/,sched:sched_switch'`)
+ * hands to its host's ->source_event(), in time order with the other events.
+ * @source: the source module's name ("profile", "task-state", ...).
+ * @entry: index of the host's -e entry (pp_opts.events[]) it came from, so a
+ *         host finds its group and key= attribute.
+ * @e: the event to show: time (the end, for an interval), pid, tid, cpu, ip
+ *     and the stack; @e.evsel is the underlying perf event.
+ * @start: interval start (task-state); equal to @e.time for a point event.
+ * @addr: data address (page-faults, breakpoint), 0 if none.
+ * @text: what follows the source name on a line ("S 20.1ms", "addr 0x... W").
+ */
+struct pp_src_event {
+	const char *source;
+	int entry;
+	struct pp_event e;
+	uint64_t start;
+	uint64_t addr;
+	char text[160];
+};
+
+/**
  * struct pp_analyzer - one profiler module.
  *
  * @name, @desc: "trace", one-line description for `pp-analyze list`.
@@ -182,6 +205,13 @@ struct pp_mmap_event {
  * @interval: tick every -i interval; @now is the end of the interval.
  * @report: final report after the last event.
  * @deinit: free state.
+ * @src_match: as an event source: does event @ev (a name and perf type of the
+ *             trace) feed the source configured by @o? 1 yes, 0 no.
+ * @src_init: as an event source: allocate *@state (events are known).
+ * @src_sample: as an event source: turn one event into @out; 1 when @out is
+ *              filled, 0 when the event only updates state.
+ * @src_free: as an event source: free @state; accepts NULL.
+ * @source_event: as a host: one event of a source (NULL: the module takes none).
  */
 struct pp_analyzer {
 	const char *name;
@@ -200,7 +230,36 @@ struct pp_analyzer {
 	void (*interval)(struct pp_session *s, uint64_t now);
 	void (*report)(struct pp_session *s);
 	void (*deinit)(struct pp_session *s);
+	int (*src_match)(const struct pp_opts *o, const struct pp_evsel *ev);
+	int (*src_init)(struct pp_session *s, const struct pp_opts *o, void **state);
+	int (*src_sample)(struct pp_session *s, void *state, const struct pp_event *e,
+			  struct pp_src_event *out);
+	void (*src_free)(void *state);
+	void (*source_event)(struct pp_session *s, const struct pp_src_event *se);
 };
+
+/**
+ * pp_analyzer__source() - the module an -e entry names as an event source.
+ * @entry: one -e entry: "profile/-F 500/", "task-state//key=pid/", "sched:x".
+ * @buf, @len: storage for the module's arguments; @o points into it.
+ * @o: receives the module's options (the first /.../ block, split at spaces).
+ * @err, @errlen: one-line message on failure.
+ *
+ * Return: the module; NULL with errno 0 when @entry names no source module,
+ * NULL with errno EINVAL (and @err set) when its options are bad.
+ */
+const struct pp_analyzer *pp_analyzer__source(const char *entry, char *buf, size_t len,
+					      struct pp_opts *o, char *err, size_t errlen);
+
+/**
+ * pp_analyzer__source_events() - the events an -e entry naming a source
+ * module needs (pp-record -e 'profile/-F 500/').
+ * @entry: the -e entry; @out: receives the requests (strings in static
+ * storage that lives until exit); @err, @errlen: message on failure.
+ * Return: 1 when @entry names a source (@out filled), 0 when not, -EINVAL.
+ */
+int pp_analyzer__source_events(const char *entry, struct pp_event_reqs *out, char *err,
+			       size_t errlen);
 
 /**
  * pp_analyzer__find() - look a module up by name in the static registry.

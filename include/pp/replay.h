@@ -32,6 +32,7 @@ struct pp_evspec {
 	char num[64];			/* num=FIELD */
 	int stack;
 	int max_stack;
+	int source;			/* names a profiler used as an event source */
 };
 
 /**
@@ -56,6 +57,7 @@ struct pp_evsel {
 	uint64_t nr_samples;		/* samples replayed */
 	uint64_t nr_lost;
 	void *priv;			/* free for the analyzer */
+	void *src;			/* the event source it feeds (replay core), or NULL */
 };
 
 /* Buffered output: one big buffer, written with one write(2) when full. */
