@@ -23,4 +23,9 @@ $AN info "$TMP/ex.trace" | grep -q "exclude_pid=$spin" || { $AN info "$TMP/ex.tr
 $REC -o "$TMP/off.trace" offcpu -- "$HELP/bpf-sleeper" 2> "$TMP/off.err" > /dev/null || { cat "$TMP/off.err"; fail "pp-record offcpu"; }
 $AN offcpu "$TMP/off.trace" > "$TMP/off.out" 2>&1 || { cat "$TMP/off.out"; fail "pp-analyze offcpu"; }
 grep -q pp_sleep_here "$TMP/off.out" || { head -30 "$TMP/off.out"; fail "offcpu does not name pp_sleep_here"; }
+
+# a workload's children are followed: both sleeps of the shell are there
+$REC -q -o "$TMP/kids.trace" offcpu -- sh -c 'sleep 0.2; sleep 0.3' || fail "pp-record offcpu -- sh"
+$AN offcpu "$TMP/kids.trace" > "$TMP/kids.out" 2>&1
+[ "$(grep -c '^sleep .* state S' "$TMP/kids.out")" = 2 ] || { cat "$TMP/kids.out"; fail "offcpu does not follow the workload's children"; }
 echo "ok"
