@@ -122,7 +122,7 @@ static void trace_sample(struct pp_session *s, const struct pp_event *e)
 	struct pp_out *o = pp_session__out(s);
 
 	trace_head(s, e, e->evsel->name);
-	if (e->evsel->tp)
+	if (e->evsel->tp || e->evsel->btf)
 		pp_session__print_event(s, e);
 	else if (e->period)
 		pp_out__printf(o, "period %llu ip %llx", (unsigned long long)e->period,

@@ -116,6 +116,16 @@ void pp_session__print_event(struct pp_session *s, const struct pp_event *e)
 	struct tep_record r;
 	struct trace_seq seq;
 
+	if (ev->btf && e->raw) {
+		/* a BPF output record: its fields from the BTF stored in the file */
+		char buf[4096];
+		int n = pp_btf_fmt__print(ev->btf, e->raw, e->raw_size, buf, sizeof(buf));
+
+		pp_out__puts(&s->out, buf);
+		if (n < 0)
+			pp_out__puts(&s->out, " [short record]");
+		return;
+	}
 	if (!ev->tp || !e->raw)
 		return;
 	if (ev->plan && !pp_print_plan__run(ev->plan, e->raw, e->raw_size, &s->out))

@@ -12,6 +12,7 @@
 #include "pp/format.h"
 #include "pp/reader.h"
 #include "pp/replay.h"
+#include "../analyzers/btf-print.h"
 
 #define PP_MAX_EVSELS	256
 #define PP_MAX_STREAMS	4096
@@ -72,6 +73,7 @@ struct pp_src {
 
 struct pp_session {
 	struct pp_analyzer a;		/* copy with stubs filled */
+	struct pp_btf_fmts btf_fmts;	/* decoders of BPF output records (FORMATS BTF) */
 	struct pp_opts opts;
 	struct pp_out out;
 	void *priv;

@@ -140,6 +140,9 @@ struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_
 		if (!src->a)
 			continue;
 		if (!a->source_event) {
+			/* "page-faults" is also a plain event name: fine for stat, top, ... */
+			if (!strchr(o->events[i], '/'))
+				continue;
 			fprintf(stderr, "pp-analyze: %s does not take profiler events ('%s')\n", a->name,
 				o->events[i]);
 			goto err;
@@ -212,6 +215,7 @@ void pp_session__free(struct pp_session *s)
 	pp_symtab__free(s->syms);
 	if (s->tep)
 		tep_free(s->tep);
+	pp_btf_fmts__exit(&s->btf_fmts);
 	free(s);
 }
 
@@ -489,6 +493,8 @@ void pp_session__link_formats(struct pp_session *s)
 		struct pp_evsel *ev = &s->evsels[i];
 		char sys[128], *colon;
 
+		if (!ev->btf)
+			ev->btf = pp_btf_fmts__find(&s->btf_fmts, ev->name);
 		if (ev->tp || ev->type != PERF_TYPE_TRACEPOINT)
 			continue;
 		snprintf(sys, sizeof(sys), "%s", ev->name);
@@ -564,6 +570,13 @@ static int meta_formats(struct pp_session *s, const uint8_t *data, size_t len)
 		case PP_FMT_PRINTK:
 			tep_parse_printk_formats(s->tep, text);
 			break;
+		case PP_FMT_BTF: {
+			char err[256];
+
+			if (pp_btf_fmts__add_item(&s->btf_fmts, &item, err, sizeof(err)))
+				pp_session__warn(s, "%s:%s: %s", sys, name, err);
+			break;
+		}
 		default:
 			break;
 		}

@@ -44,6 +44,8 @@ struct pp_evspec {
 int pp_evspec__parse(const char *s, struct pp_evspec *spec);
 
 /* An event of the trace: one ATTRS item. */
+struct pp_btf_fmt;
+
 struct pp_evsel {
 	int idx;
 	char name[128];			/* "sched:sched_switch", "cpu-clock" */
@@ -58,6 +60,7 @@ struct pp_evsel {
 	uint64_t nr_lost;
 	void *priv;			/* free for the analyzer */
 	void *src;			/* the event source it feeds (replay core), or NULL */
+	const struct pp_btf_fmt *btf;	/* BPF output record layout (FORMATS BTF), or NULL */
 };
 
 /* Buffered output: one big buffer, written with one write(2) when full. */

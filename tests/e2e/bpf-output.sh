@@ -27,6 +27,9 @@ ppid=$(head -1 "$T/helper.out")
 n=$(grep -c "^bpf-output:execsnoop: pid=[0-9]* ppid=$ppid uid=0 old_pid=[0-9]* comm=true filename=/bin/true$" "$T/dump")
 [ "$n" = $N ] || { cat "$T/dump"; fail "$n exec records of helper $ppid decoded, want $N"; }
 "$B/pp-analyze" info "$T/t" | grep -q "bpf-output:execsnoop" || fail "info does not list the event"
+# pp-analyze trace prints the same fields from the stored BTF
+n=$("$B/pp-analyze" trace "$T/t" | grep -c "bpf-output:execsnoop: pid=[0-9]* ppid=$ppid uid=0 old_pid=[0-9]* comm=true filename=/bin/true$")
+[ "$n" = $N ] || { "$B/pp-analyze" trace "$T/t" | head; fail "pp-analyze trace printed $n decoded exec records, want $N"; }
 
 # errors: one line, non-zero
 if "$B/pp-record" -q -a --bpf-output nosuch -d 0.1 -o "$T/bad" 2>"$T/e1"; then fail "unknown source accepted"; fi
