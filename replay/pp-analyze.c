@@ -213,8 +213,8 @@ static int cmd_info(const char *path)
 			[PP_CHUNK_FORMATS] = "formats", [PP_CHUNK_TASKS] = "tasks",
 			[PP_CHUNK_MMAPS] = "mmaps", [PP_CHUNK_KSYMS] = "ksyms",
 			[PP_CHUNK_USYMS] = "usyms", [PP_CHUNK_DATA] = "data",
-			[PP_CHUNK_LOST] = "lost", [PP_CHUNK_INDEX] = "index",
-			[PP_CHUNK_FOOTER] = "footer",
+			[PP_CHUNK_LOST] = "lost", [PP_CHUNK_BPF_AGG] = "bpf_agg",
+			[PP_CHUNK_INDEX] = "index", [PP_CHUNK_FOOTER] = "footer",
 		};
 		for (int t = 0; t < 0x30; t++) {
 			if (types[t])
