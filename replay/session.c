@@ -359,7 +359,8 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 }
 
 /**
- * pp_session__comm() - the comm of @tid, or of its process, or "<...>".
+ * pp_session__comm() - the comm of @tid, or of its process, "swapper" for
+ * the idle task (tid 0, as perf names it), or "<...>".
  * @s: session; @tid: thread.
  * Return: string owned by the session.
  */
@@ -369,7 +370,7 @@ const char *pp_session__comm(const struct pp_session *s, uint32_t tid)
 
 	if (t && t->tid)
 		return t->comm;
-	return "<...>";
+	return tid ? "<...>" : "swapper";
 }
 
 /* ---- events ---- */
