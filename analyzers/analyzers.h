@@ -12,5 +12,7 @@ extern const struct pp_analyzer pp_analyzer_num_dist;
 extern const struct pp_analyzer pp_analyzer_profile;
 extern const struct pp_analyzer pp_analyzer_offcpu;
 extern const struct pp_analyzer pp_analyzer_lock;
+extern const struct pp_analyzer pp_analyzer_page_faults;
+extern const struct pp_analyzer pp_analyzer_breakpoint;
 
 #endif /* PP_ANALYZERS_H */

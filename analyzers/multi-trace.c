@@ -47,7 +47,11 @@ struct mt_saved {
 	uint8_t raw[MT_RAW];
 };
 
+#define MT_SRC_BASE	256		/* start ids of source entries: MT_SRC_BASE + entry */
+
 struct multi_trace {
+	struct mt_role src_roles[PP_MAX_EVENTS];	/* per -e entry naming a profiler */
+	const char *src_names[PP_MAX_EVENTS];
 	struct mt_role *roles;		/* per evsel */
 	size_t nr_evsels;
 	struct pp_sched_opts so;
@@ -142,6 +146,34 @@ static int mt_init(struct pp_session *s)
 			}
 		}
 	}
+	/* Entries naming a profiler used as a source (-e 'task-state/-S/'). */
+	for (int i = 0; i < o->nr_events; i++) {
+		struct pp_opts so;
+		struct pp_evspec sp;
+		char buf[256], err[256];
+		struct mt_role *r = &mt->src_roles[i];
+
+		if (!pp_analyzer__source(o->events[i], buf, sizeof(buf), &so, err, sizeof(err)) ||
+		    pp_evspec__parse(o->events[i], &sp))
+			continue;
+		r->role = o->nr_event_groups > 1 ? (o->event_group[i] == o->event_group[o->nr_events - 1] ? 2 : 1) :
+			  (i == o->nr_events - 1 ? 2 : 1);
+		if (r->role == 2)
+			ends++;
+		else
+			starts++;
+		if (!sp.key[0] || !strcmp(sp.key, "tid"))
+			r->kind = MT_KEY_TID;
+		else if (!strcmp(sp.key, "pid"))
+			r->kind = MT_KEY_PID;
+		else if (!strcmp(sp.key, "cpu"))
+			r->kind = MT_KEY_CPU;
+		else {
+			fprintf(stderr, "pp-analyze: multi-trace: %s: a profiler source joins by key=tid, pid or cpu\n",
+				o->events[i]);
+			return -EINVAL;
+		}
+	}
 	if (!starts || !ends) {
 		fprintf(stderr, "pp-analyze: multi-trace: the trace lacks the %s events\n",
 			starts ? "end" : "start");
@@ -223,24 +255,45 @@ static void mt_save(struct multi_trace *mt, const struct pp_event *e)
 	mt->ring_head = (mt->ring_head + 1) % MT_RING;
 }
 
+static void mt_handle(struct pp_session *s, struct multi_trace *mt, const struct mt_role *r, int id,
+		      const struct pp_event *e);
+
 static void mt_sample(struct pp_session *s, const struct pp_event *e)
 {
 	struct multi_trace *mt = pp_session__priv(s);
-	const struct pp_opts *o = pp_session__opts(s);
-	const struct mt_role *r;
-	struct mt_open *op;
-	uint64_t key, d;
 
 	if ((size_t)e->evsel->idx >= mt->nr_evsels)
 		return;
-	r = &mt->roles[e->evsel->idx];
+	mt_handle(s, mt, &mt->roles[e->evsel->idx], e->evsel->idx, &e[0]);
+}
+
+/* An event of a profiler source: a start or end like any other, named after the profiler. */
+static void mt_source_event(struct pp_session *s, const struct pp_src_event *se)
+{
+	struct multi_trace *mt = pp_session__priv(s);
+
+	if (se->entry < 0 || se->entry >= PP_MAX_EVENTS)
+		return;
+	mt->src_names[se->entry] = se->source;
+	if (mt->src_roles[se->entry].role == 2)
+		mt->end_name = se->source;
+	mt_handle(s, mt, &mt->src_roles[se->entry], MT_SRC_BASE + se->entry, &se->e);
+}
+
+static void mt_handle(struct pp_session *s, struct multi_trace *mt, const struct mt_role *r, int id,
+		      const struct pp_event *e)
+{
+	const struct pp_opts *o = pp_session__opts(s);
+	struct mt_open *op;
+	uint64_t key, d;
+
 	if (!r->role || mt_key(r, e, &key))
 		return;
 	if (r->role == 1) {
 		op = pp_kmap__get(&mt->open, key, NULL);
 		if (op) {
 			op->since = e->time;
-			op->start = e->evsel->idx;
+			op->start = id;
 		}
 		if (mt->ring)
 			mt_save(mt, e);
@@ -335,8 +388,9 @@ static void mt_print(struct pp_session *s, uint64_t now)
 		struct pp_hist_stats hs;
 		char pair[300], b[6][16];
 
-		snprintf(pair, sizeof(pair), "%s -> %s", (size_t)st->start < nr ? evs[st->start].name : "?",
-			 mt->end_name);
+		snprintf(pair, sizeof(pair), "%s -> %s", (size_t)st->start < nr ? evs[st->start].name :
+			 st->start >= MT_SRC_BASE && mt->src_names[st->start - MT_SRC_BASE] ?
+			 mt->src_names[st->start - MT_SRC_BASE] : "?", mt->end_name ? mt->end_name : "?");
 		pp_hist__stats(&st->h, &hs);
 		if (o->json) {
 			pp_out__puts(out, "{\"time\":");
@@ -417,6 +471,7 @@ const struct pp_analyzer pp_analyzer_multi_trace = {
 		"  each -e is a group of alternatives: the last -e ends an interval, the others start\n"
 		"  one (-e 'A,B' -e C: A or B starts, C ends); key=FIELD\n"
 		"  (or key=cpu|pid|tid, default tid) joins them\n"
+		"  profilers as events (key=tid, pid or cpu): -e 'page-faults' -e 'task-state/-S/'\n"
 		"  example: pp-analyze multi-trace -e 'irq:softirq_entry//key=cpu/' -e 'irq:softirq_exit//key=cpu/' --than 100us --detail\n",
 	.mod_opts = mt_mod_opts,
 	.opts = PP_OPT_EVENTS | PP_OPT_INTERVAL | PP_OPT_THAN | PP_OPT_PERINS | PP_OPT_JSON,
@@ -426,4 +481,5 @@ const struct pp_analyzer pp_analyzer_multi_trace = {
 	.interval = mt_print,
 	.report = mt_report,
 	.deinit = mt_deinit,
+	.source_event = mt_source_event,
 };

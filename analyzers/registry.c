@@ -26,6 +26,8 @@ static const struct pp_analyzer *const registry[] = {
 	&pp_analyzer_nested_trace,
 	&pp_analyzer_offcpu,
 	&pp_analyzer_lock,
+	&pp_analyzer_page_faults,
+	&pp_analyzer_breakpoint,
 };
 
 /**
@@ -84,7 +86,8 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 		struct pp_event_req *r;
 		struct pp_evspec spec;
 
-		ret = pp_analyzer__source_events(o.events[i], &sub, err, errlen);
+		ret = a->source_event || strchr(o.events[i], '/') ?
+		      pp_analyzer__source_events(o.events[i], &sub, err, errlen) : 0;
 		if (ret < 0)
 			return ret;
 		if (ret > 0) {

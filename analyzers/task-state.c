@@ -365,6 +365,102 @@ static void ts_deinit(struct pp_session *s)
 	free(ts);
 }
 
+/*
+ * As an event source (trace -e 'task-state/-S/'): one event per off-CPU
+ * interval, emitted when the task is switched back in: its state, the
+ * length, and the stack it blocked in.
+ */
+struct ts_src_thread {
+	uint64_t since;			/* switched out at, 0 = on CPU or unknown */
+	int state;
+	uint32_t pid;
+	struct pp_stack_copy stack;
+};
+
+struct ts_src {
+	struct pp_sched_fields sf;
+	struct pp_sched_opts so;
+	struct pp_kmap threads;		/* tid -> struct ts_src_thread */
+};
+
+static int ts_src_match(const struct pp_opts *o, const struct pp_evsel *ev)
+{
+	return !strcmp(ev->name, "sched:sched_switch");
+}
+
+static void ts_src_free(void *state)
+{
+	struct ts_src *src = state;
+
+	if (!src)
+		return;
+	pp_kmap__exit(&src->threads);
+	pp_sched_opts__exit(&src->so);
+	free(src);
+}
+
+static int ts_src_init(struct pp_session *s, const struct pp_opts *o, void **state)
+{
+	struct ts_src *src = calloc(1, sizeof(*src));
+	int ret;
+
+	if (!src)
+		return -ENOMEM;
+	pp_kmap__init(&src->threads, sizeof(struct ts_src_thread));
+	ret = pp_sched_opts__parse(&src->so, o, "task-state");
+	if (!ret)
+		ret = pp_sched_fields__init(&src->sf, s, "task-state", 0);
+	if (ret) {
+		ts_src_free(src);
+		return ret;
+	}
+	*state = src;
+	return 0;
+}
+
+static int ts_src_sample(struct pp_session *s, void *state, const struct pp_event *e,
+			 struct pp_src_event *out)
+{
+	struct ts_src *src = state;
+	struct ts_src_thread *t;
+	uint64_t prev, next, pstate;
+	char db[16];
+
+	if (pp_event__num(e, src->sf.prev_pid, &prev) || pp_event__num(e, src->sf.next_pid, &next) ||
+	    pp_event__num(e, src->sf.prev_state, &pstate))
+		return 0;
+	if (prev) {
+		t = pp_kmap__get(&src->threads, prev, NULL);
+		if (t) {
+			t->since = e->time;
+			t->state = (int)pp_sched_state_of(pstate);
+			t->pid = (uint32_t)prev == e->tid ? e->pid : (uint32_t)prev;
+			t->stack.nr = 0;
+			if (e->nr_callchain && (uint32_t)prev == e->tid)
+				pp_stack_copy__set(&t->stack, e);
+		}
+	}
+	t = next ? pp_kmap__find(&src->threads, next) : NULL;
+	if (!t || !t->since || e->time < t->since)
+		return 0;
+	if ((src->so.states && !(src->so.states & (1u << t->state))) ||
+	    !pp_sched_opts__comm_ok(&src->so, pp_session__comm(s, (uint32_t)next))) {
+		t->since = 0;
+		return 0;
+	}
+	out->e = *e;
+	out->e.pid = t->pid;
+	out->e.tid = (uint32_t)next;
+	out->e.ip = 0;
+	out->e.callchain = t->stack.nr ? t->stack.ips : NULL;
+	out->e.nr_callchain = t->stack.nr;
+	out->start = t->since;
+	snprintf(out->text, sizeof(out->text), "%s %s", pp_sched_state_names[t->state],
+		 pp_sched_ns(db, e->time - t->since));
+	t->since = 0;
+	return 1;
+}
+
 static const struct pp_mod_opt ts_mod_opts[] = {
 	{ "interruptible", 'S', 0, "show S (interruptible sleep)" },
 	{ "uninterruptible", 'D', 0, "show D (uninterruptible sleep)" },
@@ -396,4 +492,8 @@ const struct pp_analyzer pp_analyzer_task_state = {
 	.interval = ts_print,
 	.report = ts_report,
 	.deinit = ts_deinit,
+	.src_match = ts_src_match,
+	.src_init = ts_src_init,
+	.src_sample = ts_src_sample,
+	.src_free = ts_src_free,
 };

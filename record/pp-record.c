@@ -182,7 +182,9 @@ static void add_event_arg(struct opts *o, char *arg)
 			int r;
 
 			*end = '\0';
-			r = *start ? pp_analyzer__source_events(start, &reqs, err, sizeof(err)) : 0;
+			/* A plain event of the same name ("page-faults") stays a plain event. */
+			r = *start && strcmp(start, "page-faults") ?
+			    pp_analyzer__source_events(start, &reqs, err, sizeof(err)) : 0;
 			if (r < 0)
 				die_usage("%s", err);
 			if (r > 0)

@@ -271,6 +271,11 @@ static int add_req(struct live *lv, const struct pp_event_req *rq)
 		fprintf(stderr, "pp-analyze: bad event '%s'\n", rq->spec);
 		return -EINVAL;
 	}
+	if (!strncmp(rq->spec, "mem:", 4)) {
+		fprintf(stderr, "pp-analyze: --live does not open breakpoints yet ('%s'): record it with "
+			"pp-record and replay the file\n", rq->spec);
+		return -EOPNOTSUPP;
+	}
 	colon = strchr(sp.pattern, ':');
 	if (colon && (!strncmp(sp.pattern, "uprobe:", 7) || !strncmp(sp.pattern, "uretprobe:", 10) ||
 		      !strncmp(sp.pattern, "kprobe:", 7) || !strncmp(sp.pattern, "kretprobe:", 10))) {

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Joint analysis: profilers as event sources inside trace and multi-trace,
+# merged by time with tracepoints. pp-record -e 'profile/-F 500/,...' records
+# what the profile module needs; trace prints profile lines with stacks
+# beside sched_switch; task-state as a source gives the helper's N sleeps of
+# 20 ms; multi-trace pairs a source with a tracepoint.
+set -u
+B=${PP_BUILD:?}
+N=5
+T=$(mktemp -d /tmp/pp-e2e-joint.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+command -v taskset >/dev/null || { echo "skip: no taskset"; exit 77; }
+if ! "$B/pp-record" -q -o "$T/p" -e 'profile/-F 500/,sched:sched_switch' -- "$B/tests/helpers/spin" 0.4 \
+	>/dev/null 2>"$T/err"; then
+	echo "skip: pp-record cannot record cpu-clock and sched_switch: $(head -1 "$T/err")"; exit 77
+fi
+"$B/pp-analyze" info "$T/p" | grep -q '^  cpu-clock' || { echo "no cpu-clock in the file"; exit 1; }
+out=$("$B/pp-analyze" trace -e 'profile/-F 500/,sched:sched_switch' "$T/p")
+p=$(echo "$out" | grep -c ': profile: cpu-clock ip ')
+s=$(echo "$out" | grep -c ': sched:sched_switch: ')
+# 0.4 s at 500 Hz: ~200 samples
+[ "$p" -ge 120 ] && [ "$p" -le 260 ] || { echo "trace: $p profile samples, want ~200"; exit 1; }
+[ "$s" -ge 1 ] || { echo "trace: no sched_switch beside the samples"; exit 1; }
+echo "$out" | grep -A3 ': profile: ' | grep -q 'spin_alpha\|spin_beta' || { echo "profile lines lack stacks"; exit 1; }
+# time order across the two kinds
+echo "$out" | grep -o '\] [0-9]*\.[0-9]*:' | tr -d ']:' | sort -c -n || { echo "trace output out of time order"; exit 1; }
+if "$B/pp-analyze" stat -e 'profile/-F 500/' "$T/p" >/dev/null 2>&1; then
+	echo "stat accepted a profiler source"; exit 1
+fi
+if "$B/pp-analyze" trace -e 'profile/--bogus/' "$T/p" >/dev/null 2>&1; then
+	echo "bad source option accepted"; exit 1
+fi
+# task-state as a source (system-wide, so both sides of each switch are seen)
+"$B/pp-record" -q -a -g -o "$T/s" -e 'task-state,syscalls:sys_enter_nanosleep,syscalls:sys_enter_clock_nanosleep' -- \
+	taskset -c 0 "$B/tests/helpers/sched-sleep" $N 20 >/dev/null 2>&1 || { echo "pp-record task-state failed"; exit 1; }
+n=$("$B/pp-analyze" trace -e 'task-state/-S --filter sched-sleep/' "$T/s" | grep -c ': task-state: S 2[0-4]\.')
+[ "$n" = $N ] || { echo "trace -e task-state: $n S intervals of ~20 ms, want $N"; exit 1; }
+"$B/pp-analyze" trace -e 'task-state/-S --filter sched-sleep/' "$T/s" | grep -q sched_sleep_once ||
+	{ echo "task-state source events lack the blocking stack"; exit 1; }
+c=$("$B/pp-analyze" multi-trace -e 'syscalls:sys_enter_*nanosleep' -e 'task-state/-S --filter sched-sleep/' --json "$T/s" |
+	grep -o '"calls":[0-9]*' | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
+[ "$c" = $N ] || { echo "multi-trace nanosleep -> task-state: $c pairs, want $N"; exit 1; }
+echo "ok: $p profile samples beside $s switches; $N task-state S intervals as a source"
