@@ -72,7 +72,8 @@ static void oc_sample(struct pp_session *s, const struct pp_event *e)
 		struct oc_run *r;
 
 		pp_event__str(e, oc->sf.prev_comm, comm, sizeof(comm));
-		if (pp_sched_opts__comm_ok(&oc->so, comm)) {
+		/* Every task's switches arrive (.needs_system_wide): count the targets'. */
+		if (pp_sched_opts__comm_ok(&oc->so, comm) && pp_session__is_target(s, (uint32_t)prev)) {
 			r = pp_kmap__get(&oc->runs, prev << 16 | e->cpu, &created);
 			if (r) {
 				if (created) {
@@ -178,6 +179,7 @@ const struct pp_analyzer pp_analyzer_oncpu = {
 		"  needs sched:sched_switch (pp-record -a -e sched:sched_switch)\n"
 		"  example: pp-analyze oncpu --filter 'kworker*'\n",
 	.mod_opts = oc_mod_opts,
+	.needs_system_wide = 1,
 	.opts = PP_OPT_INTERVAL | PP_OPT_JSON,
 	.events = oc_events,
 	.init = oc_init,

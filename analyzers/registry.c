@@ -75,8 +75,11 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 	ret = pp_opts__parse(a, argc, argv, &o, err, errlen);
 	if (ret)
 		return ret;
-	if (a->events)
-		return a->events(&o, out);
+	if (a->events) {
+		ret = a->events(&o, out);
+		out->system_wide = a->needs_system_wide;
+		return ret;
+	}
 	if (!o.nr_events) {
 		snprintf(err, errlen, "%s needs events: -e EVENT,...", profiler);
 		return -EINVAL;
@@ -98,6 +101,7 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 			}
 			for (int k = 0; k < sub.nr && out->nr < PP_MAX_EVENT_REQS; k++)
 				out->req[out->nr++] = sub.req[k];
+			out->system_wide |= sub.system_wide;
 			continue;
 		}
 		if (out->nr >= PP_MAX_EVENT_REQS) {
@@ -202,5 +206,6 @@ int pp_analyzer__source_events(const char *entry, struct pp_event_reqs *out, cha
 		snprintf(err, errlen, "'%s': %s", entry, strerror(-ret));
 		return -EINVAL;
 	}
+	out->system_wide = a->needs_system_wide;
 	return 1;
 }

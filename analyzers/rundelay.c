@@ -90,7 +90,9 @@ static void rd_switch(struct pp_session *s, struct rundelay *rd, const struct pp
 	if (pp_event__num(e, sf->prev_pid, &prev) || pp_event__num(e, sf->next_pid, &next) ||
 	    pp_event__num(e, sf->prev_state, &pstate))
 		return;
-	if (prev && (t = rd_thread(rd, (uint32_t)prev, e, sf->prev_comm))) {
+	/* Switch events of every task arrive (.needs_system_wide): keep the targets'. */
+	if (prev && pp_session__is_target(s, (uint32_t)prev) &&
+	    (t = rd_thread(rd, (uint32_t)prev, e, sf->prev_comm))) {
 		if (pp_sched_state_of(pstate) == PP_ST_RP) {
 			t->since = e->time;
 			t->wake_cpu = e->cpu;
@@ -99,7 +101,8 @@ static void rd_switch(struct pp_session *s, struct rundelay *rd, const struct pp
 			t->since = 0;
 		}
 	}
-	if (!next || !(t = rd_thread(rd, (uint32_t)next, e, sf->next_comm)))
+	if (!next || !pp_session__is_target(s, (uint32_t)next) ||
+	    !(t = rd_thread(rd, (uint32_t)next, e, sf->next_comm)))
 		return;
 	if (t->since && e->time >= t->since && t->comm_ok) {
 		uint64_t d = e->time - t->since;
@@ -118,7 +121,7 @@ static void rd_switch(struct pp_session *s, struct rundelay *rd, const struct pp
 	t->since = 0;
 }
 
-static void rd_wakeup(struct rundelay *rd, const struct pp_event *e, int w)
+static void rd_wakeup(struct pp_session *s, struct rundelay *rd, const struct pp_event *e, int w)
 {
 	struct rd_thread *t;
 	uint64_t pid;
@@ -126,7 +129,7 @@ static void rd_wakeup(struct rundelay *rd, const struct pp_event *e, int w)
 	/* sched_wakeup follows sched_waking for the same wakeup: keep the first. */
 	if (w == 1 && rd->sf.waking)
 		return;
-	if (pp_event__num(e, rd->sf.wk_pid[w], &pid) || !pid)
+	if (pp_event__num(e, rd->sf.wk_pid[w], &pid) || !pid || !pp_session__is_target(s, (uint32_t)pid))
 		return;
 	t = rd_thread(rd, (uint32_t)pid, e, rd->sf.wk_comm[w]);
 	if (!t || t->since)
@@ -143,11 +146,11 @@ static void rd_sample(struct pp_session *s, const struct pp_event *e)
 	if (e->evsel == rd->sf.sw)
 		rd_switch(s, rd, e);
 	else if (e->evsel == rd->sf.waking)
-		rd_wakeup(rd, e, 0);
+		rd_wakeup(s, rd, e, 0);
 	else if (e->evsel == rd->sf.wakeup)
-		rd_wakeup(rd, e, 1);
+		rd_wakeup(s, rd, e, 1);
 	else if (e->evsel == rd->sf.wakeup_new)
-		rd_wakeup(rd, e, 2);
+		rd_wakeup(s, rd, e, 2);
 }
 
 static void rd_lost(struct pp_session *s, const struct pp_lost *l)
@@ -285,6 +288,7 @@ const struct pp_analyzer pp_analyzer_rundelay = {
 		"    pp-record -a -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new\n"
 		"  example: pp-analyze rundelay --perins --than 4ms --filter 'myapp*'\n",
 	.mod_opts = rd_mod_opts,
+	.needs_system_wide = 1,
 	.opts = PP_OPT_INTERVAL | PP_OPT_THAN | PP_OPT_PERINS | PP_OPT_JSON,
 	.events = rd_events,
 	.init = rd_init,

@@ -162,7 +162,8 @@ static void ts_switch(struct pp_session *s, struct task_state *ts, const struct 
 	if (pp_event__num(e, sf->prev_pid, &prev) || pp_event__num(e, sf->next_pid, &next) ||
 	    pp_event__num(e, sf->prev_state, &pstate))
 		return;
-	if (prev) {
+	/* Switch events of every task arrive (.needs_system_wide): keep the targets'. */
+	if (prev && pp_session__is_target(s, (uint32_t)prev)) {
 		t = thread_get(ts, (uint32_t)prev, e, sf->prev_comm);
 		if (t) {
 			if (t->state == PP_ST_R)
@@ -177,7 +178,7 @@ static void ts_switch(struct pp_session *s, struct task_state *ts, const struct 
 				t->stack.nr = 0;
 		}
 	}
-	if (next) {
+	if (next && pp_session__is_target(s, (uint32_t)next)) {
 		t = thread_get(ts, (uint32_t)next, e, sf->next_comm);
 		if (t) {
 			if (t->state >= 0 && t->state != PP_ST_R)
@@ -196,7 +197,7 @@ static void ts_wakeup(struct pp_session *s, struct task_state *ts, const struct 
 	struct ts_thread *t;
 	uint64_t pid;
 
-	if (pp_event__num(e, pid_f, &pid) || !pid)
+	if (pp_event__num(e, pid_f, &pid) || !pid || !pp_session__is_target(s, (uint32_t)pid))
 		return;
 	t = thread_get(ts, (uint32_t)pid, e, comm_f);
 	if (!t || t->state == PP_ST_R || t->state == PP_ST_RP)
@@ -429,7 +430,7 @@ static int ts_src_sample(struct pp_session *s, void *state, const struct pp_even
 	if (pp_event__num(e, src->sf.prev_pid, &prev) || pp_event__num(e, src->sf.next_pid, &next) ||
 	    pp_event__num(e, src->sf.prev_state, &pstate))
 		return 0;
-	if (prev) {
+	if (prev && pp_session__is_target(s, (uint32_t)prev)) {
 		t = pp_kmap__get(&src->threads, prev, NULL);
 		if (t) {
 			t->since = e->time;
@@ -479,10 +480,13 @@ const struct pp_analyzer pp_analyzer_task_state = {
 	.help = "pp-analyze task-state [--perins] [--than TIME] [-g --flame-graph NAME] [-i MS] [--json] [FILE]\n"
 		"  needs sched:sched_switch (+ sched:sched_waking / sched_wakeup[_new]); record with\n"
 		"    pp-record -a -g -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new\n"
+		"  or pp-record task-state [-p PID | -- COMMAND]: with -p/-t/COMMAND the events are\n"
+		"  still taken on every CPU, and the tasks' own (prev_pid, next_pid) are kept\n"
 		"  --than TIME prints each longer interval with the stack the task blocked in;\n"
 		"  --flame-graph NAME: off-CPU flame graph (NAME.folded, NAME.svg) weighted by ns off CPU\n"
 		"  example: pp-analyze task-state -S --filter 'sleep*' --than 10ms -g\n",
 	.mod_opts = ts_mod_opts,
+	.needs_system_wide = 1,
 	.opts = PP_OPT_INTERVAL | PP_OPT_CALLCHAIN | PP_OPT_FLAME | PP_OPT_THAN | PP_OPT_PERINS |
 		PP_OPT_JSON,
 	.events = ts_events,

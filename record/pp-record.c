@@ -140,6 +140,7 @@ struct opts {
 	struct pp_bpf_filter_opts bpf;	/* in-kernel filters on every event */
 	int agg_kind;		/* offcpu/lock: a BPF aggregator instead of perf events */
 	const char *bpf_output;	/* --bpf-output SRC: a BPF event source */
+	int system_wide;	/* a module's events must see every task (pp_event_reqs) */
 };
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -161,6 +162,7 @@ static void add_reqs(struct opts *o, const struct pp_event_reqs *reqs, const cha
 		o->exclude_user |= q->exclude_user;
 		o->exclude_kernel |= q->exclude_kernel;
 	}
+	o->system_wide |= reqs->system_wide;
 }
 
 /*
@@ -231,6 +233,23 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 			o->freq = (int)q->freq;
 		o->exclude_user |= q->exclude_user;
 		o->exclude_kernel |= q->exclude_kernel;
+	}
+	o->system_wide |= reqs.system_wide;
+	/*
+	 * The targets mean the same to both tools: `pp-record task-state -p PID`
+	 * records PID, as `pp-record -p PID task-state` does.
+	 */
+	{
+		struct pp_opts po;
+
+		if (!pp_opts__parse(pp_analyzer__find(argv[0]), n, &argv[1], &po, err, sizeof(err))) {
+			if (po.pids && !o->pids)
+				o->pids = po.pids;
+			if (po.tids && !o->tids)
+				o->tids = po.tids;
+			if (po.cpus && !o->cpus)
+				o->cpus = po.cpus;
+		}
 	}
 	o->profiler = argv[0];
 	if (!strcmp(argv[0], "offcpu"))
@@ -986,6 +1005,7 @@ struct rec {
 	int agg_pending;		/* the writer should drain the aggregator */
 	uint64_t agg_items, agg_windows;
 	uint64_t data_raw, data_stored, data_chunks;
+	const char *target_pids, *target_tids;	/* widened recording: MACHINE keys */
 };
 
 static volatile sig_atomic_t got_stop, got_chld;
@@ -1493,6 +1513,10 @@ static void put_machine(struct rec *r, struct pp_buf *b, const char *cpulist)
 		pp_bpf_filter__describe(&r->o->bpf, filters + fl, sizeof(filters) - fl);
 	}
 	pp_machine__put(b, "filters", filters);
+	if (r->target_pids)
+		pp_machine__put(b, "target_pids", r->target_pids);
+	if (r->target_tids)
+		pp_machine__put(b, "target_tids", r->target_tids);
 }
 
 static void put_format(struct pp_buf *b, uint16_t kind, const char *sys, const char *name,
@@ -1617,7 +1641,8 @@ int main(int argc, char **argv)
 	struct pp_writer_opts wo = { 0 };
 	int *cpus = NULL, nr_cpus = 0, i, err, ret = 0, go_fd = -1, err_fd = -1;
 	pid_t *threads = NULL, *procs = NULL, child = -1;
-	int nr_threads = 0, nr_procs = 0, follow = 0, child_status = 0, child_done = 0;
+	int nr_threads = 0, nr_procs = 0, follow = 0, child_status = 0, child_done = 0, widen;
+	char child_pid[16];
 	int *cg_fds = NULL, nr_cg = 0;
 	struct pp_buf b;
 	char cpulist[1024] = "";
@@ -1683,9 +1708,25 @@ int main(int argc, char **argv)
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/*
+	 * A module whose events concern two tasks (sched_switch runs in the
+	 * previous task's context) takes them from every task on every CPU;
+	 * the targets go into the file and the module keeps theirs.
+	 */
+	widen = o.system_wide && (o.pids || o.tids ||
+				  (o.workload && !o.all_cpus && !o.cpus && !o.cgroups));
+	r.target_pids = widen ? o.pids : NULL;
+	r.target_tids = widen ? o.tids : NULL;
+	if (widen && !o.quiet)
+		fprintf(stderr, "pp-record: %s: events of every task on every CPU, kept for the "
+			"targets at analysis\n", o.profiler ? o.profiler : "profiler event");
 	if (o.workload) {
 		child = start_workload(o.workload, &go_fd, &err_fd);
-		follow = !o.all_cpus && !o.cpus && !o.cgroups;
+		follow = !o.all_cpus && !o.cpus && !o.cgroups && !widen;
+		if (widen && child > 0) {
+			snprintf(child_pid, sizeof(child_pid), "%d", (int)child);
+			r.target_pids = child_pid;
+		}
 		if (follow) {
 			add_pid(&threads, &nr_threads, child);
 			for (i = 0; i < r.es.nr; i++) {
@@ -1694,13 +1735,13 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (o.pids) {
+	if (o.pids && !widen) {
 		for (i = 0; i < r.es.nr; i++)
 			r.es.v[i].attr.inherit = 1;
 	}
 
-	r.el = pp_perf_evlist__new(cpus, nr_cpus, cg_fds ? cg_fds : threads,
-				   cg_fds ? nr_cg : nr_threads);
+	r.el = pp_perf_evlist__new(cpus, nr_cpus, cg_fds ? cg_fds : widen ? NULL : threads,
+				   cg_fds ? nr_cg : widen ? 0 : nr_threads);
 	if (!r.el)
 		die("out of memory");
 	if (cg_fds)

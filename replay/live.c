@@ -48,6 +48,9 @@ struct live {
 	pid_t child;
 	int go_fd, err_fd;
 	int follow;		/* events follow the workload (enable_on_exec) */
+	int widen;		/* -p/-t/workload, yet every task: the module filters */
+	pid_t *watch;		/* widened -p: stop when these processes are gone */
+	int nr_watch;
 	int need_syms;		/* some event samples ips or stacks */
 	uint64_t start;
 };
@@ -334,6 +337,7 @@ static int live_reqs(struct pp_session *s, struct pp_event_reqs *rq)
 		if (ret)
 			fprintf(stderr, "pp-analyze: %s: cannot build its events: %s\n", s->a.name,
 				strerror(-ret));
+		rq->system_wide = s->a.needs_system_wide;
 		return ret;
 	}
 	if (!o->nr_events) {
@@ -357,6 +361,7 @@ static int live_reqs(struct pp_session *s, struct pp_event_reqs *rq)
 			}
 			for (int j = 0; j < sub.nr && rq->nr < PP_MAX_EVENT_REQS; j++)
 				rq->req[rq->nr++] = sub.req[j];
+			rq->system_wide |= s->srcs[k].a->needs_system_wide;
 			continue;
 		}
 		r = &rq->req[rq->nr++];
@@ -706,6 +711,7 @@ static void live_free(struct live *lv)
 		kill(lv->child, SIGTERM);
 		waitpid(lv->child, NULL, 0);
 	}
+	free(lv->watch);
 	if (lv->go_fd >= 0)
 		close(lv->go_fd);
 	if (lv->err_fd >= 0)
@@ -771,6 +777,17 @@ int pp_live__open(struct pp_session *s)
 		goto out;
 	if (o->tids && (ret = parse_targets(o->tids, 0, &threads, &nr_threads)))
 		goto out;
+	/*
+	 * A module whose events concern two tasks (sched_switch) sees them on
+	 * every CPU for every task and keeps its targets itself.
+	 */
+	lv->widen = rq.system_wide && (o->pids || o->tids || o->workload);
+	if (lv->widen && o->pids) {
+		lv->watch = procs;
+		lv->nr_watch = nr_procs;
+		procs = NULL;
+		nr_procs = 0;
+	}
 	if (o->workload) {
 		lv->child = start_workload(o->workload, &lv->go_fd, &lv->err_fd);
 		if (lv->child < 0) {
@@ -779,13 +796,16 @@ int pp_live__open(struct pp_session *s)
 			ret = -errno;
 			goto out;
 		}
-		lv->follow = !o->cpus && !o->pids && !o->tids;
+		lv->follow = !o->cpus && !o->pids && !o->tids && !lv->widen;
+		if (lv->widen && !o->pids && !o->tids)
+			pp_session__add_target(s, (uint32_t)lv->child, 0);
 		if (lv->follow && (ret = add_threads(&threads, &nr_threads, lv->child, 0)))
 			goto out;
 		if (lv->follow && (ret = add_threads(&procs, &nr_procs, lv->child, 0)))
 			goto out;
 	}
-	lv->el = pp_perf_evlist__new(cpus, nr_cpus, threads, nr_threads);
+	lv->el = pp_perf_evlist__new(cpus, nr_cpus, lv->widen ? NULL : threads,
+				     lv->widen ? 0 : nr_threads);
 	if (!lv->el) {
 		ret = -ENOMEM;
 		goto out;
@@ -811,7 +831,7 @@ int pp_live__open(struct pp_session *s)
 	for (int i = 0; i < lv->el->nr_evsels; i++) {
 		struct pp_perf_evsel *e = &lv->el->evsels[i];
 
-		e->attr.inherit = lv->follow || o->pids;
+		e->attr.inherit = !lv->widen && (lv->follow || o->pids);
 		e->attr.enable_on_exec = lv->follow;
 	}
 	ret = pp_perf_evlist__open(lv->el);
@@ -953,6 +973,16 @@ static int workload_go(struct live *lv)
 	return 0;
 }
 
+/* Is one of the widened -p processes still there? */
+static int watch_alive(const struct live *lv)
+{
+	for (int i = 0; i < lv->nr_watch; i++) {
+		if (!kill(lv->watch[i], 0) || errno == EPERM)
+			return 1;
+	}
+	return 0;
+}
+
 /**
  * pp_live__run() - read the rings until stopped: SIGINT/SIGTERM, -d, -N,
  * the workload's exit, or every followed thread gone.
@@ -1001,6 +1031,8 @@ int pp_live__run(struct pp_session *s)
 		}
 		if (lv->el->nr_threads && hup && hup >= lv->el->nr_cpus && !lv->follow)
 			done = 1;	/* every followed thread is gone */
+		if (lv->nr_watch && !watch_alive(lv))
+			done = 1;	/* widened -p: every target process is gone */
 		now = mono_ns();
 		live_drain(s, lv);
 		if (now > LIVE_SLACK_NS) {

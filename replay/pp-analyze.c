@@ -119,6 +119,8 @@ static void info_mmap(struct pp_session *s, const struct pp_mmap_event *m) { g_i
 
 static const struct pp_analyzer info_analyzer = {
 	.name = "info",
+	/* Counts every record of the file, whatever targets it names. */
+	.needs_system_wide = 1,
 	.lost = info_lost,
 	.comm = info_comm,
 	.fork = info_fork,
@@ -187,6 +189,13 @@ static int cmd_info(const char *path)
 
 		/* Kernel filters (EVENT=FILTER) and BPF filters (bpf:...), ';' separated. */
 		printf("filters:     %s\n", f && *f ? f : "none");
+		f = pp_session__machine(s, "target_pids");
+		if (f)
+			printf("targets:     processes %s and their descendants (events of every task "
+			       "recorded)\n", f);
+		f = pp_session__machine(s, "target_tids");
+		if (f)
+			printf("targets:     threads %s (events of every task recorded)\n", f);
 	}
 	printf("recorder:    pp %s, clock %s\n", mget(s, "pp_version", "?"),
 	       mget(s, "clock", "?"));

@@ -60,6 +60,12 @@ struct pp_stream {
 /* Symbol tables (replay/symbols.c). */
 struct pp_symtab;
 
+/* A set of task ids (open addressing; id + 1 stored, 0 = empty). */
+struct pp_idset {
+	uint32_t *v;
+	size_t cap, nr;		/* cap: power of two */
+};
+
 /* A profiler used as an event source inside the session's module (-e 'profile/-F 500/'). */
 #define PP_MAX_SOURCES	8
 struct pp_src {
@@ -118,6 +124,9 @@ struct pp_session {
 	int nr_pids;
 	uint32_t tids[64];
 	int nr_tids;
+	/* targets of pp_session__is_target(): -p/-t, the live COMMAND, the file's */
+	struct pp_idset tgt_procs, tgt_tids;
+	int targets;			/* 0: every task is a target */
 
 	/* dispatch */
 	uint64_t last_ts;
@@ -144,6 +153,7 @@ int pp_session__merge(struct pp_session *s, uint64_t limit);
 void pp_session__stream_advance(struct pp_session *s, struct pp_stream *st);
 void pp_session__tick(struct pp_session *s, uint64_t ts);
 void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm);
+void pp_session__add_target(struct pp_session *s, uint32_t id, int thread);
 
 /* replay/symbols.c */
 struct pp_symtab *pp_symtab__new(void);

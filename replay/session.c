@@ -163,6 +163,10 @@ struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_
 		fprintf(stderr, "pp-analyze: bad tid list '%s'\n", o->tids);
 		goto err;
 	}
+	for (int i = 0; i < s->nr_pids; i++)
+		pp_session__add_target(s, s->pids[i], 0);
+	for (int i = 0; i < s->nr_tids; i++)
+		pp_session__add_target(s, s->tids[i], 1);
 	if (o->output) {
 		fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0) {
@@ -212,6 +216,8 @@ void pp_session__free(struct pp_session *s)
 	free(s->machine);
 	free(s->idmap);
 	free(s->tasks);
+	free(s->tgt_procs.v);
+	free(s->tgt_tids.v);
 	pp_symtab__free(s->syms);
 	if (s->tep)
 		tep_free(s->tep);
@@ -371,6 +377,106 @@ const char *pp_session__comm(const struct pp_session *s, uint32_t tid)
 	if (t && t->tid)
 		return t->comm;
 	return tid ? "<...>" : "swapper";
+}
+
+/* ---- targets ---- */
+
+static int idset_has(const struct pp_idset *set, uint32_t id)
+{
+	size_t mask = set->cap - 1;
+
+	if (!set->cap)
+		return 0;
+	for (size_t i = (id * 2654435761u) & mask;; i = (i + 1) & mask) {
+		if (set->v[i] == id + 1)
+			return 1;
+		if (!set->v[i])
+			return 0;
+	}
+}
+
+static void idset_add(struct pp_idset *set, uint32_t id)
+{
+	size_t mask;
+
+	if (idset_has(set, id))
+		return;
+	if ((set->nr + 1) * 2 > set->cap) {
+		size_t ncap = set->cap ? set->cap * 2 : 64;
+		uint32_t *old = set->v, *n = calloc(ncap, sizeof(*n));
+		size_t ocap = set->cap;
+
+		if (!n)
+			return;
+		set->v = n;
+		set->cap = ncap;
+		set->nr = 0;
+		for (size_t i = 0; i < ocap; i++) {
+			if (old[i])
+				idset_add(set, old[i] - 1);
+		}
+		free(old);
+	}
+	mask = set->cap - 1;
+	for (size_t i = (id * 2654435761u) & mask;; i = (i + 1) & mask) {
+		if (!set->v[i]) {
+			set->v[i] = id + 1;
+			set->nr++;
+			return;
+		}
+	}
+}
+
+/**
+ * pp_session__add_target() - make a process or thread a target of
+ * pp_session__is_target() (from -p/-t, the live COMMAND or the file).
+ * @s: session; @id: pid or tid; @thread: 1 for a thread, 0 for a process.
+ */
+void pp_session__add_target(struct pp_session *s, uint32_t id, int thread)
+{
+	idset_add(thread ? &s->tgt_tids : &s->tgt_procs, id);
+	s->targets = 1;
+}
+
+/* Is the task @pid/@tid (both known, as in a sample) a target? */
+static int target_has(const struct pp_session *s, uint32_t pid, uint32_t tid)
+{
+	return idset_has(&s->tgt_tids, tid) || idset_has(&s->tgt_procs, pid);
+}
+
+/**
+ * pp_session__is_target() - is thread @tid a target of the run (-p, -t, the
+ * live COMMAND, the file's targets, and what they forked)?
+ * @s: session; @tid: task id from an event's fields.
+ * Return: 1 when it is or when there are no targets, else 0.
+ */
+int pp_session__is_target(const struct pp_session *s, uint32_t tid)
+{
+	const struct pp_task *t;
+
+	if (!s->targets)
+		return 1;
+	if (!tid)
+		return 0;	/* the idle task */
+	t = task_slot(s, tid);
+	return target_has(s, t && t->tid ? t->pid : tid, tid);
+}
+
+/* MACHINE target_pids / target_tids: the recorder widened the events for the module. */
+static void machine_targets(struct pp_session *s, const char *key, int thread)
+{
+	const char *v = pp_session__machine(s, key);
+
+	while (v && *v) {
+		char *end;
+		unsigned long id = strtoul(v, &end, 10);
+
+		if (end == v)
+			break;
+		if (id && id < UINT32_MAX)
+			pp_session__add_target(s, (uint32_t)id, thread);
+		v = *end == ',' ? end + 1 : end;
+	}
 }
 
 /* ---- events ---- */
@@ -614,6 +720,10 @@ static void meta_machine(struct pp_session *s, const uint8_t *data, size_t len)
 	v = pp_session__machine(s, "nr_cpus");
 	if (v)
 		tep_set_cpus(s->tep, atoi(v));
+	if (!s->nr_pids && !s->nr_tids && !s->live) {
+		machine_targets(s, "target_pids", 0);
+		machine_targets(s, "target_tids", 1);
+	}
 }
 
 static void meta_tasks(struct pp_session *s, const uint8_t *data, size_t len)
@@ -750,10 +860,19 @@ int pp_session__record_ts(const struct pp_session *s, const uint8_t *rec, size_t
 
 /* ---- dispatch ---- */
 
-static int pass_filters(const struct pp_session *s, uint32_t cpu, uint32_t pid, uint32_t tid)
+static int pass_cpu(const struct pp_session *s, uint32_t cpu)
 {
-	if (s->cpu_filter && (cpu >= 1024 || !(s->cpu_mask[cpu / 64] & (1ull << (cpu % 64)))))
-		return 0;
+	return !s->cpu_filter || (cpu < 1024 && (s->cpu_mask[cpu / 64] & (1ull << (cpu % 64))));
+}
+
+/*
+ * -p/-t on the sample's pid and tid; without them the targets a widened
+ * recording or live run follows (and their descendants).
+ */
+static int pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t tid)
+{
+	if (!s->nr_pids && !s->nr_tids)
+		return !s->targets || target_has(s, pid, tid);
 	if (s->nr_pids) {
 		int ok = 0;
 
@@ -805,14 +924,26 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	struct pp_sample smp;
 	struct pp_sample_fmt fmt = { .sample_type = ev->sample_type, .read_format = ev->read_format };
 	struct pp_event e;
+	int to_host, to_src;
 
 	if (pp_sample__parse_fmt(&fmt, rec, size, &smp)) {
 		s->stats.bad_records++;
 		return;
 	}
-	if (!pass_filters(s, smp.cpu, smp.pid, smp.tid))
+	if (!pass_cpu(s, smp.cpu))
 		return;
-	if (s->nr_specs && !ev->spec && !ev->src)
+	/*
+	 * A .needs_system_wide module keeps its targets' events itself (a
+	 * switch to a target runs in another task's context): its events skip
+	 * the task filter; the others pass it.
+	 */
+	to_host = ev->spec || !s->nr_specs;
+	to_src = ev->src != NULL;
+	if (!pass_tasks(s, smp.pid, smp.tid)) {
+		to_host = to_host && s->a.needs_system_wide;
+		to_src = to_src && ((struct pp_src *)ev->src)->a->needs_system_wide;
+	}
+	if (!to_host && !to_src)
 		return;
 	pp_session__tick(s, smp.time);
 	/* A thread first seen here is named after its process, as documented. */
@@ -845,7 +976,7 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	e.addr = smp.addr;
 	ev->nr_samples++;
 	s->stats.samples++;
-	if (ev->src) {
+	if (to_src) {
 		struct pp_src *src = ev->src;
 		struct pp_src_event se;
 
@@ -857,7 +988,7 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		if (src->a->src_sample(s, src->state, &e, &se) > 0)
 			s->a.source_event(s, &se);
 	}
-	if (ev->spec || !s->nr_specs)
+	if (to_host)
 		s->a.sample(s, &e);
 	if (s->opts.max_events && ++s->delivered >= s->opts.max_events)
 		s->stop = 1;
@@ -939,6 +1070,9 @@ void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *
 				pp_session__set_comm(s, t.pid, t.tid, pt->comm);
 			if (t.pid == t.tid)
 				pp_symtab__fork(s->syms, t.ppid, t.pid);
+			/* What a target process forks is a target too. */
+			if (s->targets && t.pid != t.ppid && idset_has(&s->tgt_procs, t.ppid))
+				pp_session__add_target(s, t.pid, 0);
 			s->a.fork(s, &t);
 		} else {
 			s->a.exit(s, &t);

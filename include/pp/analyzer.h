@@ -119,9 +119,16 @@ struct pp_event_req {
 
 #define PP_MAX_EVENT_REQS	64
 
+/*
+ * @system_wide: the events must be opened on every CPU for every task even
+ * with -p, -t or a COMMAND (a module with .needs_system_wide asked for
+ * them): the recorder then writes the targets to the file (MACHINE keys
+ * target_pids, target_tids) and the module keeps the targets' events itself.
+ */
 struct pp_event_reqs {
 	struct pp_event_req req[PP_MAX_EVENT_REQS];
 	int nr;
+	int system_wide;
 };
 
 /* A decoded record handed to ->sample(). */
@@ -195,6 +202,14 @@ struct pp_src_event {
  * @name, @desc: "trace", one-line description for `pp-analyze list`.
  * @help: usage text after the common options (module options, examples).
  * @opts: the common options it accepts (enum pp_opt_bit).
+ * @needs_system_wide: its events concern two tasks (sched_switch: prev and
+ *        next; a wakeup: the waker's context, the wakee's pid), so following
+ *        only the target tasks' own contexts misses half of them. With -p,
+ *        -t or a COMMAND, live mode and `pp-record PROFILER` (or -e PROFILER)
+ *        still open its events on every CPU for every task, the replay core
+ *        does not filter them on the sample's pid, and the module keeps the
+ *        targets' events itself with pp_session__is_target() on the tasks'
+ *        own fields (prev_pid, next_pid, the wakee's pid).
  * @mod_opts: its own options (NULL-name terminated table), or NULL.
  * @events: the events it needs for @o (default when NULL: each -e as given).
  * @init: validate options against the session's events, allocate state in
@@ -218,6 +233,7 @@ struct pp_analyzer {
 	const char *desc;
 	const char *help;
 	unsigned int opts;
+	int needs_system_wide;
 	const struct pp_mod_opt *mod_opts;
 	int (*events)(const struct pp_opts *o, struct pp_event_reqs *out);
 	int (*init)(struct pp_session *s);

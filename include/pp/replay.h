@@ -203,6 +203,20 @@ struct pp_evsel *pp_session__evsels(struct pp_session *s, size_t *nr);
 const char *pp_session__machine(const struct pp_session *s, const char *key);
 /** pp_session__comm() - the last comm known for @tid (or its pid); never NULL. */
 const char *pp_session__comm(const struct pp_session *s, uint32_t tid);
+/**
+ * pp_session__is_target() - is thread @tid one of the tasks the run is about?
+ * @s: session; @tid: a kernel task id from an event's fields (prev_pid,
+ *     next_pid, the pid of a wakeup).
+ *
+ * The targets are the -p processes (every thread, and the processes they
+ * fork later), the -t threads, else the COMMAND of a live run and its
+ * descendants, else those the recorder wrote when it widened the recording
+ * for a .needs_system_wide module (MACHINE target_pids, target_tids); forks
+ * are followed through the FORK records. Meant for .needs_system_wide
+ * modules, whose events the core does not filter on the sample's pid.
+ * Return: 1 when @tid is a target or there are no targets, else 0.
+ */
+int pp_session__is_target(const struct pp_session *s, uint32_t tid);
 /** pp_session__realtime() - wall-clock ns for a perf-clock time, 0 if unknown. */
 uint64_t pp_session__realtime(const struct pp_session *s, uint64_t ts);
 /** pp_session__warn() - a warning line on stderr (counted). */
