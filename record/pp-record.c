@@ -40,6 +40,7 @@
 #include "pp/meta.h"
 #include "pp/perf.h"
 #include "pp/sample.h"
+#include "pp/workload.h"
 #include "pp/writer.h"
 #include "record.h"
 
@@ -1519,17 +1520,6 @@ static void put_machine(struct rec *r, struct pp_buf *b, const char *cpulist)
 		pp_machine__put(b, "target_tids", r->target_tids);
 }
 
-static void put_format(struct pp_buf *b, uint16_t kind, const char *sys, const char *name,
-		       const char *text)
-{
-	size_t at = pp_item__begin(b, kind);
-
-	pp_buf__append_str(b, sys);
-	pp_buf__append_str(b, name);
-	pp_buf__append_str(b, text);
-	pp_item__end(b, at);
-}
-
 static void put_formats(struct rec *r, struct pp_buf *b)
 {
 	char *t;
@@ -1537,17 +1527,17 @@ static void put_formats(struct rec *r, struct pp_buf *b)
 
 	t = pp_tracefs_read("events/header_page", NULL);
 	if (t)
-		put_format(b, PP_FMT_HEADER_PAGE, "", "header_page", t);
+		pp_tracefs_put_format(b, PP_FMT_HEADER_PAGE, "", "header_page", t);
 	free(t);
 	for (i = 0; i < r->es.nr; i++) {
 		struct event *e = &r->es.v[i];
 
 		if (e->format)
-			put_format(b, PP_FMT_EVENT, e->sys, e->ev, e->format);
+			pp_tracefs_put_format(b, PP_FMT_EVENT, e->sys, e->ev, e->format);
 	}
 	t = pp_tracefs_read("printk_formats", NULL);
 	if (t)
-		put_format(b, PP_FMT_PRINTK, "", "printk_formats", t);
+		pp_tracefs_put_format(b, PP_FMT_PRINTK, "", "printk_formats", t);
 	free(t);
 	if (r->bpfout && pp_bpf_output__put_format(r->bpfout, b))
 		die("cannot describe the BPF output records: no BTF");
@@ -1580,41 +1570,6 @@ static void put_attrs(struct rec *r, struct pp_buf *b)
 	}
 }
 
-/* ---- workload ---- */
-
-static pid_t start_workload(char **argv, int *go_fd, int *err_fd)
-{
-	int go[2], ep[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
-		die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (!pid) {
-		char c;
-		int e;
-
-		close(go[1]);
-		close(ep[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ep[1]);
-	*go_fd = go[1];
-	*err_fd = ep[0];
-	return pid;
-}
-
 /* ---- main ---- */
 
 static void fmt_bytes(char *buf, size_t n, double v)
@@ -1639,7 +1594,8 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct rec r = { 0 };
 	struct pp_writer_opts wo = { 0 };
-	int *cpus = NULL, nr_cpus = 0, i, err, ret = 0, go_fd = -1, err_fd = -1;
+	int *cpus = NULL, nr_cpus = 0, i, err, ret = 0;
+	struct pp_workload wl = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	pid_t *threads = NULL, *procs = NULL, child = -1;
 	int nr_threads = 0, nr_procs = 0, follow = 0, child_status = 0, child_done = 0, widen;
 	char child_pid[16];
@@ -1721,7 +1677,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pp-record: %s: events of every task on every CPU, kept for the "
 			"targets at analysis\n", o.profiler ? o.profiler : "profiler event");
 	if (o.workload) {
-		child = start_workload(o.workload, &go_fd, &err_fd);
+		err = pp_workload__start(&wl, o.workload);
+		if (err)
+			die("cannot start the workload: %s", strerror(-err));
+		child = wl.pid;
 		follow = !o.all_cpus && !o.cpus && !o.cgroups && !widen;
 		if (widen && child > 0) {
 			snprintf(child_pid, sizeof(child_pid), "%d", (int)child);
@@ -1755,10 +1714,7 @@ int main(int argc, char **argv)
 	if (err) {
 		int ei = r.el->err_evsel;
 
-		if (child > 0) {
-			close(go_fd);
-			waitpid(child, NULL, 0);
-		}
+		pp_workload__stop(&wl, NULL);
 		if (ei >= 0 && err == -EINVAL && r.es.v[ei].filter && r.es.v[ei].format &&
 		    strstr(r.el->err, "filter")) {
 			char fields[2048];
@@ -1871,21 +1827,12 @@ int main(int argc, char **argv)
 		if (err)
 			die("cannot enable events: %s", strerror(-err));
 	}
-	if (child > 0) {
-		int e = 0;
-		ssize_t n;
-
-		if (write(go_fd, "g", 1) != 1)
-			die("cannot start the workload");
-		close(go_fd);
-		n = read(err_fd, &e, sizeof(e));
-		close(err_fd);
-		if (n == sizeof(e)) {
-			fprintf(stderr, "pp-record: cannot run '%s': %s\n", o.workload[0],
-				strerror(e));
-			got_stop = SIGTERM;
-			ret = 127;
-		}
+	err = pp_workload__go(&wl);
+	if (err) {
+		fprintf(stderr, "pp-record: cannot run '%s': %s\n", o.workload[0], strerror(-err));
+		got_stop = SIGTERM;
+		ret = 127;
+		child = -1;	/* reaped */
 	}
 
 	while (!got_stop) {
@@ -1938,8 +1885,7 @@ int main(int argc, char **argv)
 		write_syms(&r);
 	if (child > 0 && !child_done) {
 		/* recording ended first (signal, -d, write error): end the workload too */
-		kill(child, SIGTERM);
-		waitpid(child, &child_status, 0);
+		pp_workload__stop(&wl, &child_status);
 		child_done = 1;
 	}
 	{

@@ -9,37 +9,9 @@
 #include <linux/perf_event.h>
 
 #include "pp/meta.h"
+#include "pp/tracefs.h"
 
-/* ---- tracefs (record/tracefs.c) ---- */
-
-/**
- * pp_tracefs_dir() - the tracefs mount, mounting it at /sys/kernel/tracing
- * if needed. @mounted: set to 1 if this call mounted it.
- * Return: path (static), or NULL with errno set.
- */
-const char *pp_tracefs_dir(int *mounted);
-
-/** pp_tracefs_read() - read a file below the tracefs dir into a malloc'ed NUL-terminated string. */
-char *pp_tracefs_read(const char *rel, size_t *len);
-
-/**
- * pp_tracefs_expand() - the tracepoints matching @sys:@name (fnmatch patterns).
- * @out: receives a malloc'ed array of "sys:name" malloc'ed strings.
- * Return: count (0 if none), or -errno.
- */
-int pp_tracefs_expand(const char *sys, const char *name, char ***out);
-
-/** pp_tracefs_event_id() - tracepoint id of sys:name, or -errno. */
-long long pp_tracefs_event_id(const char *sys, const char *name);
-
-/** pp_tracefs_format() - malloc'ed format text of sys:name, or NULL. */
-char *pp_tracefs_format(const char *sys, const char *name);
-
-/**
- * pp_tracefs_fields() - the field names of a format text, comma separated,
- * into @buf. Return: @buf.
- */
-char *pp_tracefs_fields(const char *format, char *buf, size_t size);
+/* tracefs (record/tracefs.c): include/pp/tracefs.h */
 
 /* ---- event specs (record/evspec.c) ---- */
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * tracefs access for the recorder: find or mount tracefs, read event ids and
- * format texts, expand sys:name wildcards.
+ * tracefs access for the recorder and the live source of pp-analyze: find or
+ * mount tracefs, read its files (and /proc's), event ids and format texts,
+ * expand sys:name wildcards, pack formats as FORMATS items.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,20 +55,16 @@ const char *pp_tracefs_dir(int *mounted)
 }
 
 /**
- * pp_tracefs_read() - read a tracefs file.
- * @rel: path relative to the tracefs dir; @len: receives the length or NULL.
- * Return: malloc'ed NUL-terminated contents, or NULL with errno set.
+ * pp_file_read() - a whole file into a malloc'ed NUL-terminated string.
+ * @path: the file; @len: receives the length, may be NULL.
+ * Return: the contents, or NULL with errno set (EFBIG above 64 MiB).
  */
-char *pp_tracefs_read(const char *rel, size_t *len)
+char *pp_file_read(const char *path, size_t *len)
 {
-	const char *dir = pp_tracefs_dir(NULL);
-	char path[512], *buf = NULL;
+	char *buf = NULL;
 	size_t n = 0, cap = 0;
-	int fd;
+	int fd, err;
 
-	if (!dir)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -103,9 +100,45 @@ char *pp_tracefs_read(const char *rel, size_t *len)
 		*len = n;
 	return buf;
 fail:
+	err = errno;
 	close(fd);
 	free(buf);
+	errno = err;
 	return NULL;
+}
+
+/**
+ * pp_tracefs_read() - read a tracefs file.
+ * @rel: path relative to the tracefs dir; @len: receives the length or NULL.
+ * Return: malloc'ed NUL-terminated contents, or NULL with errno set.
+ */
+char *pp_tracefs_read(const char *rel, size_t *len)
+{
+	const char *dir = pp_tracefs_dir(NULL);
+	char path[512];
+
+	if (!dir)
+		return NULL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return pp_file_read(path, len);
+}
+
+/**
+ * pp_tracefs_put_format() - one FORMATS item: @sys, @name and @text.
+ * @b: buffer; @kind: PP_FMT_*; @sys, @name: the event; @text: its format.
+ */
+void pp_tracefs_put_format(struct pp_buf *b, uint16_t kind, const char *sys, const char *name,
+			   const char *text)
+{
+	size_t at = pp_item__begin(b, kind);
+
+	pp_buf__append_str(b, sys);
+	pp_buf__append_str(b, name);
+	pp_buf__append_str(b, text);
+	pp_item__end(b, at);
 }
 
 static int push(char ***v, int *n, const char *sys, const char *name)

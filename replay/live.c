@@ -18,21 +18,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <traceevent/event-parse.h>
 #include "pp/meta.h"
 #include "pp/perf.h"
+#include "pp/tracefs.h"
+#include "pp/workload.h"
 #include "replay-internal.h"
 
 #define LIVE_BASE_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
@@ -45,8 +44,7 @@ struct live {
 	struct pp_perf_evlist *el;
 	struct pp_buf formats;
 	const char *tracefs;
-	pid_t child;
-	int go_fd, err_fd;
+	struct pp_workload wl;	/* the COMMAND after `--` */
 	int follow;		/* events follow the workload (enable_on_exec) */
 	int widen;		/* -p/-t/workload, yet every task: the module filters */
 	pid_t *watch;		/* widened -p: stop when these processes are gone */
@@ -69,81 +67,6 @@ static uint64_t real_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- tracefs ---- */
-
-static int has_events(const char *dir)
-{
-	char p[256];
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s/events", dir);
-	return !stat(p, &st) && S_ISDIR(st.st_mode);
-}
-
-/* The tracefs mount, mounting it at /sys/kernel/tracing if needed. */
-static const char *tracefs_dir(void)
-{
-	if (has_events("/sys/kernel/tracing"))
-		return "/sys/kernel/tracing";
-	if (has_events("/sys/kernel/debug/tracing"))
-		return "/sys/kernel/debug/tracing";
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0 &&
-	    has_events("/sys/kernel/tracing")) {
-		fprintf(stderr, "pp-analyze: mounted tracefs at /sys/kernel/tracing\n");
-		return "/sys/kernel/tracing";
-	}
-	return NULL;
-}
-
-/* Whole file into a malloc'ed NUL-terminated string (capped at 64 MiB). */
-static char *read_file(const char *path, size_t *lenp)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4097) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 16384;
-			nb = cap > (64u << 20) ? NULL : realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (lenp)
-		*lenp = len;
-	return buf;
-}
-
-static void put_format(struct pp_buf *b, uint16_t kind, const char *sys, const char *name,
-		       const char *text)
-{
-	size_t at = pp_item__begin(b, kind);
-
-	pp_buf__append_str(b, sys);
-	pp_buf__append_str(b, name);
-	pp_buf__append_str(b, text);
-	pp_item__end(b, at);
 }
 
 /* ---- events ---- */
@@ -207,60 +130,45 @@ static int add_event(struct live *lv, const struct perf_event_attr *a, const cha
 static int add_tracepoints(struct live *lv, const struct pp_event_req *rq,
 			   const struct pp_evspec *sp, const char *sys, const char *name)
 {
-	char path[1024];
-	DIR *ds, *de;
-	struct dirent *d, *e;
-	int found = 0, ret = 0;
+	char **names = NULL;
+	int n = pp_tracefs_expand(sys, name, &names), ret = 0;
 
-	snprintf(path, sizeof(path), "%s/events", lv->tracefs);
-	ds = opendir(path);
-	if (!ds) {
-		fprintf(stderr, "pp-analyze: cannot list %s: %s\n", path, strerror(errno));
-		return -errno;
+	if (n < 0) {
+		fprintf(stderr, "pp-analyze: cannot list %s/events: %s\n", lv->tracefs, strerror(-n));
+		return n;
 	}
-	while (!ret && (d = readdir(ds))) {
-		if (d->d_name[0] == '.' || fnmatch(sys, d->d_name, 0))
-			continue;
-		snprintf(path, sizeof(path), "%s/events/%s", lv->tracefs, d->d_name);
-		de = opendir(path);
-		if (!de)
-			continue;
-		while (!ret && (e = readdir(de))) {
-			struct perf_event_attr a;
-			char full[600], *id, *fmt;
-
-			if (e->d_name[0] == '.' || fnmatch(name, e->d_name, 0))
-				continue;
-			snprintf(path, sizeof(path), "%s/events/%s/%s/id", lv->tracefs, d->d_name,
-				 e->d_name);
-			id = read_file(path, NULL);
-			if (!id)
-				continue;	/* "enable", "filter": not events */
-			snprintf(path, sizeof(path), "%s/events/%s/%s/format", lv->tracefs,
-				 d->d_name, e->d_name);
-			fmt = read_file(path, NULL);
-			attr_base(&a);
-			a.type = PERF_TYPE_TRACEPOINT;
-			a.config = strtoull(id, NULL, 10);
-			a.sample_period = 1;
-			a.sample_type |= PERF_SAMPLE_RAW;
-			attr_stack(&a, rq->callchain || sp->stack, sp->max_stack);
-			snprintf(full, sizeof(full), "%s:%s", d->d_name, e->d_name);
-			ret = add_event(lv, &a, full, sp->filter);
-			if (fmt)
-				put_format(&lv->formats, PP_FMT_EVENT, d->d_name, e->d_name, fmt);
-			free(fmt);
-			free(id);
-			found++;
-		}
-		closedir(de);
-	}
-	closedir(ds);
-	if (!ret && !found) {
+	if (!n) {
 		fprintf(stderr, "pp-analyze: unknown tracepoint '%s:%s' (no match in %s/events)\n",
 			sys, name, lv->tracefs);
 		return -ENOENT;
 	}
+	for (int k = 0; k < n; k++) {
+		struct perf_event_attr a;
+		char *ev = strchr(names[k], ':'), *fmt;
+		long long id;
+
+		if (ret)
+			goto next;
+		*ev++ = '\0';
+		id = pp_tracefs_event_id(names[k], ev);
+		if (id < 0)
+			goto next;	/* gone meanwhile */
+		attr_base(&a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = (uint64_t)id;
+		a.sample_period = 1;
+		a.sample_type |= PERF_SAMPLE_RAW;
+		attr_stack(&a, rq->callchain || sp->stack, sp->max_stack);
+		fmt = pp_tracefs_format(names[k], ev);
+		if (fmt)
+			pp_tracefs_put_format(&lv->formats, PP_FMT_EVENT, names[k], ev, fmt);
+		free(fmt);
+		ev[-1] = ':';
+		ret = add_event(lv, &a, names[k], sp->filter);
+next:
+		free(names[k]);
+	}
+	free(names);
 	return ret;
 }
 
@@ -287,8 +195,13 @@ static int add_req(struct live *lv, const struct pp_event_req *rq)
 		return -EOPNOTSUPP;
 	}
 	if (colon) {
-		if (!lv->tracefs)
-			lv->tracefs = tracefs_dir();
+		if (!lv->tracefs) {
+			int mounted = 0;
+
+			lv->tracefs = pp_tracefs_dir(&mounted);
+			if (mounted)
+				fprintf(stderr, "pp-analyze: mounted tracefs at /sys/kernel/tracing\n");
+		}
 		if (!lv->tracefs) {
 			fprintf(stderr, "pp-analyze: tracefs is not mounted and cannot be mounted at "
 				"/sys/kernel/tracing: %s\n", strerror(errno));
@@ -438,45 +351,6 @@ static int parse_targets(const char *list, int procs, pid_t **v, int *nr)
 	return 0;
 }
 
-static pid_t start_workload(char **argv, int *go_fd, int *err_fd)
-{
-	int go[2], ep[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC))
-		return -1;
-	if (pipe2(ep, O_CLOEXEC)) {
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		char c;
-		int e;
-
-		close(go[1]);
-		close(ep[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ep[1]);
-	*go_fd = go[1];
-	*err_fd = ep[0];
-	return pid;
-}
-
 /* ---- metadata through the file loaders ---- */
 
 static void load_machine(struct pp_session *s, struct live *lv)
@@ -519,30 +393,25 @@ static void load_machine(struct pp_session *s, struct live *lv)
 
 static void load_formats(struct pp_session *s, struct live *lv)
 {
-	char path[512], *t;
+	struct pp_buf b;
+	char *t;
 
 	if (!lv->tracefs)
 		return;
 	/* header_page first, as in a file; then the events gathered by add_tracepoints(). */
-	{
-		struct pp_buf b;
-
-		pp_buf__init(&b);
-		snprintf(path, sizeof(path), "%s/events/header_page", lv->tracefs);
-		t = read_file(path, NULL);
-		if (t)
-			put_format(&b, PP_FMT_HEADER_PAGE, "", "header_page", t);
-		free(t);
-		pp_buf__append(&b, lv->formats.data, lv->formats.len);
-		snprintf(path, sizeof(path), "%s/printk_formats", lv->tracefs);
-		t = read_file(path, NULL);
-		if (t)
-			put_format(&b, PP_FMT_PRINTK, "", "printk_formats", t);
-		free(t);
-		if (!b.error)
-			pp_session__meta_chunk(s, PP_CHUNK_FORMATS, b.data, b.len, PP_STREAM_META);
-		pp_buf__exit(&b);
-	}
+	pp_buf__init(&b);
+	t = pp_tracefs_read("events/header_page", NULL);
+	if (t)
+		pp_tracefs_put_format(&b, PP_FMT_HEADER_PAGE, "", "header_page", t);
+	free(t);
+	pp_buf__append(&b, lv->formats.data, lv->formats.len);
+	t = pp_tracefs_read("printk_formats", NULL);
+	if (t)
+		pp_tracefs_put_format(&b, PP_FMT_PRINTK, "", "printk_formats", t);
+	free(t);
+	if (!b.error)
+		pp_session__meta_chunk(s, PP_CHUNK_FORMATS, b.data, b.len, PP_STREAM_META);
+	pp_buf__exit(&b);
 }
 
 /* TASKS items for the threads of @pid (all processes when @pid is 0). */
@@ -620,7 +489,7 @@ static void load_tasks(struct pp_session *s, const pid_t *procs, int nr)
  */
 static void load_symbols(struct pp_session *s, const pid_t *procs, int nr)
 {
-	char *ks = read_file("/proc/kallsyms", NULL), *line, *save = NULL;
+	char *ks = pp_file_read("/proc/kallsyms", NULL), *line, *save = NULL;
 	struct pp_buf b;
 	DIR *pd;
 	struct dirent *p;
@@ -683,7 +552,7 @@ static void load_symbols(struct pp_session *s, const pid_t *procs, int nr)
 			pid = procs[i];
 		}
 		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-		maps = read_file(path, NULL);
+		maps = pp_file_read(path, NULL);
 		for (l = maps ? strtok_r(maps, "\n", &sv) : NULL; l; l = strtok_r(NULL, "\n", &sv)) {
 			unsigned long long start, end, off;
 			char perms[8];
@@ -707,15 +576,8 @@ static void live_free(struct live *lv)
 {
 	if (!lv)
 		return;
-	if (lv->child > 0) {
-		kill(lv->child, SIGTERM);
-		waitpid(lv->child, NULL, 0);
-	}
+	pp_workload__stop(&lv->wl, NULL);
 	free(lv->watch);
-	if (lv->go_fd >= 0)
-		close(lv->go_fd);
-	if (lv->err_fd >= 0)
-		close(lv->err_fd);
 	pp_perf_evlist__free(lv->el);
 	pp_buf__exit(&lv->formats);
 	free(lv);
@@ -758,7 +620,8 @@ int pp_live__open(struct pp_session *s)
 	lv = calloc(1, sizeof(*lv));
 	if (!lv)
 		return -ENOMEM;
-	lv->go_fd = lv->err_fd = -1;
+	lv->wl.pid = -1;
+	lv->wl.go_fd = lv->wl.err_fd = -1;
 	pp_buf__init(&lv->formats);
 	s->live = lv;
 	ret = live_reqs(s, &rq);
@@ -789,19 +652,18 @@ int pp_live__open(struct pp_session *s)
 		nr_procs = 0;
 	}
 	if (o->workload) {
-		lv->child = start_workload(o->workload, &lv->go_fd, &lv->err_fd);
-		if (lv->child < 0) {
+		ret = pp_workload__start(&lv->wl, o->workload);
+		if (ret) {
 			fprintf(stderr, "pp-analyze: cannot start %s: %s\n", o->workload[0],
-				strerror(errno));
-			ret = -errno;
+				strerror(-ret));
 			goto out;
 		}
 		lv->follow = !o->cpus && !o->pids && !o->tids && !lv->widen;
 		if (lv->widen && !o->pids && !o->tids)
-			pp_session__add_target(s, (uint32_t)lv->child, 0);
-		if (lv->follow && (ret = add_threads(&threads, &nr_threads, lv->child, 0)))
+			pp_session__add_target(s, (uint32_t)lv->wl.pid, 0);
+		if (lv->follow && (ret = add_threads(&threads, &nr_threads, lv->wl.pid, 0)))
 			goto out;
-		if (lv->follow && (ret = add_threads(&procs, &nr_procs, lv->child, 0)))
+		if (lv->follow && (ret = add_threads(&procs, &nr_procs, lv->wl.pid, 0)))
 			goto out;
 	}
 	lv->el = pp_perf_evlist__new(cpus, nr_cpus, lv->widen ? NULL : threads,
@@ -951,28 +813,6 @@ static int live_drain(struct pp_session *s, struct live *lv)
 	return ret;
 }
 
-static int workload_go(struct live *lv)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (lv->go_fd < 0)
-		return 0;
-	if (write(lv->go_fd, "g", 1) != 1)
-		return -errno;
-	close(lv->go_fd);
-	lv->go_fd = -1;
-	n = read(lv->err_fd, &e, sizeof(e));
-	close(lv->err_fd);
-	lv->err_fd = -1;
-	if (n == (ssize_t)sizeof(e)) {
-		waitpid(lv->child, NULL, 0);
-		lv->child = -1;
-		return -e;
-	}
-	return 0;
-}
-
 /* Is one of the widened -p processes still there? */
 static int watch_alive(const struct live *lv)
 {
@@ -1008,7 +848,7 @@ int pp_live__run(struct pp_session *s)
 	if (s->opts.duration_ns)
 		deadline = lv->start + s->opts.duration_ns;
 	pp_session__tick(s, lv->start);
-	ret = workload_go(lv);
+	ret = pp_workload__go(&lv->wl);
 	if (ret) {
 		fprintf(stderr, "pp-analyze: cannot run %s: %s\n", s->opts.workload[0], strerror(-ret));
 		return ret;
@@ -1025,8 +865,8 @@ int pp_live__run(struct pp_session *s)
 		    (s->next_tick - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((s->next_tick - now) / 1000000) + 1;
 		pp_perf_evlist__poll(lv->el, timeout, &hup);
-		if (lv->child > 0 && waitpid(lv->child, NULL, WNOHANG) == lv->child) {
-			lv->child = -1;
+		if (lv->wl.pid > 0 && waitpid(lv->wl.pid, NULL, WNOHANG) == lv->wl.pid) {
+			lv->wl.pid = -1;
 			done = 1;
 		}
 		if (lv->el->nr_threads && hup && hup >= lv->el->nr_cpus && !lv->follow)

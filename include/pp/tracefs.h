@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracefs and /proc access shared by the recorder and the live source of
+ * pp-analyze (record/tracefs.c): find or mount tracefs, read its files,
+ * expand sys:name wildcards, read an event's id and format, and pack the
+ * formats as FORMATS items (include/pp/meta.h).
+ */
+#ifndef PP_TRACEFS_H
+#define PP_TRACEFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pp_buf;
+
+/**
+ * pp_file_read() - a whole file (tracefs, /proc) into memory.
+ * @path: the file; @len: receives the length, may be NULL.
+ *
+ * Reads until EOF rather than trusting st_size (pseudo files report 0).
+ * Return: malloc'ed NUL-terminated contents (caller frees), or NULL with
+ * errno set (EFBIG above 64 MiB).
+ */
+char *pp_file_read(const char *path, size_t *len);
+
+/**
+ * pp_tracefs_dir() - the tracefs mount, mounting it at /sys/kernel/tracing
+ * if needed.
+ * @mounted: set to 1 if this call mounted it (the caller says so), may be NULL.
+ * Return: path (static), or NULL with errno set.
+ */
+const char *pp_tracefs_dir(int *mounted);
+
+/**
+ * pp_tracefs_read() - read a file below the tracefs dir.
+ * @rel: path relative to the tracefs dir ("events/header_page").
+ * @len: receives the length, may be NULL.
+ * Return: malloc'ed NUL-terminated contents, or NULL with errno set.
+ */
+char *pp_tracefs_read(const char *rel, size_t *len);
+
+/**
+ * pp_tracefs_expand() - the tracepoints matching @sys:@name (fnmatch patterns).
+ * @out: receives a malloc'ed array of "sys:name" malloc'ed strings, sorted.
+ * Return: count (0 if none), or -errno.
+ */
+int pp_tracefs_expand(const char *sys, const char *name, char ***out);
+
+/** pp_tracefs_event_id() - tracepoint id of sys:name, or -errno. */
+long long pp_tracefs_event_id(const char *sys, const char *name);
+
+/** pp_tracefs_format() - malloc'ed format text of sys:name, or NULL. */
+char *pp_tracefs_format(const char *sys, const char *name);
+
+/**
+ * pp_tracefs_fields() - the field names of a format text, comma separated,
+ * into @buf of @size bytes. Return: @buf.
+ */
+char *pp_tracefs_fields(const char *format, char *buf, size_t size);
+
+/**
+ * pp_tracefs_put_format() - append one FORMATS item to @b.
+ * @kind: PP_FMT_HEADER_PAGE, PP_FMT_EVENT or PP_FMT_PRINTK;
+ * @sys, @name: the event ("" and "header_page" for the others);
+ * @text: the format text. Errors stick in @b (pp_buf).
+ */
+void pp_tracefs_put_format(struct pp_buf *b, uint16_t kind, const char *sys, const char *name,
+			   const char *text);
+
+#endif /* PP_TRACEFS_H */
