@@ -168,6 +168,7 @@ static const struct pp_mod_opt hrc_mod_opts[] = {
 };
 
 const struct pp_analyzer pp_analyzer_hrcount = {
+	.no_symbols = 1,
 	.name = "hrcount",
 	.desc = "high-resolution counts (1 ms buckets or finer) of events, to see bursts",
 	.help = "pp-analyze hrcount -e EVENT,... [-i MS] [--json] [FILE]\n"

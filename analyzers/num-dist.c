@@ -163,6 +163,7 @@ static int nd_init(struct pp_session *s)
 }
 
 const struct pp_analyzer pp_analyzer_num_dist = {
+	.no_symbols = 1,
 	.name = "num-dist",
 	.desc = "distribution of a numeric field: calls, total, min, avg, p50/p95/p99, max",
 	.help = "pp-analyze num-dist -e 'sys:name//num=FIELD/' [-i MS] [--than N] [--json] [FILE]\n"

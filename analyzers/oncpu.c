@@ -173,6 +173,7 @@ static const struct pp_mod_opt oc_mod_opts[] = {
 };
 
 const struct pp_analyzer pp_analyzer_oncpu = {
+	.no_symbols = 1,
 	.name = "oncpu",
 	.desc = "which tasks ran on which CPUs and for how long (sched_switch)",
 	.help = "pp-analyze oncpu [-i MS] [--json] [FILE]\n"

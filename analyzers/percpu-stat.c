@@ -148,6 +148,7 @@ static void ps_deinit(struct pp_session *s)
 }
 
 const struct pp_analyzer pp_analyzer_percpu_stat = {
+	.no_symbols = 1,
 	.name = "percpu-stat",
 	.desc = "per-CPU counters: context switches, migrations, syscalls, irqs, softirqs, page faults",
 	.help = "pp-analyze percpu-stat [-i MS] [--json] [FILE]\n"

@@ -140,6 +140,7 @@ static void stat_deinit(struct pp_session *s)
 }
 
 const struct pp_analyzer pp_analyzer_stat = {
+	.no_symbols = 1,
 	.name = "stat",
 	.desc = "count events per interval (per CPU with --perins)",
 	.help = "pp-analyze stat -e EVENT,... [-i MS] [--perins] [--json] [FILE]\n"

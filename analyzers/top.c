@@ -366,6 +366,7 @@ static int top_init(struct pp_session *s)
 }
 
 const struct pp_analyzer pp_analyzer_top = {
+	.no_symbols = 1,
 	.name = "top",
 	.desc = "counters split by key= and summed by top-by=/top-add=, sorted",
 	.help = "pp-analyze top -e 'sys:name//key=F/top-by=F/top-add=F/comm=F/' [-i MS] [--json] [FILE]\n"

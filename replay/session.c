@@ -828,11 +828,13 @@ int pp_session__meta_chunk(struct pp_session *s, uint16_t type, const uint8_t *d
 		meta_tasks(s, data, len);
 		break;
 	case PP_CHUNK_MMAPS:
-		meta_mmaps(s, data, len);
+		if (!s->a.no_symbols)
+			meta_mmaps(s, data, len);
 		break;
 	case PP_CHUNK_KSYMS:
 	case PP_CHUNK_USYMS:
-		meta_symbols(s, type, data, len);
+		if (!s->a.no_symbols)
+			meta_symbols(s, type, data, len);
 		break;
 	case PP_CHUNK_LOST:
 		meta_lost(s, data, len);
@@ -1068,7 +1070,7 @@ void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *
 
 			if (pt && pt->tid)
 				pp_session__set_comm(s, t.pid, t.tid, pt->comm);
-			if (t.pid == t.tid)
+			if (t.pid == t.tid && !s->a.no_symbols)
 				pp_symtab__fork(s->syms, t.ppid, t.pid);
 			/* What a target process forks is a target too. */
 			if (s->targets && t.pid != t.ppid && idset_has(&s->tgt_procs, t.ppid))
@@ -1110,7 +1112,8 @@ void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *
 		memcpy(fn, rec + fn_off, n);
 		fn[n] = '\0';
 		m.filename = fn;
-		if (!(h->misc & PERF_RECORD_MISC_CPUMODE_MASK & PERF_RECORD_MISC_KERNEL))
+		if (!(h->misc & PERF_RECORD_MISC_CPUMODE_MASK & PERF_RECORD_MISC_KERNEL) &&
+		    !s->a.no_symbols)
 			pp_symtab__add_mmap(s->syms, m.pid, m.start, m.len, m.pgoff, m.build_id,
 					    m.build_id_size, fn);
 		s->a.mmap(s, &m);
@@ -1344,6 +1347,8 @@ int pp_session__open_file(struct pp_session *s, const char *path)
 		if (e->type == PP_CHUNK_DATA && first_data == UINT64_MAX)
 			first_data = e->offset;
 		if (e->type != PP_CHUNK_KSYMS && e->type != PP_CHUNK_USYMS)
+			continue;
+		if (s->a.no_symbols)
 			continue;
 		if (pp_reader__read_at(s->reader, e->offset, &c) == 1)
 			pp_session__meta_chunk(s, e->type, c.data, c.size, e->stream);

@@ -210,6 +210,9 @@ struct pp_src_event {
  *        does not filter them on the sample's pid, and the module keeps the
  *        targets' events itself with pp_session__is_target() on the tasks'
  *        own fields (prev_pid, next_pid, the wakee's pid).
+ * @no_symbols: it never names code (counters, distributions): the replay
+ *              core skips loading symbols and tracking process maps, which
+ *              is most of the work on a file with many processes.
  * @mod_opts: its own options (NULL-name terminated table), or NULL.
  * @events: the events it needs for @o (default when NULL: each -e as given).
  * @init: validate options against the session's events, allocate state in
@@ -234,6 +237,7 @@ struct pp_analyzer {
 	const char *help;
 	unsigned int opts;
 	int needs_system_wide;
+	int no_symbols;
 	const struct pp_mod_opt *mod_opts;
 	int (*events)(const struct pp_opts *o, struct pp_event_reqs *out);
 	int (*init)(struct pp_session *s);
