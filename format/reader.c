@@ -361,6 +361,11 @@ const struct pp_footer *pp_reader__footer(const struct pp_reader *r)
 	return r->st.has_footer ? &r->footer : NULL;
 }
 
+struct pp_io *pp_reader__io(const struct pp_reader *r)
+{
+	return r->io;
+}
+
 const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r)
 {
 	return &r->st;

@@ -43,10 +43,12 @@ struct pp_entry {
 struct pp_stream {
 	uint32_t id;
 	int32_t next_entry;	/* next chunk of this stream to load, -1 = none */
-	uint8_t *buf;
+	uint8_t *buf;		/* live streams: records copied from the ring */
 	size_t cap;
+	struct pp_reader *rd;	/* file streams: a reader of their own, whose */
+	const uint8_t *data;	/* decoded chunk (data) is read in place */
 	size_t len;
-	size_t off;		/* next record in buf */
+	size_t off;		/* next record in buf (live) or data (file) */
 	const uint8_t *head;	/* current record, NULL = exhausted */
 	uint16_t head_size;
 	uint64_t head_ts;

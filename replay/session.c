@@ -207,8 +207,10 @@ void pp_session__free(struct pp_session *s)
 	}
 	for (size_t i = 0; i < s->nr_evsels; i++)
 		pp_print_plan__free(s->evsels[i].plan);
-	for (size_t i = 0; i < s->nr_streams; i++)
+	for (size_t i = 0; i < s->nr_streams; i++) {
 		free(s->streams[i].buf);
+		pp_reader__free(s->streams[i].rd);
+	}
 	free(s->streams);
 	free(s->heap);
 	free(s->entries);
@@ -1368,17 +1370,18 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 
 		st->next_entry = e->next;
 		meta_until(s, e->offset);
-		if (pp_reader__read_at(s->reader, e->offset, &c) != 1)
-			continue;
-		if (c.size > st->cap) {
-			uint8_t *n = realloc(st->buf, c.size);
+		if (!st->rd) {
+			/* Its own reader: chunks decode into its buffers, no copy. */
+			struct pp_reader_opts ro = { .print = reader_print, .print_ctx = s,
+						     .no_index = 1 };
 
-			if (!n)
-				continue;
-			st->buf = n;
-			st->cap = c.size;
+			st->rd = pp_reader__open(pp_reader__io(s->reader), &ro);
+			if (!st->rd)
+				return 0;
 		}
-		memcpy(st->buf, c.data, c.size);
+		if (pp_reader__read_at(st->rd, e->offset, &c) != 1)
+			continue;
+		st->data = c.data;
 		st->len = c.size;
 		st->off = 0;
 		s->stats.data_chunks++;
@@ -1404,7 +1407,7 @@ static void stream_advance(struct pp_session *s, struct pp_stream *st)
 			}
 			continue;
 		}
-		const uint8_t *r = st->buf + st->off;
+		const uint8_t *r = (st->live ? st->buf : st->data) + st->off;
 		uint16_t size = (uint16_t)(r[6] | r[7] << 8);
 
 		if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)

@@ -107,6 +107,13 @@ void pp_reader__seek(struct pp_reader *r, uint64_t off);
  */
 const struct pp_index_entry *pp_reader__index(struct pp_reader *r, size_t *nr);
 
+/**
+ * pp_reader__io() - the io @r reads. A second reader opened on it (e.g. one
+ * per stream, each with its own buffers) shares the file but not the
+ * lent memory.
+ */
+struct pp_io *pp_reader__io(const struct pp_reader *r);
+
 /** pp_reader__stats() - damage and counters so far. */
 const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r);
 
