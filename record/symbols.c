@@ -6,8 +6,9 @@
  * the MMAP2/COMM records found in the data) and the addresses of samples.
  * A kernel address marks its kallsyms symbol as hit; a user address finds
  * its mapping and DSO, whose function symbols are read once (deduplicated by
- * build-id) while the process or file still exists. What is new is handed
- * out as KSYMS/USYMS items by pp_syms__pending().
+ * build-id) while the process or file still exists; only the symbols that
+ * samples hit go into the file, each once. What is new is handed out as
+ * KSYMS/USYMS items by pp_syms__pending().
  *
  * USYMS entry starts are file offsets (ELF vaddr converted through the
  * PT_LOAD segment that holds it), so a reader maps a sample with
@@ -37,14 +38,30 @@ struct ksym {
 	uint8_t hit;
 };
 
+struct usym {
+	uint64_t start;
+	uint32_t size;
+	uint8_t emitted;	/* already in a USYMS item of this file */
+	const char *name;
+};
+
 struct dso {
 	char *path;
 	uint8_t build_id[20];
 	uint8_t bid_size;
-	int8_t state;		/* 0 not loaded, 1 emitted, -1 failed */
+	int8_t state;		/* 0 not loaded, 1 loaded (JIT: emitted), -1 failed */
 	uint8_t jit;
 	dev_t dev;
 	ino_t ino;
+	/*
+	 * Function symbols read at first sight (while the file is there),
+	 * sorted; only those that samples hit go into the file, as they are hit.
+	 */
+	struct usym *syms;
+	size_t nr_syms;
+	char *names;		/* one block holding every name */
+	size_t *hits;		/* indices into syms hit since the last flush */
+	size_t nr_hits, cap_hits;
 };
 
 struct map {
@@ -110,8 +127,12 @@ void pp_syms__free(struct pp_syms *s)
 		free(s->modules[i]);
 	free(s->modules);
 	free(s->kpend);
-	for (i = 0; i < s->nr_dsos; i++)
+	for (i = 0; i < s->nr_dsos; i++) {
 		free(s->dsos[i].path);
+		free(s->dsos[i].syms);
+		free(s->dsos[i].names);
+		free(s->dsos[i].hits);
+	}
 	free(s->dsos);
 	free(s->dpend);
 	free(s->maps);
@@ -556,26 +577,98 @@ static void jit_try(struct pp_syms *s, uint32_t pid)
 	dso_pend(s, di);
 }
 
+static int load_elf_table(struct dso *d, const char *path);
+
+/* Read a DSO's symbol table, through a live mapping when one exists (the path may be gone). */
+static void dso_load(struct pp_syms *s, int di)
+{
+	struct dso *d = &s->dsos[di];
+	int r = -1;
+
+	for (size_t k = s->nr_maps; k-- > 0;) {
+		struct map *m = &s->maps[k];
+		char mf[128];
+
+		if (m->dso != di)
+			continue;
+		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", m->pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+		if (!access(mf, R_OK))
+			r = load_elf_table(d, mf);
+		break;
+	}
+	if (r)
+		r = load_elf_table(d, d->path);
+	d->state = r ? -1 : 1;
+}
+
+/* The symbol of @d holding file offset @off becomes due for the file, once. */
+static void usym_hit(struct dso *d, uint64_t off)
+{
+	size_t lo = 0, hi = d->nr_syms, i;
+
+	if (!hi || off < d->syms[0].start)
+		return;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	i = lo;
+	if (d->syms[i].emitted || (d->syms[i].size && off >= d->syms[i].start + d->syms[i].size))
+		return;
+	if (d->nr_hits == d->cap_hits) {
+		size_t nc = d->cap_hits ? d->cap_hits * 2 : 64, *nv;
+
+		nv = realloc(d->hits, nc * sizeof(*nv));
+		if (!nv)
+			return;
+		d->hits = nv;
+		d->cap_hits = nc;
+	}
+	d->syms[i].emitted = 1;
+	d->hits[d->nr_hits++] = i;
+}
+
 static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
 {
-	struct map *m;
+	struct map *m = NULL;
 	size_t i;
 
 	if (s->last_map < s->nr_maps) {
 		m = &s->maps[s->last_map];
-		if (m->pid == pid && addr >= m->start && addr < m->end)
-			return;	/* its DSO is already queued or loaded */
+		if (m->pid != pid || addr < m->start || addr >= m->end)
+			m = NULL;
 	}
-	for (i = s->nr_maps; i-- > 0;) {
-		m = &s->maps[i];
-		if (m->pid == pid && addr >= m->start && addr < m->end) {
+	for (i = s->nr_maps; !m && i-- > 0;) {
+		if (s->maps[i].pid == pid && addr >= s->maps[i].start && addr < s->maps[i].end) {
 			s->last_map = i;
-			if (m->dso >= 0 && !s->dsos[m->dso].state)
-				dso_pend(s, m->dso);
-			return;
+			m = &s->maps[i];
 		}
 	}
-	jit_try(s, pid);
+	if (!m) {
+		jit_try(s, pid);
+		return;
+	}
+	if (m->dso < 0)
+		return;
+	if (s->dsos[m->dso].jit) {
+		if (!s->dsos[m->dso].state)
+			dso_pend(s, m->dso);
+		return;
+	}
+	if (!s->dsos[m->dso].state)
+		dso_load(s, m->dso);
+	if (s->dsos[m->dso].state == 1) {
+		struct dso *d = &s->dsos[m->dso];
+
+		usym_hit(d, addr - m->start + m->pgoff);
+		if (d->nr_hits == 1)
+			dso_pend(s, m->dso);
+	}
 }
 
 static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size)
@@ -662,11 +755,12 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 	}
 }
 
-struct usym {
-	uint64_t start;
-	uint32_t size;
-	const char *name;
-};
+static int idx_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static int usym_cmp(const void *a, const void *b)
 {
@@ -725,15 +819,19 @@ static int load_jit(struct dso *d, struct pp_buf *out)
 	return 0;
 }
 
-/* Read .symtab (or .dynsym) functions of @d from @path and append a USYMS item. */
-static int load_elf_syms(struct dso *d, const char *path, struct pp_buf *out)
+/*
+ * Read the .symtab (or .dynsym) functions of @d from @path into d->syms,
+ * sorted by file offset, with a size to the next symbol where ELF has none.
+ */
+static int load_elf_table(struct dso *d, const char *path)
 {
 	struct usym *v = NULL;
 	size_t nv = 0, cap = 0, i, nph = 0;
 	GElf_Phdr ph[16];
 	Elf_Scn *scn = NULL;
 	int fd, have_symtab = 0, ret = -1;
-	size_t at, nr_at;
+	size_t names_len = 0;
+	char *names, *np;
 	Elf *elf;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -811,16 +909,31 @@ static int load_elf_syms(struct dso *d, const char *path, struct pp_buf *out)
 			}
 			v[nv].start = off;
 			v[nv].size = (uint32_t)sym.st_size;
+			v[nv].emitted = 0;
 			v[nv].name = nm;
+			names_len += strlen(nm) + 1;
 			nv++;
 		}
 	}
 	if (nv)
 		qsort(v, nv, sizeof(*v), usym_cmp);
-	usyms_item_begin(out, d, (uint32_t)nv, &at, &nr_at);
-	for (i = 0; i < nv; i++)
-		usym_put(out, v[i].start, v[i].size, v[i].name);
-	pp_item__end(out, at);
+	/* the names live in the ELF image until elf_end(): copy them in one block */
+	names = malloc(names_len ? names_len : 1);
+	if (!names)
+		goto out;
+	for (i = 0, np = names; i < nv; i++) {
+		size_t l = strlen(v[i].name) + 1;
+
+		memcpy(np, v[i].name, l);
+		v[i].name = np;
+		np += l;
+		if (!v[i].size && i + 1 < nv && v[i + 1].start - v[i].start < 0xffffffffu)
+			v[i].size = (uint32_t)(v[i + 1].start - v[i].start);
+	}
+	d->syms = v;
+	d->nr_syms = nv;
+	d->names = names;
+	v = NULL;
 	ret = 0;
 out:
 	free(v);
@@ -893,31 +1006,25 @@ void pp_syms__pending(struct pp_syms *s, struct pp_buf *ksyms, struct pp_buf *us
 	}
 	for (i = 0; i < s->nr_dpend; i++) {
 		struct dso *d = &s->dsos[s->dpend[i]];
-		int r = -1;
+		size_t at, nr_at;
 
-		if (d->state)
-			continue;
 		if (d->jit) {
-			r = load_jit(d, usyms);
-		} else {
-			/* prefer a live mapping: the path may be gone or replaced */
-			char mf[128];
-
-			for (size_t k = s->nr_maps; r && k-- > 0;) {
-				struct map *m = &s->maps[k];
-
-				if (m->dso != s->dpend[i])
-					continue;
-				snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", m->pid,
-					 (unsigned long long)m->start, (unsigned long long)m->end);
-				if (!access(mf, R_OK))
-					r = load_elf_syms(d, mf, usyms);
-				break;
-			}
-			if (r)
-				r = load_elf_syms(d, d->path, usyms);
+			if (!d->state)
+				d->state = load_jit(d, usyms) ? -1 : 1;
+			continue;
 		}
-		d->state = r ? -1 : 1;
+		if (!d->nr_hits)
+			continue;
+		/* the symbols hit since the last flush, sorted by start */
+		qsort(d->hits, d->nr_hits, sizeof(*d->hits), idx_cmp);
+		usyms_item_begin(usyms, d, (uint32_t)d->nr_hits, &at, &nr_at);
+		for (size_t k = 0; k < d->nr_hits; k++) {
+			const struct usym *u = &d->syms[d->hits[k]];
+
+			usym_put(usyms, u->start, u->size, u->name);
+		}
+		pp_item__end(usyms, at);
+		d->nr_hits = 0;
 	}
 	s->nr_dpend = 0;
 	if (s->new_mmaps.len && mmaps) {
