@@ -371,6 +371,24 @@ static void drop_maps(struct pp_syms *s, uint32_t pid)
 	s->last_map = 0;
 }
 
+/* A forked process starts with its parent's maps (no MMAP2 tells it). */
+static void fork_maps(struct pp_syms *s, uint32_t ppid, uint32_t pid)
+{
+	size_t i, n = s->nr_maps;
+
+	for (i = 0; i < n; i++) {
+		if (s->maps[i].pid == pid)
+			return;		/* known already (snapshot) */
+	}
+	for (i = 0; i < n; i++) {
+		if (s->maps[i].pid == ppid) {
+			struct map m = s->maps[i];
+
+			add_map(s, pid, m.start, m.end - m.start, m.pgoff, m.dso);
+		}
+	}
+}
+
 static void put_mmap_item(struct pp_buf *b, uint32_t pid, uint32_t prot, uint64_t start,
 			  uint64_t len, uint64_t pgoff, const uint8_t *bid, int bid_size,
 			  const char *path)
@@ -715,6 +733,14 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 	while (pp_rec_iter__next(&it, &r)) {
 		if (r.type == PERF_RECORD_MMAP2) {
 			scan_mmap2(s, r.data, r.size);
+		} else if (r.type == PERF_RECORD_FORK && r.size >= 24) {
+			uint32_t pid, ppid, tid;
+
+			memcpy(&pid, r.data + 8, 4);
+			memcpy(&ppid, r.data + 12, 4);
+			memcpy(&tid, r.data + 16, 4);
+			if (pid == tid && pid != ppid)
+				fork_maps(s, ppid, pid);
 		} else if (r.type == PERF_RECORD_COMM && (r.misc & PERF_RECORD_MISC_COMM_EXEC)) {
 			uint32_t pid;
 

@@ -17,4 +17,14 @@ m=$(awk '$1 == "usym" && $2 == "chain:main" { print $3 }' "$TMP/s.out")
 [ "${a:-0}" -gt "${b:-0}" ] || fail "spin_alpha should get more samples than spin_beta"
 [ "${m:-0}" -gt 100 ] || fail "callchains do not reach main"
 [ "$(value chunks_ksyms "$TMP/s.out")" -ge 1 ] || fail "no KSYMS"
+
+# a forked child (no exec) runs in its parent's maps: still resolved
+cp "$HELP/spin" "$TMP/spin-copy"
+$REC -q -F 997 -g -o "$TMP/f.trace" -- "$TMP/spin-copy" 1 fork || fail "record fork"
+rm -f "$TMP/spin-copy"
+if [ -x "$B/pp-analyze" ]; then
+	"$B/pp-analyze" profile "$TMP/f.trace" > "$TMP/f.out" 2>&1 || fail "pp-analyze profile"
+	a=$(awk '/;spin_alpha / { s += $NF } END { print s + 0 }' "$TMP/f.out")
+	[ "$a" -gt 100 ] || { cat "$TMP/f.out"; fail "samples of a forked child do not resolve"; }
+fi
 echo "ok"

@@ -3,9 +3,14 @@
  * Test workload: burn CPU for SECONDS (default 1) alternating between two
  * known functions, spin_alpha (2/3 of the time) and spin_beta (1/3), so a
  * sampling profile must resolve to them. Built -O0 with frame pointers.
+ * `spin SECONDS fork` spins in a forked child (no exec): its maps are the
+ * parent's, which no MMAP record announces.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 volatile unsigned long pp_spin_sink;
 
@@ -32,6 +37,15 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0, end = now() + secs;
+
+	if (argc > 2 && !strcmp(argv[2], "fork")) {
+		pid_t c = fork();
+
+		if (c > 0) {
+			waitpid(c, NULL, 0);
+			return 0;
+		}
+	}
 
 	while (now() < end) {
 		spin_alpha(2000000);
