@@ -57,27 +57,7 @@ struct {
 } stacks SEC(".maps");
 
 #define FUTEX_WAIT		0
-/*
- * With a target process (cfg.tgid), the processes it forks are followed
- * too: user space puts the target here, sched_process_fork adds children.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u8);
-} procs SEC(".maps");
-
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(pp_lock_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
-
-	if (cfg.tgid && ptgid != ctgid && bpf_map_lookup_elem(&procs, &ptgid))
-		bpf_map_update_elem(&procs, &ctgid, &one, BPF_ANY);
-	return 0;
-}
+#include "follow.bpf.h"
 
 #define FUTEX_WAKE		1
 #define FUTEX_REQUEUE		3
@@ -101,7 +81,7 @@ int BPF_PROG(pp_lock_enter, struct pt_regs *regs, long id)
 
 	if (id != cfg.futex_nr)
 		return 0;
-	if (cfg.tgid && !bpf_map_lookup_elem(&procs, &tgid))
+	if (!pp_followed(tgid))
 		return 0;
 	cmd = BPF_CORE_READ(regs, si) & FUTEX_CMD_MASK;
 	if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET || cmd == FUTEX_WAKE_OP ||

@@ -44,27 +44,7 @@ struct {
 	__uint(value_size, PP_OFFCPU_MAX_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
-/*
- * With a target process (cfg.tgid), the processes it forks are followed
- * too: user space puts the target here, sched_process_fork adds children.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u8);
-} procs SEC(".maps");
-
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(pp_offcpu_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
-
-	if (cfg.tgid && ptgid != ctgid && bpf_map_lookup_elem(&procs, &ptgid))
-		bpf_map_update_elem(&procs, &ctgid, &one, BPF_ANY);
-	return 0;
-}
+#include "follow.bpf.h"
 
 #define TASK_RUNNING		0x0000
 #define TASK_INTERRUPTIBLE	0x0001
@@ -74,7 +54,7 @@ static __always_inline int tracked(struct task_struct *t, __u32 pid, __u32 tgid)
 {
 	if (!pid)
 		return 0;		/* idle */
-	if (cfg.tgid && !bpf_map_lookup_elem(&procs, &tgid))
+	if (!pp_followed(tgid))
 		return 0;
 	if (!cfg.kernel_threads && (BPF_CORE_READ(t, flags) & PP_PF_KTHREAD))
 		return 0;

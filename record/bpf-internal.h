@@ -59,4 +59,11 @@ void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
 		      unsigned int nr_user, const struct pp_bpf_agg_waker *waker,
 		      const uint64_t *wips);
 
+/**
+ * pp_bpf_follow__seed() - put the target process in an aggregator's `procs`
+ * map (bpf/follow.bpf.h); its children join at fork. @tgid 0: no target.
+ */
+struct bpf_map;
+void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid);
+
 #endif /* PP_RECORD_BPF_INTERNAL_H */

@@ -67,14 +67,7 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 		pp_bpf_load_error("lock", ret, err, errlen);
 		goto fail;
 	}
-	if (lk->skel->rodata->cfg.tgid) {
-		__u32 tgid = lk->skel->rodata->cfg.tgid;
-		__u8 one = 1;
-
-		/* the target itself; its children join at fork (bpf side) */
-		bpf_map__update_elem(lk->skel->maps.procs, &tgid, sizeof(tgid), &one, sizeof(one),
-				     BPF_ANY);
-	}
+	pp_bpf_follow__seed(lk->skel->maps.procs, lk->skel->rodata->cfg.tgid);
 	ret = lock_bpf__attach(lk->skel);
 	if (ret) {
 		snprintf(err, errlen, "lock: attaching to sys_enter/sys_exit failed: %s", strerror(-ret));

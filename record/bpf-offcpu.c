@@ -72,14 +72,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 		pp_bpf_load_error("offcpu", ret, err, errlen);
 		goto fail;
 	}
-	if (oc->skel->rodata->cfg.tgid) {
-		__u32 tgid = oc->skel->rodata->cfg.tgid;
-		__u8 one = 1;
-
-		/* the target itself; its children join at fork (bpf side) */
-		bpf_map__update_elem(oc->skel->maps.procs, &tgid, sizeof(tgid), &one, sizeof(one),
-				     BPF_ANY);
-	}
+	pp_bpf_follow__seed(oc->skel->maps.procs, oc->skel->rodata->cfg.tgid);
 	ret = offcpu_bpf__attach(oc->skel);
 	if (ret) {
 		snprintf(err, errlen, "offcpu: attaching to sched_switch failed: %s", strerror(-ret));

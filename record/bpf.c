@@ -506,3 +506,11 @@ void pp_bpf_filter__free(struct pp_bpf_filter *f)
 	filter_bpf__destroy(f->skel);
 	free(f);
 }
+
+void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid)
+{
+	__u8 one = 1;
+
+	if (tgid)
+		bpf_map__update_elem(procs, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
+}

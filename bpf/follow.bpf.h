@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * Following a target process and the processes it forks, for the BPF
+ * aggregators (offcpu, lock). Include after the program's `cfg` (which has a
+ * `tgid`, 0 = every process); user space puts the target in `procs`
+ * (pp_bpf_follow__seed()), and each fork of a followed process adds the
+ * child.
+ */
+#ifndef PP_FOLLOW_BPF_H
+#define PP_FOLLOW_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} procs SEC(".maps");
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(pp_follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	if (cfg.tgid && ptgid != ctgid && bpf_map_lookup_elem(&procs, &ptgid))
+		bpf_map_update_elem(&procs, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* Is process @tgid one to record? */
+static __always_inline int pp_followed(__u32 tgid)
+{
+	return !cfg.tgid || bpf_map_lookup_elem(&procs, &tgid);
+}
+
+#endif
