@@ -62,6 +62,7 @@ struct dso {
 	char *names;		/* one block holding every name */
 	size_t *hits;		/* indices into syms hit since the last flush */
 	size_t nr_hits, cap_hits;
+	uint8_t announced;	/* a USYMS item was written: the file covers this DSO */
 };
 
 struct map {
@@ -678,8 +679,11 @@ static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
 			dso_pend(s, m->dso);
 		return;
 	}
-	if (!s->dsos[m->dso].state)
+	if (!s->dsos[m->dso].state) {
 		dso_load(s, m->dso);
+		if (s->dsos[m->dso].state == 1)
+			dso_pend(s, m->dso);	/* announce it even if no symbol is hit */
+	}
 	if (s->dsos[m->dso].state == 1) {
 		struct dso *d = &s->dsos[m->dso];
 
@@ -1039,8 +1043,14 @@ void pp_syms__pending(struct pp_syms *s, struct pp_buf *ksyms, struct pp_buf *us
 				d->state = load_jit(d, usyms) ? -1 : 1;
 			continue;
 		}
-		if (!d->nr_hits)
+		/*
+		 * The first item of a DSO may be empty (its hits fell outside any
+		 * symbol): it still tells readers the symbols are in the file, so
+		 * they do not go looking for the DSO on their own machine.
+		 */
+		if (!d->nr_hits && d->announced)
 			continue;
+		d->announced = 1;
 		/* the symbols hit since the last flush, sorted by start */
 		qsort(d->hits, d->nr_hits, sizeof(*d->hits), idx_cmp);
 		usyms_item_begin(usyms, d, (uint32_t)d->nr_hits, &at, &nr_at);
