@@ -1052,7 +1052,8 @@ void pp_syms__pending(struct pp_syms *s, struct pp_buf *ksyms, struct pp_buf *us
 			continue;
 		d->announced = 1;
 		/* the symbols hit since the last flush, sorted by start */
-		qsort(d->hits, d->nr_hits, sizeof(*d->hits), idx_cmp);
+		if (d->nr_hits)
+			qsort(d->hits, d->nr_hits, sizeof(*d->hits), idx_cmp);
 		usyms_item_begin(usyms, d, (uint32_t)d->nr_hits, &at, &nr_at);
 		for (size_t k = 0; k < d->nr_hits; k++) {
 			const struct usym *u = &d->syms[d->hits[k]];

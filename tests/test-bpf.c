@@ -220,8 +220,12 @@ static void test_exclude_pid_cpu_clock(void **state)
 		      (unsigned long long)p_other, (unsigned long long)f_other);
 	assert_true(p_child > 200);
 	assert_int_equal(f_child, 0);
-	/* The others are all kept: within 10% of the unfiltered count. */
-	assert_true(f_other * 10 >= p_other * 9 && f_other * 10 <= p_other * 11);
+	/*
+	 * The others are all kept: the two runs see about as many samples of
+	 * other tasks (within 10%, and 20 samples on an idle host where there
+	 * are only a handful).
+	 */
+	assert_true(f_other * 10 + 200 >= p_other * 9 && f_other * 10 <= p_other * 11 + 200);
 	{
 		uint64_t kept, dropped;
 

@@ -11,8 +11,10 @@ T=$(mktemp -d /tmp/pp-e2e-joint.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
 command -v taskset >/dev/null || { echo "skip: no taskset"; exit 77; }
-if ! "$B/pp-record" -q -o "$T/p" -e 'profile/-F 500/,sched:sched_switch' -- "$B/tests/helpers/spin" 0.4 \
-	>/dev/null 2>"$T/err"; then
+# the shell and sleep guarantee context switches even on an idle machine,
+# where a lone spinner may never be switched out
+if ! "$B/pp-record" -q -o "$T/p" -e 'profile/-F 500/,sched:sched_switch' -- \
+	sh -c "$B/tests/helpers/spin 0.2; sleep 0.05; $B/tests/helpers/spin 0.2" >/dev/null 2>"$T/err"; then
 	echo "skip: pp-record cannot record cpu-clock and sched_switch: $(head -1 "$T/err")"; exit 77
 fi
 "$B/pp-analyze" info "$T/p" | grep -q '^  cpu-clock' || { echo "no cpu-clock in the file"; exit 1; }
