@@ -88,9 +88,11 @@ static const char usage_text[] =
 "      --chunk-size BYTES     raw bytes per data chunk (default 256K; K/M suffix)\n"
 "      --queue N              chunks queued to the writer before dropping (default 32)\n"
 "      --codec CODEC          lz4 (default), zstd or none\n"
-"  -z, --compress             archival: zstd level 9 in 1 MiB chunks (smaller\n"
+"  -z, --compress             archival: zstd level 19 in 1 MiB chunks (smaller\n"
 "                             files, more CPU): --codec zstd\n"
-"                             --compression-level 9 --chunk-size 1M\n"
+"                             --compression-level 19 --chunk-size 1M; when\n"
+"                             the writer falls behind, chunks step down to\n"
+"                             faster levels rather than losing events\n"
 "      --compression-level N  zstd level 1..19 (default 3 with --codec zstd)\n"
 "      --encoding ENC         data chunk encoding: cached (default: repeated\n"
 "                             records stored once, times as deltas) or plain\n"
@@ -452,7 +454,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'z':
 			o->codec = PP_CODEC_ZSTD;
 			if (!o->level)
-				o->level = 9;
+				o->level = 19;
 			z_chunk = 1;
 			break;
 		case O_LEVEL:
@@ -1005,6 +1007,7 @@ struct rec {
 	struct pp_bpf_output *bpfout;	/* --bpf-output */
 	int agg_pending;		/* the writer should drain the aggregator */
 	uint64_t agg_items, agg_windows;
+	uint64_t stepped_down;		/* chunks compressed faster to keep up */
 	uint64_t data_raw, data_stored, data_chunks;
 	const char *target_pids, *target_tids;	/* widened recording: MACHINE keys */
 };
@@ -1299,7 +1302,7 @@ static void *writer_main(void *arg)
 
 	for (;;) {
 		struct qitem it;
-		int lost, agg;
+		int lost, agg, backlog;
 
 		pthread_mutex_lock(&r->lock);
 		while (!r->qlen && !r->stop_writer && !r->lost_pending && !r->agg_pending)
@@ -1317,6 +1320,7 @@ static void *writer_main(void *arg)
 			r->qhead = (r->qhead + 1) % r->qcap;
 			r->qlen--;
 		}
+		backlog = r->qlen;
 		pthread_mutex_unlock(&r->lock);
 
 		if (lost)
@@ -1330,8 +1334,21 @@ static void *writer_main(void *arg)
 			size_t out_len = 0;
 			int err;
 
-			err = pp_writer__compress((uint8_t)r->o->codec, r->o->level, &it.desc,
-						  it.buf, it.len,
+			uint8_t codec = (uint8_t)r->o->codec;
+			int level = r->o->level;
+
+			/*
+			 * Compression must never cost events: when chunks wait, a slow
+			 * zstd level steps down to the fastest one, and far behind to
+			 * lz4 (the codec is per chunk), before the queue fills.
+			 */
+			if (codec == PP_CODEC_ZSTD && backlog * 4 >= r->qcap)
+				level = 1;
+			if (codec == PP_CODEC_ZSTD && backlog * 2 >= r->qcap)
+				codec = PP_CODEC_LZ4;
+			if (codec != r->o->codec || level != r->o->level)
+				r->stepped_down++;
+			err = pp_writer__compress(codec, level, &it.desc, it.buf, it.len,
 						  &out, &out_len);
 			if (!err)
 				err = pp_writer__append_prepared(r->w, out, out_len,
@@ -1942,6 +1959,9 @@ int main(int argc, char **argv)
 						"in the kernel\n", (unsigned long long)kept,
 						(unsigned long long)dropped);
 			}
+			if (r.stepped_down)
+				fprintf(stderr, "  %llu chunks compressed at a faster level to keep "
+					"up\n", (unsigned long long)r.stepped_down);
 			if (r.offcpu || r.lockp)
 				fprintf(stderr, "  %s: %llu aggregated stacks in %llu windows\n",
 					r.offcpu ? "offcpu" : "lock", (unsigned long long)r.agg_items,

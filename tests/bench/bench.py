@@ -131,8 +131,7 @@ def main():
 
     recorders = {
         "pp-record": lambda o: [PP_RECORD, "-q", "-a", "-e", EVENTS, "-o", o],
-        "pp-record --codec zstd": lambda o: [PP_RECORD, "-q", "-a", "-e", EVENTS, "-o", o,
-                                            "--codec", "zstd"],
+        "pp-record -z": lambda o: [PP_RECORD, "-q", "-a", "-e", EVENTS, "-o", o, "-z"],
         "perf record": lambda o: ["perf", "record", "-q", "-a", "-e", EVENTS, "-o", o],
         "perf record -z": lambda o: ["perf", "record", "-q", "-a", "-z", "-e", EVENTS, "-o", o],
     }
@@ -259,14 +258,14 @@ def main():
     print("tracepoints %s, system-wide, median of %d" % (EVENTS, ROUNDS))
     print("%-34s %12s %12s %10s" % ("", "pp-record", "perf record", "pp/perf"))
     pp, pf, pz, ppz = (res["pp-record"], res["perf record"], res["perf record -z"],
-                       res["pp-record --codec zstd"])
+                       res["pp-record -z"])
     row("workload slowdown (x alone)", med(pp["slow"]) / b, med(pf["slow"]) / b, "%.3f")
     row("events", med(pp["ev"]), med(pf["ev"]), "%.0f")
     row("lost events", med(pp["lost"]), med(pf["lost"]), "%.0f")
     row("bytes per event", med(pp["bpe"]), med(pf["bpe"]), "%.2f")
     row("recorder CPU ns per event", med(pp["cpu"]), med(pf["cpu"]), "%.0f")
     row("recorder peak RSS KiB", med(pp["rss"]), med(pf["rss"]), "%.0f")
-    print("%-34s %12s %12s %10s" % ("", "pp --codec zstd", "perf -z", "pp/perf"))
+    print("%-34s %12s %12s %10s" % ("", "pp-record -z", "perf -z", "pp/perf"))
     row("workload slowdown (x alone)", med(ppz["slow"]) / b, med(pz["slow"]) / b, "%.3f")
     row("lost events", med(ppz["lost"]), med(pz["lost"]), "%.0f")
     row("bytes per event", med(ppz["bpe"]), med(pz["bpe"]), "%.2f")
