@@ -88,9 +88,9 @@ static const char usage_text[] =
 "      --chunk-size BYTES     raw bytes per data chunk (default 256K; K/M suffix)\n"
 "      --queue N              chunks queued to the writer before dropping (default 32)\n"
 "      --codec CODEC          lz4 (default), zstd or none\n"
-"  -z, --compress             archival: zstd level 19 in 1 MiB chunks (smaller\n"
+"  -z, --compress             archival: zstd level 17 in 1 MiB chunks (smaller\n"
 "                             files, more CPU): --codec zstd\n"
-"                             --compression-level 19 --chunk-size 1M; when\n"
+"                             --compression-level 17 --chunk-size 1M; when\n"
 "                             the writer falls behind, chunks step down to\n"
 "                             faster levels rather than losing events\n"
 "      --compression-level N  zstd level 1..19 (default 3 with --codec zstd)\n"
@@ -454,7 +454,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'z':
 			o->codec = PP_CODEC_ZSTD;
 			if (!o->level)
-				o->level = 19;
+				o->level = 17;
 			z_chunk = 1;
 			break;
 		case O_LEVEL:
