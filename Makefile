@@ -142,6 +142,12 @@ $(O)/bench/format-bench: tests/bench/format-bench.c $(FORMAT_LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(FORMAT_LIB) $(LDLIBS_FORMAT)
 
+PREFIX ?= /usr/local
+install: $(PROGS)
+	$(call msg,INSTALL,$(PREFIX)/bin)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
+	$(Q)install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+
 clean:
 	$(call msg,CLEAN,$(O))
 	$(Q)rm -rf $(O)
