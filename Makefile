@@ -49,7 +49,7 @@ PROBES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS  := $(patsubst %,$(O)/bpf/%.skel.h,$(PROBES))
 
 .SECONDARY:
-.PHONY: all clean test test_unit test_asan test_e2e fuzz run bench deps install
+.PHONY: all clean test test-bins test_unit test_asan fuzz run bench deps install
 all: $(PROGS) $(HELPERS)
 
 $(O)/%.o: %.c | $(SKELS)
