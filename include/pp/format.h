@@ -40,7 +40,7 @@ struct pp_file_header {
 	uint32_t chunk_size;		/* writer's target raw chunk size */
 	uint64_t created_ns;		/* CLOCK_REALTIME at creation, ns */
 	uint8_t  file_id[16];		/* random; repeated in the footer */
-	uint8_t  reserved[8];		/* zero */
+	uint8_t  reserved[12];		/* zero */
 	uint32_t crc;			/* CRC32C of bytes 0..59 */
 };
 _Static_assert(sizeof(struct pp_file_header) == 64, "file header is 64 bytes");
