@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <linux/perf_event.h>
@@ -235,6 +236,60 @@ size_t pp_session__fold_stack(struct pp_session *s, const struct pp_event *e, ch
  * @max: capacity of both arrays.
  * Return: number of frames.
  */
+/*
+ * The name of frame @ip of @pid (0 for kernel frames), from the frame cache,
+ * resolving and caching it on a miss. Return: the name, or NULL if the cache
+ * cannot be used (out of memory): the caller resolves it itself.
+ */
+static const char *frame_cached(struct pp_session *s, uint32_t pid, uint64_t ip, int kernel)
+{
+	uint32_t gen = pp_symtab__gen(s->syms);
+	struct pp_fcache *c = s->fcache;
+	struct pp_fcache_ent *ent;
+	char name[128];
+	size_t nl;
+	uint64_t h;
+
+	if (!c) {
+		c = s->fcache = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+	}
+	h = (ip ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	ent = &c->e[h >> (64 - 12)];
+	if (ent->name && ent->ip == ip && ent->pid == pid && ent->gen == gen)
+		return ent->name;
+	pp_session__sym(s, pid, ip, kernel, name, 120, NULL);
+	nl = strnlen(name, 119);
+	if (kernel) {
+		memcpy(name + nl, "_[k]", 4);
+		nl += 4;
+	}
+	name[nl++] = '\0';
+	if (!c->nr_blocks || c->used + nl > PP_FCACHE_BLOCK) {
+		if (c->nr_blocks == PP_FCACHE_MAX_BLOCKS) {
+			/*
+			 * Full: the caller resolves this frame itself, and the cache
+			 * starts over at the next stack (names already handed out
+			 * for this one must stay valid until then).
+			 */
+			c->full = 1;
+			return NULL;
+		}
+		c->blocks[c->nr_blocks] = malloc(PP_FCACHE_BLOCK);
+		if (!c->blocks[c->nr_blocks])
+			return NULL;
+		c->nr_blocks++;
+		c->used = 0;
+	}
+	ent->name = memcpy(c->blocks[c->nr_blocks - 1] + c->used, name, nl);
+	c->used += nl;
+	ent->ip = ip;
+	ent->pid = pid;
+	ent->gen = gen;
+	return ent->name;
+}
+
 size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, char (*names)[128],
 				const char **frames, size_t max)
 {
@@ -246,6 +301,12 @@ size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, 
 
 	if (!max)
 		return 0;
+	if (s->fcache && s->fcache->full) {
+		/* start over rather than grow without bound */
+		for (int i = 0; i < s->fcache->nr_blocks; i++)
+			free(s->fcache->blocks[i]);
+		memset(s->fcache, 0, sizeof(*s->fcache));
+	}
 	{
 		const char *comm = pp_session__comm(s, e->tid);
 		size_t cl = strnlen(comm, 127);
@@ -267,20 +328,26 @@ size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, 
 		kern[nr++] = (uint8_t)(kernel || is_kernel_addr(ip));
 	}
 	while (nr-- && n < max) {
-		char name[120];
+		const char *cached = frame_cached(s, kern[nr] ? 0 : e->pid, e->callchain[idx[nr]],
+						  kern[nr]);
 
-		pp_session__sym(s, e->pid, e->callchain[idx[nr]], kern[nr], name, sizeof(name), NULL);
-		{
-			size_t nl = strnlen(name, sizeof(name) - 1);
+		if (cached) {
+			frames[n] = cached;
+		} else {
+			char name[120];
+			size_t nl;
 
+			pp_session__sym(s, e->pid, e->callchain[idx[nr]], kern[nr], name,
+					sizeof(name), NULL);
+			nl = strnlen(name, sizeof(name) - 1);
 			memcpy(names[n], name, nl);
 			if (kern[nr]) {
 				memcpy(names[n] + nl, "_[k]", 4);
 				nl += 4;
 			}
 			names[n][nl] = '\0';
+			frames[n] = names[n];
 		}
-		frames[n] = names[n];
 		n++;
 	}
 	return n;

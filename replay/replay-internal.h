@@ -79,8 +79,33 @@ struct pp_src {
 	char buf[256];
 };
 
+/*
+ * Resolved frame names by (pid, ip), valid while the symbol tables' generation
+ * holds: samples repeat the same call chains, and a name costs a map and a
+ * symbol search plus string copies. Names live in blocks freed all at once.
+ */
+#define PP_FCACHE_SIZE		4096
+#define PP_FCACHE_BLOCK		(64 * 1024)
+#define PP_FCACHE_MAX_BLOCKS	64
+
+struct pp_fcache_ent {
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t gen;
+	const char *name;		/* NULL: empty slot */
+};
+
+struct pp_fcache {
+	struct pp_fcache_ent e[PP_FCACHE_SIZE];
+	char *blocks[PP_FCACHE_MAX_BLOCKS];
+	int nr_blocks;
+	size_t used;			/* bytes used in the last block */
+	int full;			/* start over at the next stack */
+};
+
 struct pp_session {
 	struct pp_analyzer a;		/* copy with stubs filled */
+	struct pp_fcache *fcache;	/* lazily allocated by pp_session__stack_frames() */
 	struct pp_btf_fmts btf_fmts;	/* decoders of BPF output records (FORMATS BTF) */
 	struct pp_opts opts;
 	struct pp_out out;
@@ -166,6 +191,7 @@ int pp_symtab__add_mmap(struct pp_symtab *t, uint32_t pid, uint64_t start, uint6
 			uint64_t pgoff, const uint8_t *build_id, size_t build_id_size,
 			const char *filename);
 void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid);
+uint32_t pp_symtab__gen(const struct pp_symtab *t);
 int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel, char *buf,
 		      size_t len, const char **dso);
 void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,

@@ -224,6 +224,11 @@ void pp_session__free(struct pp_session *s)
 	if (s->tep)
 		tep_free(s->tep);
 	pp_btf_fmts__exit(&s->btf_fmts);
+	if (s->fcache) {
+		for (int i = 0; i < s->fcache->nr_blocks; i++)
+			free(s->fcache->blocks[i]);
+		free(s->fcache);
+	}
 	free(s);
 }
 

@@ -58,7 +58,14 @@ struct pp_symtab {
 	size_t nr_maps, cap_maps;
 	char **strs;		/* every string we own */
 	size_t nr_strs, cap_strs;
+	uint32_t gen;		/* bumped whenever a lookup's answer may change */
 };
+
+/** pp_symtab__gen() - changes whenever symbols or maps change (for caches). */
+uint32_t pp_symtab__gen(const struct pp_symtab *t)
+{
+	return t->gen;
+}
 
 static char *own_str(struct pp_symtab *t, const char *s)
 {
@@ -121,6 +128,7 @@ static int cmp_sym(const void *a, const void *b)
  */
 int pp_symtab__add_ksyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 {
+	t->gen++;
 	struct pp_cur c;
 	const char *mod;
 	uint32_t nr, zero;
@@ -207,6 +215,7 @@ static struct pp_dso *dso_get(struct pp_symtab *t, const uint8_t *bid, size_t bs
  */
 int pp_symtab__add_usyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 {
+	t->gen++;
 	struct pp_cur c;
 	const uint8_t *bid;
 	const char *path;
@@ -316,6 +325,7 @@ int pp_symtab__add_mmap(struct pp_symtab *t, uint32_t pid, uint64_t start, uint6
 			uint64_t pgoff, const uint8_t *build_id, size_t build_id_size,
 			const char *filename)
 {
+	t->gen++;
 	struct pp_dso *d;
 
 	if (!len || start + len < start)
@@ -332,6 +342,7 @@ int pp_symtab__add_mmap(struct pp_symtab *t, uint32_t pid, uint64_t start, uint6
  */
 void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid)
 {
+	t->gen++;
 	size_t i = map_lower(t, ppid, 0);
 
 	if (ppid == pid)

@@ -253,7 +253,9 @@ size_t pp_session__fold_stack(struct pp_session *s, const struct pp_event *e, ch
 /**
  * pp_session__stack_frames() - the frames of @e's callchain, root first:
  * comm, outermost caller, ..., innermost; kernel frames suffixed "_[k]".
- * @names: storage for @max names; @frames: receives pointers into @names.
+ * @names: storage for @max names; @frames: receives pointers: frames[0] into
+ * names[0] (the comm, which a caller may rewrite), the others into @names or
+ * the session's frame cache, valid until the next call.
  * Return: number of frames (at least 1, the comm).
  */
 size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, char (*names)[128],

@@ -12,7 +12,9 @@ rm -f "$TMP/spin"
 $AN profile "$TMP/p.trace" > "$TMP/p.out" 2>&1 || { cat "$TMP/p.out"; fail "pp-analyze profile"; }
 a=$(awk '/;spin_alpha / { s += $NF } END { print s + 0 }' "$TMP/p.out")
 b=$(awk '/;spin_beta / { s += $NF } END { print s + 0 }' "$TMP/p.out")
-[ "$a" -gt 100 ] && [ "$b" -gt 50 ] || { head "$TMP/p.out"; fail "profile: spin_alpha=$a spin_beta=$b samples"; }
+# ~333 and ~166 on an idle machine; a loaded one gives the spinner less CPU
+[ "$a" -gt 50 ] && [ "$b" -gt 25 ] && [ "$a" -gt "$b" ] ||
+	{ head "$TMP/p.out"; fail "profile: spin_alpha=$a spin_beta=$b samples"; }
 
 $REC -q -o "$TMP/s.trace" stat -e syscalls:sys_enter_getppid -- "$HELP/getppid-n" 777 || fail "pp-record stat"
 n=$($AN stat "$TMP/s.trace" | awk '$2 == "syscalls:sys_enter_getppid" { print $3 }')
