@@ -66,4 +66,10 @@ void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
 struct bpf_map;
 void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid);
 
+/**
+ * pp_bpf_read_stack() - stack @id of the stack map @fd into @ips (innermost
+ * first, @max entries). Return: frames, 0 for a missing (< 0) or evicted id.
+ */
+unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max);
+
 #endif /* PP_RECORD_BPF_INTERNAL_H */

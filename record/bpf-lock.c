@@ -84,22 +84,6 @@ fail:
 	return NULL;
 }
 
-/* Read user stack @id into @ips (innermost first). Return: frames. */
-static unsigned int read_ustack(int fd, int id, uint64_t *ips)
-{
-	uint32_t sid = (uint32_t)id;
-	unsigned int n = 0;
-
-	if (id < 0)
-		return 0;
-	memset(ips, 0, PP_LOCK_MAX_DEPTH * sizeof(uint64_t));
-	if (bpf_map_lookup_elem(fd, &sid, ips))
-		return 0;
-	while (n < PP_LOCK_MAX_DEPTH && ips[n])
-		n++;
-	return n;
-}
-
 /**
  * pp_bpf_lock__drain() - move the futex wait aggregates into LOCK items.
  * @lk: collector; @payload: receives a WINDOW item then LOCK items;
@@ -149,8 +133,8 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 		if (bpf_map_lookup_elem(afd, k, &v))
 			continue;
 		bpf_map_delete_elem(afd, k);
-		nu = read_ustack(stfd, k->ustack, lk->uips);
-		nw = read_ustack(stfd, k->waker_ustack, lk->wips);
+		nu = pp_bpf_read_stack(stfd, k->ustack, lk->uips, PP_LOCK_MAX_DEPTH);
+		nw = pp_bpf_read_stack(stfd, k->waker_ustack, lk->wips, PP_LOCK_MAX_DEPTH);
 		memset(&s, 0, sizeof(s));
 		s.pid = k->tgid;
 		s.tid = k->pid;

@@ -89,22 +89,6 @@ fail:
 	return NULL;
 }
 
-/* Read stack @id into @ips (innermost first). Return: frames. */
-static unsigned int read_stack(int fd, int id, uint64_t *ips)
-{
-	uint32_t k = (uint32_t)id;
-	unsigned int n = 0;
-
-	if (id < 0)
-		return 0;
-	memset(ips, 0, PP_OFFCPU_MAX_DEPTH * sizeof(uint64_t));
-	if (bpf_map_lookup_elem(fd, &k, ips))
-		return 0;
-	while (n < PP_OFFCPU_MAX_DEPTH && ips[n])
-		n++;
-	return n;
-}
-
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -194,8 +178,8 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 		if (bpf_map_lookup_elem(afd, k, &v))
 			continue;
 		bpf_map_delete_elem(afd, k);
-		nk = read_stack(stfd, k->kstack, oc->kips);
-		nu = read_stack(stfd, k->ustack, oc->uips);
+		nk = pp_bpf_read_stack(stfd, k->kstack, oc->kips, PP_OFFCPU_MAX_DEPTH);
+		nu = pp_bpf_read_stack(stfd, k->ustack, oc->uips, PP_OFFCPU_MAX_DEPTH);
 		if (k->kstack >= 0)
 			ids[nr_ids++] = k->kstack;
 		if (k->ustack >= 0)

@@ -514,3 +514,18 @@ void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid)
 	if (tgid)
 		bpf_map__update_elem(procs, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
 }
+
+unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max)
+{
+	uint32_t k = (uint32_t)id;
+	unsigned int n = 0;
+
+	if (id < 0)
+		return 0;
+	memset(ips, 0, max * sizeof(uint64_t));
+	if (bpf_map_lookup_elem(fd, &k, ips))
+		return 0;
+	while (n < max && ips[n])
+		n++;
+	return n;
+}
