@@ -192,6 +192,7 @@ int pp_symtab__add_mmap(struct pp_symtab *t, uint32_t pid, uint64_t start, uint6
 			const char *filename);
 void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid);
 uint32_t pp_symtab__gen(const struct pp_symtab *t);
+uint32_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel);
 int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel, char *buf,
 		      size_t len, const char **dso);
 void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,

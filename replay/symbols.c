@@ -41,9 +41,26 @@ struct pp_dso {
 };
 
 struct pp_map {
-	uint32_t pid;
 	uint64_t start, end, pgoff;
 	int dso;
+};
+
+/*
+ * The maps of one or more processes, sorted by start. A forked process
+ * shares its parent's set (@refs counts the sharers) until one of them
+ * changes: then that one gets its own copy.
+ */
+struct pp_mapset {
+	uint32_t refs;
+	uint32_t nr, cap;
+	struct pp_map m[];
+};
+
+/* A process: its maps, and the generation of their last change (for caches). */
+struct pp_proc {
+	uint32_t pid1;		/* pid + 1, 0 = empty slot */
+	uint32_t ver;
+	struct pp_mapset *ms;	/* NULL: no maps */
 };
 
 struct pp_symtab {
@@ -54,11 +71,13 @@ struct pp_symtab {
 	int kbase_ok;
 	struct pp_dso *dsos;
 	size_t nr_dsos, cap_dsos;
-	struct pp_map *maps;
-	size_t nr_maps, cap_maps;
+	struct pp_proc *procs;	/* open addressing by pid */
+	size_t procs_cap, procs_nr;
 	char **strs;		/* every string we own */
 	size_t nr_strs, cap_strs;
 	uint32_t gen;		/* bumped whenever a lookup's answer may change */
+	uint32_t kver;		/* gen of the last kernel symbol change */
+	uint32_t uver;		/* gen of the last user symbol change */
 };
 
 /** pp_symtab__gen() - changes whenever symbols or maps change (for caches). */
@@ -86,6 +105,103 @@ static char *own_str(struct pp_symtab *t, const char *s)
 	return d;
 }
 
+static void mapset_put(struct pp_mapset *ms)
+{
+	if (ms && !--ms->refs)
+		free(ms);
+}
+
+static uint32_t pid_hash(uint32_t pid)
+{
+	return pid * 2654435761u;
+}
+
+/* The slot of @pid: its entry, or the empty slot where it would go. */
+static struct pp_proc *proc_slot(const struct pp_symtab *t, uint32_t pid)
+{
+	size_t mask = t->procs_cap - 1;
+
+	for (size_t i = pid_hash(pid) & mask;; i = (i + 1) & mask) {
+		struct pp_proc *p = &t->procs[i];
+
+		if (p->pid1 == pid + 1 || !p->pid1)
+			return p;
+	}
+}
+
+/* The process @pid, or NULL when it has no entry. */
+static struct pp_proc *proc_find(const struct pp_symtab *t, uint32_t pid)
+{
+	struct pp_proc *p;
+
+	if (!t->procs_cap)
+		return NULL;
+	p = proc_slot(t, pid);
+	return p->pid1 ? p : NULL;
+}
+
+/* The process @pid, added (without maps) if new; NULL when out of memory. */
+static struct pp_proc *proc_get(struct pp_symtab *t, uint32_t pid)
+{
+	struct pp_proc *p;
+
+	if ((t->procs_nr + 1) * 2 > t->procs_cap) {
+		size_t ncap = t->procs_cap ? t->procs_cap * 2 : 256, ocap = t->procs_cap;
+		struct pp_proc *old = t->procs, *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->procs = n;
+		t->procs_cap = ncap;
+		for (size_t i = 0; i < ocap; i++) {
+			if (old[i].pid1)
+				*proc_slot(t, old[i].pid1 - 1) = old[i];
+		}
+		free(old);
+	}
+	p = proc_slot(t, pid);
+	if (!p->pid1) {
+		p->pid1 = pid + 1;
+		p->ver = 0;
+		p->ms = NULL;
+		t->procs_nr++;
+	}
+	return p;
+}
+
+/* Make @p's map set its own (copy a shared one) with room for one more map. */
+static int mapset_own(struct pp_proc *p)
+{
+	struct pp_mapset *ms = p->ms, *n;
+	uint32_t cap;
+
+	if (ms && ms->refs == 1 && ms->nr < ms->cap)
+		return 0;
+	cap = ms ? ms->nr + 1 : 8;
+	if (ms && ms->refs == 1)
+		cap = ms->cap * 2;
+	else if (cap < 8)
+		cap = 8;
+	if (ms && ms->refs == 1) {
+		n = realloc(ms, sizeof(*n) + cap * sizeof(n->m[0]));
+		if (!n)
+			return -ENOMEM;
+	} else {
+		n = malloc(sizeof(*n) + cap * sizeof(n->m[0]));
+		if (!n)
+			return -ENOMEM;
+		n->refs = 1;
+		n->nr = ms ? ms->nr : 0;
+		if (ms) {
+			memcpy(n->m, ms->m, ms->nr * sizeof(n->m[0]));
+			ms->refs--;
+		}
+	}
+	n->cap = cap;
+	p->ms = n;
+	return 0;
+}
+
 /**
  * pp_symtab__new() - empty symbol tables.
  * Return: tables or NULL.
@@ -107,10 +223,12 @@ void pp_symtab__free(struct pp_symtab *t)
 		free(t->strs[i]);
 	for (size_t i = 0; i < t->nr_dsos; i++)
 		free(t->dsos[i].syms);
+	for (size_t i = 0; i < t->procs_cap; i++)
+		mapset_put(t->procs[i].ms);
 	free(t->strs);
 	free(t->ksyms);
 	free(t->dsos);
-	free(t->maps);
+	free(t->procs);
 	free(t);
 }
 
@@ -128,7 +246,7 @@ static int cmp_sym(const void *a, const void *b)
  */
 int pp_symtab__add_ksyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 {
-	t->gen++;
+	t->kver = ++t->gen;
 	struct pp_cur c;
 	const char *mod;
 	uint32_t nr, zero;
@@ -215,7 +333,7 @@ static struct pp_dso *dso_get(struct pp_symtab *t, const uint8_t *bid, size_t bs
  */
 int pp_symtab__add_usyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 {
-	t->gen++;
+	t->uver = ++t->gen;
 	struct pp_cur c;
 	const uint8_t *bid;
 	const char *path;
@@ -258,24 +376,15 @@ int pp_symtab__add_usyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 	return 0;
 }
 
-static int map_cmp(const struct pp_map *m, uint32_t pid, uint64_t start)
+/* Index of the first map of @ms starting above @addr. */
+static size_t map_upper(const struct pp_mapset *ms, uint64_t addr)
 {
-	if (m->pid != pid)
-		return m->pid < pid ? -1 : 1;
-	if (m->start != start)
-		return m->start < start ? -1 : 1;
-	return 0;
-}
-
-/* Index of the first map not below (pid, start). */
-static size_t map_lower(const struct pp_symtab *t, uint32_t pid, uint64_t start)
-{
-	size_t lo = 0, hi = t->nr_maps;
+	size_t lo = 0, hi = ms->nr;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (map_cmp(&t->maps[mid], pid, start) < 0)
+		if (ms->m[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -286,31 +395,28 @@ static size_t map_lower(const struct pp_symtab *t, uint32_t pid, uint64_t start)
 static int map_insert(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_t end,
 		      uint64_t pgoff, int dso)
 {
+	struct pp_proc *p = proc_get(t, pid);
+	struct pp_mapset *ms;
 	size_t i;
 
+	if (!p || mapset_own(p))
+		return -ENOMEM;
+	p->ver = t->gen;
+	ms = p->ms;
 	/* Drop the maps of this process that the new one overlaps. */
-	i = map_lower(t, pid, 0);
-	while (i < t->nr_maps && t->maps[i].pid == pid) {
-		if (t->maps[i].start < end && t->maps[i].end > start) {
-			memmove(&t->maps[i], &t->maps[i + 1], (t->nr_maps - i - 1) * sizeof(t->maps[0]));
-			t->nr_maps--;
+	for (i = 0; i < ms->nr;) {
+		if (ms->m[i].start < end && ms->m[i].end > start) {
+			memmove(&ms->m[i], &ms->m[i + 1], (ms->nr - i - 1) * sizeof(ms->m[0]));
+			ms->nr--;
 			continue;
 		}
 		i++;
 	}
-	if (t->nr_maps == t->cap_maps) {
-		size_t n = t->cap_maps ? t->cap_maps * 2 : 1024;
-		struct pp_map *a = realloc(t->maps, n * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		t->maps = a;
-		t->cap_maps = n;
-	}
-	i = map_lower(t, pid, start);
-	memmove(&t->maps[i + 1], &t->maps[i], (t->nr_maps - i) * sizeof(t->maps[0]));
-	t->maps[i] = (struct pp_map){ .pid = pid, .start = start, .end = end, .pgoff = pgoff, .dso = dso };
-	t->nr_maps++;
+	/* after the maps starting below it (none starts at @start any more) */
+	i = map_upper(ms, start);
+	memmove(&ms->m[i + 1], &ms->m[i], (ms->nr - i) * sizeof(ms->m[0]));
+	ms->m[i] = (struct pp_map){ .start = start, .end = end, .pgoff = pgoff, .dso = dso };
+	ms->nr++;
 	return 0;
 }
 
@@ -339,22 +445,42 @@ int pp_symtab__add_mmap(struct pp_symtab *t, uint32_t pid, uint64_t start, uint6
 /**
  * pp_symtab__fork() - a new process inherits its parent's maps.
  * @t: tables; @ppid: parent; @pid: child.
+ *
+ * A child without maps of its own shares the parent's set (copied when
+ * either changes); one with maps gets each of the parent's inserted.
  */
 void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid)
 {
-	t->gen++;
-	size_t i = map_lower(t, ppid, 0);
+	struct pp_proc *pp, *c;
+	struct pp_mapset *pms;
 
+	t->gen++;
 	if (ppid == pid)
 		return;
-	while (i < t->nr_maps && t->maps[i].pid == ppid) {
-		struct pp_map m = t->maps[i];
+	pp = proc_find(t, ppid);
+	if (!pp || !pp->ms || !pp->ms->nr)
+		return;
+	c = proc_get(t, pid);
+	if (!c)
+		return;
+	pp = proc_find(t, ppid);	/* proc_get may have moved it */
+	pms = pp->ms;
+	if (!c->ms || !c->ms->nr) {
+		mapset_put(c->ms);
+		c->ms = pms;
+		pms->refs++;
+		c->ver = t->gen;
+		return;
+	}
+	/* Inserting into the child never changes the parent's set: its copy is made first. */
+	pms->refs++;
+	for (uint32_t i = 0; i < pms->nr; i++) {
+		struct pp_map m = pms->m[i];
 
 		if (map_insert(t, pid, m.start, m.end, m.pgoff, m.dso))
-			return;
-		/* an insert before us shifts the parent's maps */
-		i = map_lower(t, ppid, m.start) + 1;
+			break;
 	}
+	mapset_put(pms);
 }
 
 static const struct pp_sym *sym_find(struct pp_sym *syms, size_t nr, uint64_t addr)
@@ -601,10 +727,12 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 
 	if (kernel)
 		return ksym_lookup(t, addr, buf, len, dso);
-	size_t i = map_lower(t, pid, addr + 1);
+	const struct pp_proc *p = proc_find(t, pid);
+	const struct pp_mapset *ms = p ? p->ms : NULL;
+	size_t i = ms ? map_upper(ms, addr) : 0;
 
-	if (i && t->maps[i - 1].pid == pid && t->maps[i - 1].start <= addr && addr < t->maps[i - 1].end) {
-		const struct pp_map *m = &t->maps[i - 1];
+	if (i && addr < ms->m[i - 1].end) {
+		const struct pp_map *m = &ms->m[i - 1];
 		struct pp_dso *d = &t->dsos[m->dso];
 		uint64_t off = addr - m->start + m->pgoff, vaddr = off;
 
@@ -647,5 +775,24 @@ void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, u
 	*dsos_syms = 0;
 	for (size_t i = 0; i < t->nr_dsos; i++)
 		*dsos_syms += t->dsos[i].source == 1;
-	*maps = t->nr_maps;
+	*maps = 0;
+	for (size_t i = 0; i < t->procs_cap; i++) {
+		if (t->procs[i].pid1 && t->procs[i].ms)
+			*maps += t->procs[i].ms->nr;
+	}
+}
+
+/**
+ * pp_symtab__version() - the generation of the last change that may alter
+ * the answer of a lookup of @pid's addresses (@kernel: of kernel addresses).
+ * Two lookups of the same address under the same version give the same name.
+ */
+uint32_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel)
+{
+	const struct pp_proc *p;
+
+	if (kernel)
+		return t->kver;
+	p = proc_find(t, pid);
+	return p && p->ver > t->uver ? p->ver : t->uver;
 }
