@@ -242,10 +242,17 @@ int pp_flame__set_slice(struct pp_flame *fg, const char *label)
 	return 0;
 }
 
+int64_t pp_flame__intern(struct pp_flame *fg, const char *name)
+{
+	return frame_intern(fg, name);
+}
+
+/* Add @weight to the stack of the @n ids in fg->tmp. */
+static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight);
+
 int pp_flame__add(struct pp_flame *fg, const char *const *frames, size_t nr, uint64_t weight)
 {
-	uint32_t h, j, n = 0, sid;
-	struct fg_stack *st;
+	uint32_t n = 0;
 	int64_t id;
 	size_t i;
 
@@ -261,6 +268,28 @@ int pp_flame__add(struct pp_flame *fg, const char *const *frames, size_t nr, uin
 			return (int)id;
 		fg->tmp[n++] = (uint32_t)id;
 	}
+	return add_tmp(fg, n, weight);
+}
+
+int pp_flame__add_ids(struct pp_flame *fg, const uint32_t *ids, size_t nr, uint64_t weight)
+{
+	uint32_t n = 0;
+
+	if (!weight)
+		return 0;
+	if (nr > FG_MAX_DEPTH)
+		nr = FG_MAX_DEPTH;
+	if (fg->has_slice)
+		fg->tmp[n++] = fg->slice_id;
+	memcpy(fg->tmp + n, ids, nr * sizeof(*ids));
+	return add_tmp(fg, n + (uint32_t)nr, weight);
+}
+
+static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight)
+{
+	uint32_t h, j, sid;
+	struct fg_stack *st;
+
 	h = hash_ids(fg->tmp, n, fg->has_slice);
 	for (j = h & (fg->stack_tab_size - 1); fg->stack_tab[j];
 	     j = (j + 1) & (fg->stack_tab_size - 1)) {

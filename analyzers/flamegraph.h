@@ -67,6 +67,30 @@ void pp_flame__free(struct pp_flame *fg);
 int pp_flame__add(struct pp_flame *fg, const char *const *frames, size_t nr, uint64_t weight);
 
 /**
+ * pp_flame__intern() - the id of frame @name, for pp_flame__add_ids()
+ * @fg: the collector
+ * @name: the frame (copied); NULL or empty is "[unknown]"
+ *
+ * Ids stay valid for the collector's life (pp_flame__reset() included): a
+ * caller that sees the same frames again keeps their ids and skips hashing
+ * the names.
+ *
+ * Return: the id (>= 0), or -ENOMEM.
+ */
+int64_t pp_flame__intern(struct pp_flame *fg, const char *name);
+
+/**
+ * pp_flame__add_ids() - pp_flame__add() with frames given by their ids
+ * @fg: the collector
+ * @ids: @nr ids from pp_flame__intern(), root first (at most 1024 are used)
+ * @nr: number of frames
+ * @weight: as for pp_flame__add()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pp_flame__add_ids(struct pp_flame *fg, const uint32_t *ids, size_t nr, uint64_t weight);
+
+/**
  * pp_flame__set_slice() - prefix the following stacks with a time-slice label
  * @fg: the collector
  * @label: the label (copied), or NULL to stop prefixing

@@ -15,11 +15,40 @@
 #include "analyzers.h"
 #include "flamegraph.h"
 
+/*
+ * Flame-graph frame ids by (pid, ip), kernel frames under pid 0, valid while
+ * the symbols' version for that pid holds: samples repeat the same frames,
+ * and a hit skips the symbol search and the hashing of the name.
+ */
+#define PROFILE_CACHE_BITS	14
+
+struct frame_ent {
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t ver;
+	uint32_t id;
+	uint32_t used;
+};
+
+/* The comm frame's id by thread, while the comm stays the same. */
+#define PROFILE_COMM_SIZE	1024
+
+struct comm_ent {
+	uint32_t tid1;		/* tid + 1, 0 = empty */
+	uint32_t id;
+	char comm[16];
+};
+
 struct profile {
 	struct pp_flame *fg;
 	char names[256][128];
 	const char *frames[256];
 	int sliced;
+	struct frame_ent cache[1u << PROFILE_CACHE_BITS];
+	struct comm_ent comms[PROFILE_COMM_SIZE];
+	uint32_t ids[256];
+	uint64_t ips[256];
+	uint8_t kern[256];
 };
 
 static int profile_events(const struct pp_opts *o, struct pp_event_reqs *out)
@@ -59,6 +88,71 @@ static void profile_slice(struct pp_session *s, struct profile *p, uint64_t ts)
 	p->sliced = 1;
 }
 
+/* The frame id of the comm of @tid; -ENOMEM. */
+static int64_t comm_id(struct pp_session *s, struct profile *p, uint32_t tid)
+{
+	const char *comm = pp_session__comm(s, tid);
+	struct comm_ent *c = &p->comms[(tid * 2654435761u) >> 22];
+	char name[128];
+	size_t cl = strnlen(comm, 127);
+	int64_t id;
+
+	if (c->tid1 == tid + 1 && cl < sizeof(c->comm) && !memcmp(c->comm, comm, cl + 1))
+		return c->id;
+	memcpy(name, comm, cl);
+	name[cl] = '\0';
+	id = pp_flame__intern(p->fg, name);
+	if (id >= 0 && cl < sizeof(c->comm)) {
+		c->tid1 = tid + 1;
+		c->id = (uint32_t)id;
+		memcpy(c->comm, name, cl + 1);
+	}
+	return id;
+}
+
+/* The frame id of @ip of @pid (0 for a kernel frame); -ENOMEM. */
+static int64_t frame_id(struct pp_session *s, struct profile *p, uint32_t pid, uint64_t ip,
+			int kernel, uint32_t ver)
+{
+	uint64_t h = (ip ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	struct frame_ent *c = &p->cache[h >> (64 - PROFILE_CACHE_BITS)];
+	char name[128];
+	int64_t id;
+
+	if (c->used && c->ip == ip && c->pid == pid && c->ver == ver)
+		return c->id;
+	pp_session__frame_name(s, pid, ip, kernel, name);
+	id = pp_flame__intern(p->fg, name);
+	if (id >= 0) {
+		c->ip = ip;
+		c->pid = pid;
+		c->ver = ver;
+		c->id = (uint32_t)id;
+		c->used = 1;
+	}
+	return id;
+}
+
+/* A sample with a callchain: its frames, root first, as pp_session__stack_frames() names them. */
+static void add_stack(struct pp_session *s, struct profile *p, const struct pp_event *e)
+{
+	uint32_t kver = pp_session__sym_version(s, 0, 1), uver = pp_session__sym_version(s, e->pid, 0);
+	size_t nr = pp_session__stack_ips(s, e, p->ips, p->kern, 255);
+	int64_t id = comm_id(s, p, e->tid);
+
+	if (id < 0)
+		return;
+	p->ids[0] = (uint32_t)id;
+	for (size_t i = 0; i < nr; i++) {
+		id = p->kern[i] ? frame_id(s, p, 0, p->ips[i], 1, kver) :
+				  frame_id(s, p, e->pid, p->ips[i], 0, uver);
+		if (id < 0)
+			return;
+		p->ids[i + 1] = (uint32_t)id;
+	}
+	pp_flame__add_ids(p->fg, p->ids, nr + 1, 1);
+}
+
 static void profile_sample(struct pp_session *s, const struct pp_event *e)
 {
 	struct profile *p = pp_session__priv(s);
@@ -70,7 +164,8 @@ static void profile_sample(struct pp_session *s, const struct pp_event *e)
 	if (o->interval_ns && !p->sliced)
 		profile_slice(s, p, e->time - e->time % o->interval_ns);
 	if (e->nr_callchain) {
-		nr = pp_session__stack_frames(s, e, p->names, p->frames, 256);
+		add_stack(s, p, e);
+		return;
 	} else {
 		char name[120];
 		int kernel = e->ip >= 0xffff800000000000ull;

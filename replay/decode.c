@@ -228,14 +228,34 @@ size_t pp_session__fold_stack(struct pp_session *s, const struct pp_event *e, ch
 }
 
 /**
- * pp_session__stack_frames() - the frames of @e's callchain, root first.
- * @s: session; @e: event;
- * @names: storage for @max names of 128 bytes;
- * @frames: receives pointers into @names: comm, outermost caller, ..., innermost
- *          (kernel frames suffixed "_[k]");
- * @max: capacity of both arrays.
- * Return: number of frames.
+ * pp_session__sym_version() - changes whenever a lookup of @pid's addresses
+ * (@kernel: kernel addresses) may change its answer.
  */
+uint32_t pp_session__sym_version(const struct pp_session *s, uint32_t pid, int kernel)
+{
+	return pp_symtab__version(s->syms, pid, kernel);
+}
+
+/**
+ * pp_session__frame_name() - the symbol of @ip of @pid, "_[k]" appended for
+ * a kernel frame, as pp_session__stack_frames() names it.
+ * @buf: at least 128 bytes. Return: its length.
+ */
+size_t pp_session__frame_name(struct pp_session *s, uint32_t pid, uint64_t ip, int kernel,
+			      char *buf)
+{
+	size_t nl;
+
+	pp_session__sym(s, pid, ip, kernel, buf, 120, NULL);
+	nl = strnlen(buf, 119);
+	if (kernel) {
+		memcpy(buf + nl, "_[k]", 4);
+		nl += 4;
+	}
+	buf[nl] = '\0';
+	return nl;
+}
+
 /*
  * The name of frame @ip of @pid (0 for kernel frames), from the frame cache,
  * resolving and caching it on a miss. Return: the name, or NULL if the cache
@@ -243,7 +263,7 @@ size_t pp_session__fold_stack(struct pp_session *s, const struct pp_event *e, ch
  */
 static const char *frame_cached(struct pp_session *s, uint32_t pid, uint64_t ip, int kernel)
 {
-	uint32_t gen = pp_symtab__gen(s->syms);
+	uint32_t gen = pp_symtab__version(s->syms, pid, kernel);
 	struct pp_fcache *c = s->fcache;
 	struct pp_fcache_ent *ent;
 	char name[128];
@@ -259,13 +279,7 @@ static const char *frame_cached(struct pp_session *s, uint32_t pid, uint64_t ip,
 	ent = &c->e[h >> (64 - 12)];
 	if (ent->name && ent->ip == ip && ent->pid == pid && ent->gen == gen)
 		return ent->name;
-	pp_session__sym(s, pid, ip, kernel, name, 120, NULL);
-	nl = strnlen(name, 119);
-	if (kernel) {
-		memcpy(name + nl, "_[k]", 4);
-		nl += 4;
-	}
-	name[nl++] = '\0';
+	nl = pp_session__frame_name(s, pid, ip, kernel, name) + 1;
 	if (!c->nr_blocks || c->used + nl > PP_FCACHE_BLOCK) {
 		if (c->nr_blocks == PP_FCACHE_MAX_BLOCKS) {
 			/*
@@ -290,14 +304,55 @@ static const char *frame_cached(struct pp_session *s, uint32_t pid, uint64_t ip,
 	return ent->name;
 }
 
-size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, char (*names)[128],
-				const char **frames, size_t max)
+/**
+ * pp_session__stack_ips() - @e's code addresses, outermost caller first.
+ * @s: session; @e: event; @ips, @kernel: receive up to @max frames.
+ * Return: number of frames.
+ */
+size_t pp_session__stack_ips(const struct pp_session *s, const struct pp_event *e, uint64_t *ips,
+			     uint8_t *kernel, size_t max)
 {
 	uint32_t idx[1024];
 	uint8_t kern[1024];
 	uint32_t nr = 0;
-	int kernel = 0;
+	int k = 0;
 	size_t n = 0;
+
+	(void)s;
+	for (uint32_t i = 0; i < e->nr_callchain && nr < 1024; i++) {
+		uint64_t ip = e->callchain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			k = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (ip < 4096)		/* the end marker of a frame-pointer walk */
+			continue;
+		idx[nr] = i;
+		kern[nr++] = (uint8_t)(k || is_kernel_addr(ip));
+	}
+	while (nr-- && n < max) {
+		ips[n] = e->callchain[idx[nr]];
+		kernel[n++] = kern[nr];
+	}
+	return n;
+}
+
+/**
+ * pp_session__stack_frames() - the frames of @e's callchain, root first.
+ * @s: session; @e: event;
+ * @names: storage for @max names of 128 bytes;
+ * @frames: receives pointers into @names: comm, outermost caller, ..., innermost
+ *          (kernel frames suffixed "_[k]");
+ * @max: capacity of both arrays.
+ * Return: number of frames.
+ */
+size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, char (*names)[128],
+				const char **frames, size_t max)
+{
+	uint64_t ips[1024];
+	uint8_t kern[1024];
+	size_t n = 0, nr;
 
 	if (!max)
 		return 0;
@@ -315,40 +370,16 @@ size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, 
 		names[0][cl] = '\0';
 	}
 	frames[n++] = names[0];
-	for (uint32_t i = 0; i < e->nr_callchain && nr < 1024; i++) {
-		uint64_t ip = e->callchain[i];
-
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		if (ip < 4096)		/* the end marker of a frame-pointer walk */
-			continue;
-		idx[nr] = i;
-		kern[nr++] = (uint8_t)(kernel || is_kernel_addr(ip));
-	}
-	while (nr-- && n < max) {
-		const char *cached = frame_cached(s, kern[nr] ? 0 : e->pid, e->callchain[idx[nr]],
-						  kern[nr]);
+	nr = pp_session__stack_ips(s, e, ips, kern, max - 1 < 1024 ? max - 1 : 1024);
+	for (size_t i = 0; i < nr; i++, n++) {
+		const char *cached = frame_cached(s, kern[i] ? 0 : e->pid, ips[i], kern[i]);
 
 		if (cached) {
 			frames[n] = cached;
 		} else {
-			char name[120];
-			size_t nl;
-
-			pp_session__sym(s, e->pid, e->callchain[idx[nr]], kern[nr], name,
-					sizeof(name), NULL);
-			nl = strnlen(name, sizeof(name) - 1);
-			memcpy(names[n], name, nl);
-			if (kern[nr]) {
-				memcpy(names[n] + nl, "_[k]", 4);
-				nl += 4;
-			}
-			names[n][nl] = '\0';
+			pp_session__frame_name(s, e->pid, ips[i], kern[i], names[n]);
 			frames[n] = names[n];
 		}
-		n++;
 	}
 	return n;
 }

@@ -262,6 +262,33 @@ size_t pp_session__stack_frames(struct pp_session *s, const struct pp_event *e, 
 				const char **frames, size_t max);
 
 /**
+ * pp_session__stack_ips() - the code addresses pp_session__stack_frames()
+ * names after the comm, in its order (outermost caller first), without the
+ * context markers.
+ * @ips: receives up to @max addresses; @kernel: receives 1 for each kernel
+ * frame, else 0.
+ * Return: the number of addresses.
+ */
+size_t pp_session__stack_ips(const struct pp_session *s, const struct pp_event *e, uint64_t *ips,
+			     uint8_t *kernel, size_t max);
+
+/**
+ * pp_session__frame_name() - the name pp_session__stack_frames() gives the
+ * frame @ip of @pid: the symbol, with "_[k]" for a kernel frame.
+ * @buf: at least 128 bytes. Return: its length.
+ */
+size_t pp_session__frame_name(struct pp_session *s, uint32_t pid, uint64_t ip, int kernel,
+			      char *buf);
+
+/**
+ * pp_session__sym_version() - a number that changes whenever
+ * pp_session__sym() of @pid's addresses (@kernel: of kernel addresses) may
+ * give another answer (maps or symbols loaded): a cache of names keyed by
+ * (pid, ip) stays valid while it holds.
+ */
+uint32_t pp_session__sym_version(const struct pp_session *s, uint32_t pid, int kernel);
+
+/**
  * pp_session__format_time() - "HH:MM:SS.uuuuuu" (local wall clock) of @ts,
  * or perf-clock "SEC.USEC" when the file has no clock pair. @buf: 32 bytes.
  * Return: length.
