@@ -986,6 +986,8 @@ struct rec {
 	struct pp_io *io;
 	struct pp_syms *syms;
 	int scan_syms;
+	struct pp_ksym_bpf *ksym;	/* kernel symbols one by one, loaded at first need */
+	int ksym_tried;
 	struct stream *streams;
 	int nr_streams;
 	uint64_t *counts;	/* per evsel */
@@ -1030,6 +1032,20 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* pp_syms' source of kernel symbols: BPF when it loads, else -ENOSYS (kallsyms). */
+static int ksym_text(void *ctx, uint64_t addr, char *text, size_t len)
+{
+	struct rec *r = ctx;
+
+	if (!r->ksym_tried) {
+		r->ksym_tried = 1;
+		r->ksym = pp_ksym_bpf__new();
+	}
+	if (!r->ksym)
+		return -ENOSYS;
+	return pp_ksym_bpf__lookup(r->ksym, addr, text, len);
 }
 
 static uint64_t sample_type_of(uint64_t id, void *ctx)
@@ -1780,6 +1796,7 @@ int main(int argc, char **argv)
 		r.syms = pp_syms__new(o.kallsyms_all);
 		if (!r.syms)
 			die("out of memory");
+		pp_syms__set_ksym_fn(r.syms, ksym_text, &r);
 		pp_buf__init(&mm);
 		if (!follow)
 			pp_syms__snapshot(r.syms, &b, &mm, nr_procs ? procs : NULL, nr_procs);
@@ -1979,6 +1996,7 @@ int main(int argc, char **argv)
 	}
 	pp_bpf_filter__free(r.filter);
 	pp_bpf_offcpu__free(r.offcpu);
+	pp_ksym_bpf__free(r.ksym);
 	pp_bpf_lock__free(r.lockp);
 	pp_bpf_output__free(r.bpfout);
 	if (child > 0 && child_done && !ret) {

@@ -103,6 +103,37 @@ void pp_syms__pending(struct pp_syms *s, struct pp_buf *ksyms, struct pp_buf *us
 		      struct pp_buf *mmaps);
 
 /**
+ * pp_syms__set_ksym_fn() - resolve kernel addresses one by one with @fn
+ * (the "%pS" text of an address, as pp_ksym_bpf__lookup() gives) instead of
+ * reading /proc/kallsyms. @fn returning -ENOSYS on its first call means it
+ * is unavailable: the collector then reads /proc/kallsyms.
+ */
+void pp_syms__set_ksym_fn(struct pp_syms *s,
+			  int (*fn)(void *ctx, uint64_t addr, char *text, size_t len), void *ctx);
+
+/* ---- kernel symbols through BPF (record/ksym.c) ---- */
+
+struct pp_ksym_bpf;
+
+/** pp_ksym_bpf__new() - load bpf/ksym.bpf.c. Return: NULL if BPF is unavailable. */
+struct pp_ksym_bpf *pp_ksym_bpf__new(void);
+/** pp_ksym_bpf__free() - unload; accepts NULL. */
+void pp_ksym_bpf__free(struct pp_ksym_bpf *k);
+/** pp_ksym_bpf__lookup() - the kernel's "%pS" text of @addr. Return: 0 or -errno. */
+int pp_ksym_bpf__lookup(struct pp_ksym_bpf *k, uint64_t addr, char *text, size_t len);
+
+/* A "%pS" text split: the symbol holding an address. */
+struct pp_ksym_text {
+	uint64_t start;
+	uint32_t size;
+	const char *name, *module;	/* into the text, not terminated */
+	size_t name_len, module_len;	/* module_len 0: vmlinux */
+};
+
+/** pp_ksym_parse() - split the "%pS" text of @addr. Return: 0, -ENOENT if no symbol. */
+int pp_ksym_parse(const char *text, uint64_t addr, struct pp_ksym_text *out);
+
+/**
  * pp_elf_sym_offset() - file offset of function @func in ELF @path.
  * Return: 0 with *@off, -ENOENT (no such symbol), -errno.
  */

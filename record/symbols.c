@@ -32,8 +32,9 @@
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	const char *name;	/* into pp_syms.kbuf */
 	const char *module;	/* interned, "" = vmlinux */
+	uint32_t size;		/* 0: unknown */
 	char type;
 	uint8_t hit;
 };
@@ -75,7 +76,13 @@ struct pp_syms {
 	int all_kallsyms;
 	int ksyms_loaded;
 	struct ksym *ksyms;
-	size_t nr_ksyms;
+	size_t nr_ksyms, cap_ksyms;
+	char *kbuf;		/* /proc/kallsyms as read, names cut in place */
+	/* Or symbols asked for one by one (names then owned, NULL fn: kallsyms). */
+	int (*ksym_fn)(void *ctx, uint64_t addr, char *text, size_t len);
+	void *ksym_ctx;
+	uint64_t *kmiss;	/* sorted addresses the kernel knew no symbol for */
+	size_t nr_kmiss, cap_kmiss;
 	size_t *kpend;		/* indices of newly hit ksyms */
 	size_t nr_kpend, cap_kpend;
 	int kall_pending;	/* --kallsyms=all: emit everything once */
@@ -121,9 +128,12 @@ void pp_syms__free(struct pp_syms *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nr_ksyms; i++)
-		free(s->ksyms[i].name);
+	if (!s->kbuf)
+		for (i = 0; i < s->nr_ksyms; i++)
+			free((char *)s->ksyms[i].name);
 	free(s->ksyms);
+	free(s->kbuf);
+	free(s->kmiss);
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i]);
 	free(s->modules);
@@ -167,36 +177,105 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The whole of @path in one NUL-terminated block. Return: it or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap), *nb;
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !buf)
+		goto fail;
+	for (;;) {
+		if (cap - n < 65536) {
+			cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb)
+				goto fail;
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/*
+ * Merge the sorted runs @k[0, @mid) and @k[@mid, @n) in place, from the
+ * back, with a copy of the (short) second run. Without memory, sort.
+ */
+static void merge_tail(struct ksym *k, size_t mid, size_t n)
+{
+	size_t nt = n - mid, i = mid, j = nt, o = n;
+	struct ksym *tail;
+
+	if (!mid || !nt || k[mid - 1].addr <= k[mid].addr)
+		return;
+	tail = malloc(nt * sizeof(*tail));
+	if (!tail) {
+		qsort(k, n, sizeof(*k), ksym_cmp);
+		return;
+	}
+	memcpy(tail, k + mid, nt * sizeof(*tail));
+	while (j) {
+		if (i && k[i - 1].addr > tail[j - 1].addr)
+			k[--o] = k[--i];
+		else
+			k[--o] = tail[--j];
+	}
+	free(tail);
+}
+
+/*
+ * Kernel text symbols from /proc/kallsyms, read in one block and parsed in
+ * place (names stay in the block). The core kernel comes sorted; only the
+ * modules' part usually needs sorting, and a sorted list is not sorted again.
+ */
 static void load_kallsyms(struct pp_syms *s)
 {
-	size_t cap = 0;
-	char line[1024];
-	FILE *f;
+	const char *last_mod = NULL, *vmlinux;
+	size_t cap = 0, len, sorted_to = 0, last_len = 0;
+	char *p, *line_end;
 
 	s->ksyms_loaded = 1;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
+	s->kbuf = slurp("/proc/kallsyms", &len);
+	if (!s->kbuf)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end, *name, *mod;
+	vmlinux = intern_module(s, "", 0);
+	for (p = s->kbuf; *p; p = line_end + 1) {
+		char *end, *name, *mod, type;
 		unsigned long long addr;
 		struct ksym *k;
-		char type;
 
+		line_end = strchr(p, '\n');
+		if (!line_end)
+			line_end = p + strlen(p) - 1;
+		else
+			*line_end = 0;
 		addr = strtoull(p, &end, 16);
 		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		type = end[1];
-		name = end + 3;
-		name[strcspn(name, "\n")] = 0;
-		mod = strchr(name, '\t');
-		if (mod) {
-			*mod++ = 0;
-			if (*mod == '[')
-				mod++;
-		}
 		if (!addr || !(type == 't' || type == 'T' || type == 'w' || type == 'W'))
 			continue;
+		name = end + 3;
+		mod = strchr(name, '\t');
 		if (s->nr_ksyms == cap) {
 			struct ksym *nv;
 
@@ -210,25 +289,59 @@ static void load_kallsyms(struct pp_syms *s)
 		k->addr = addr;
 		k->type = type;
 		k->hit = 0;
-		k->name = strdup(name);
-		k->module = mod ? intern_module(s, mod, strcspn(mod, "]")) : intern_module(s, "", 0);
-		if (k->name)
-			s->nr_ksyms++;
+		k->name = name;
+		k->module = vmlinux;
+		if (mod) {
+			size_t ml;
+
+			*mod++ = 0;
+			if (*mod == '[')
+				mod++;
+			ml = strcspn(mod, "]");
+			if (!last_mod || ml != last_len || strncmp(last_mod, mod, ml)) {
+				last_mod = intern_module(s, mod, ml);
+				last_len = ml;
+			}
+			k->module = last_mod;
+		}
+		if (sorted_to == s->nr_ksyms &&
+		    (!s->nr_ksyms || s->ksyms[s->nr_ksyms - 1].addr <= addr))
+			sorted_to++;
+		s->nr_ksyms++;
 	}
-	fclose(f);
-	if (s->nr_ksyms)
-		qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), ksym_cmp);
+	if (sorted_to < s->nr_ksyms) {
+		/* Sort the tail (modules, BPF programs), then merge it into the core. */
+		qsort(s->ksyms + sorted_to, s->nr_ksyms - sorted_to, sizeof(*s->ksyms), ksym_cmp);
+		merge_tail(s->ksyms, sorted_to, s->nr_ksyms);
+	}
+	for (size_t i = 0; i + 1 < s->nr_ksyms; i++) {
+		uint64_t size = s->ksyms[i + 1].addr - s->ksyms[i].addr;
+
+		s->ksyms[i].size = size > 0xffffffffu ? 0 : (uint32_t)size;
+	}
 }
 
-static void kaddr_hit(struct pp_syms *s, uint64_t addr)
+/**
+ * pp_syms__set_ksym_fn() - resolve kernel addresses one by one.
+ * @s: collector; @fn: gives the "%pS" text of an address (-ENOSYS on its
+ * first call: unavailable, read /proc/kallsyms); @ctx: for @fn.
+ */
+void pp_syms__set_ksym_fn(struct pp_syms *s,
+			  int (*fn)(void *ctx, uint64_t addr, char *text, size_t len), void *ctx)
 {
-	size_t lo = 0, hi, i;
-
-	if (!s->ksyms_loaded)
-		load_kallsyms(s);
-	hi = s->nr_ksyms;
-	if (!hi || addr < s->ksyms[0].addr)
+	if (s->all_kallsyms || s->ksyms_loaded)
 		return;
+	s->ksym_fn = fn;
+	s->ksym_ctx = ctx;
+}
+
+/* Index of the last symbol starting at or below @addr, or nr_ksyms if none. */
+static size_t ksym_find(const struct pp_syms *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nr_ksyms;
+
+	if (!hi || addr < s->ksyms[0].addr)
+		return s->nr_ksyms;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -237,7 +350,118 @@ static void kaddr_hit(struct pp_syms *s, uint64_t addr)
 		else
 			hi = mid;
 	}
-	i = lo;
+	return lo;
+}
+
+/* Position of @addr in the sorted array @v of @n, and whether it is there. */
+static size_t u64_find(const uint64_t *v, size_t n, uint64_t addr, int *found)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < n && v[lo] == addr;
+	return lo;
+}
+
+static void kmiss_add(struct pp_syms *s, uint64_t addr)
+{
+	int found;
+	size_t at = u64_find(s->kmiss, s->nr_kmiss, addr, &found);
+
+	if (found)
+		return;
+	if (s->nr_kmiss == s->cap_kmiss) {
+		size_t ncap = s->cap_kmiss ? s->cap_kmiss * 2 : 64;
+		uint64_t *nv = realloc(s->kmiss, ncap * sizeof(*nv));
+
+		if (!nv)
+			return;
+		s->kmiss = nv;
+		s->cap_kmiss = ncap;
+	}
+	memmove(s->kmiss + at + 1, s->kmiss + at, (s->nr_kmiss - at) * sizeof(*s->kmiss));
+	s->kmiss[at] = addr;
+	s->nr_kmiss++;
+}
+
+/*
+ * The symbol holding @addr, asked of s->ksym_fn and inserted in order.
+ * Return: its index, or nr_ksyms if there is none.
+ */
+static size_t ksym_resolve(struct pp_syms *s, uint64_t addr)
+{
+	struct pp_ksym_text t;
+	char text[640], *name;
+	struct ksym *k;
+	size_t at, i;
+	int found, ret;
+
+	u64_find(s->kmiss, s->nr_kmiss, addr, &found);
+	if (found)
+		return s->nr_ksyms;
+	ret = s->ksym_fn(s->ksym_ctx, addr, text, sizeof(text));
+	if (ret == -ENOSYS && !s->nr_ksyms && !s->nr_kmiss) {
+		s->ksym_fn = NULL;
+		load_kallsyms(s);
+		return ksym_find(s, addr);
+	}
+	if (ret || pp_ksym_parse(text, addr, &t) || (t.size && addr - t.start >= t.size)) {
+		kmiss_add(s, addr);
+		return s->nr_ksyms;
+	}
+	at = ksym_find(s, t.start);
+	if (at < s->nr_ksyms && s->ksyms[at].addr == t.start)
+		return at;		/* known start, address past its size */
+	at = at < s->nr_ksyms ? at + 1 : 0;
+	if (s->nr_ksyms == s->cap_ksyms) {
+		size_t ncap = s->cap_ksyms ? s->cap_ksyms * 2 : 256;
+		struct ksym *nv = realloc(s->ksyms, ncap * sizeof(*nv));
+
+		if (!nv)
+			return s->nr_ksyms;
+		s->ksyms = nv;
+		s->cap_ksyms = ncap;
+	}
+	name = strndup(t.name, t.name_len);
+	if (!name)
+		return s->nr_ksyms;
+	memmove(s->ksyms + at + 1, s->ksyms + at, (s->nr_ksyms - at) * sizeof(*s->ksyms));
+	s->nr_ksyms++;
+	for (i = 0; i < s->nr_kpend; i++)
+		if (s->kpend[i] >= at)
+			s->kpend[i]++;
+	k = &s->ksyms[at];
+	k->addr = t.start;
+	k->name = name;
+	k->module = intern_module(s, t.module ? t.module : "", t.module_len);
+	k->size = t.size;
+	k->type = 't';
+	k->hit = 0;
+	return at;
+}
+
+static void kaddr_hit(struct pp_syms *s, uint64_t addr)
+{
+	size_t i;
+
+	if (s->ksym_fn) {
+		i = ksym_find(s, addr);
+		if (i == s->nr_ksyms || !s->ksyms[i].size || addr - s->ksyms[i].addr >= s->ksyms[i].size)
+			i = ksym_resolve(s, addr);
+	} else {
+		if (!s->ksyms_loaded)
+			load_kallsyms(s);
+		i = ksym_find(s, addr);
+	}
+	if (i == s->nr_ksyms)
+		return;
 	if (s->ksyms[i].hit)
 		return;
 	s->ksyms[i].hit = 1;
@@ -986,8 +1210,6 @@ static void emit_ksyms(struct pp_syms *s, struct pp_buf *out, int all)
 		for (i = 0; i < n; i++) {
 			size_t ki = all ? i : s->kpend[i];
 			struct ksym *k = &s->ksyms[ki];
-			uint64_t size;
-			uint32_t sz;
 
 			if (k->module != mod)
 				continue;
@@ -1000,10 +1222,8 @@ static void emit_ksyms(struct pp_syms *s, struct pp_buf *out, int all)
 				pp_buf__append(out, &zero, 4);
 				open = 1;
 			}
-			size = ki + 1 < s->nr_ksyms ? s->ksyms[ki + 1].addr - k->addr : 0;
-			sz = size > 0xffffffffu ? 0 : (uint32_t)size;
 			pp_buf__append(out, &k->addr, 8);
-			pp_buf__append(out, &sz, 4);
+			pp_buf__append(out, &k->size, 4);
 			pp_buf__append(out, &k->type, 1);
 			pp_buf__append_str(out, k->name);
 			nr++;
