@@ -16,7 +16,7 @@ struct {
 	__type(value, __u8);
 } procs SEC(".maps");
 
-SEC("tp_btf/sched_process_fork")
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(pp_follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);

@@ -71,7 +71,7 @@ struct {
 #define FUTEX_LOCK_PI2		13
 #define FUTEX_CMD_MASK		0x7f
 
-SEC("tp_btf/sys_enter")
+SEC("raw_tp/sys_enter")
 int BPF_PROG(pp_lock_enter, struct pt_regs *regs, long id)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
@@ -104,7 +104,7 @@ int BPF_PROG(pp_lock_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-SEC("tp_btf/sys_exit")
+SEC("raw_tp/sys_exit")
 int BPF_PROG(pp_lock_exit, struct pt_regs *regs, long ret)
 {
 	__u32 pid = (__u32)bpf_get_current_pid_tgid();
@@ -152,7 +152,7 @@ int BPF_PROG(pp_lock_exit, struct pt_regs *regs, long ret)
 }
 
 /* A thread inside a futex wake operation wakes a waiter: it is the waker. */
-SEC("tp_btf/sched_waking")
+SEC("raw_tp/sched_waking")
 int BPF_PROG(pp_lock_waking, struct task_struct *p)
 {
 	__u32 me = (__u32)bpf_get_current_pid_tgid(), tid;

@@ -61,7 +61,7 @@ static __always_inline int tracked(struct task_struct *t, __u32 pid, __u32 tgid)
 	return 1;
 }
 
-SEC("tp_btf/sched_switch")
+SEC("raw_tp/sched_switch")
 int BPF_PROG(pp_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {

@@ -72,4 +72,32 @@ void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid);
  */
 unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max);
 
+/**
+ * pp_bpf_lazy_hash() - let the hash map @m allocate its elements as they are
+ * used instead of all at load, where the kernel allows it for tracing
+ * programs (6.1 and later): loading then costs almost nothing.
+ */
+void pp_bpf_lazy_hash(struct bpf_map *m);
+
+/**
+ * pp_bpf_min_btf() - build into @out a minimal BTF holding only the structs
+ * and fields the aggregators read, from the vmlinux BTF @data of @len bytes.
+ * Return: 0, -ENOENT (a struct or field is missing), -EINVAL, -ENOMEM.
+ */
+int pp_bpf_min_btf(const void *data, size_t len, struct pp_buf *out);
+
+/**
+ * pp_bpf_core_btf() - path of the running kernel's minimal BTF (a memfd,
+ * built once), for bpf_object_open_opts.btf_custom_path; NULL if it cannot
+ * be built, and libbpf then reads the whole vmlinux BTF.
+ */
+const char *pp_bpf_core_btf(void);
+
+/**
+ * pp_bpf_core_opts() - open options of an aggregator: its CO-RE target is
+ * pp_bpf_core_btf() when that exists. @opts: to fill (LIBBPF_OPTS-initialised).
+ */
+struct bpf_object_open_opts;
+void pp_bpf_core_opts(struct bpf_object_open_opts *opts);
+
 #endif /* PP_RECORD_BPF_INTERNAL_H */

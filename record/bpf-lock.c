@@ -35,6 +35,7 @@ struct pp_bpf_lock {
  */
 struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err, size_t errlen)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	struct pp_bpf_lock *lk;
 	struct pp_lock_cfg *c;
 	int ret;
@@ -53,7 +54,8 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	lk->wips = calloc(PP_LOCK_MAX_DEPTH, sizeof(uint64_t));
 	if (!lk->keys || !lk->uips || !lk->wips)
 		goto nomem;
-	lk->skel = lock_bpf__open();
+	pp_bpf_core_opts(&open_opts);
+	lk->skel = lock_bpf__open_opts(&open_opts);
 	if (!lk->skel) {
 		ret = pp_bpf_load_error("lock", -errno, err, errlen);
 		goto fail;
@@ -62,6 +64,8 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	c->tgid = o ? (unsigned int)o->pid : 0;
 	c->min_ns = o ? o->min_ns : 0;
 	c->futex_nr = SYS_futex;
+	pp_bpf_lazy_hash(lk->skel->maps.agg);
+	pp_bpf_lazy_hash(lk->skel->maps.procs);
 	ret = lock_bpf__load(lk->skel);
 	if (ret) {
 		pp_bpf_load_error("lock", ret, err, errlen);

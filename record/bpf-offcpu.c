@@ -35,6 +35,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 					 size_t errlen)
 {
 	struct pp_bpf_offcpu_opts def = { 0 };
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	struct pp_bpf_offcpu *oc;
 	struct pp_offcpu_cfg *c;
 	int ret;
@@ -55,7 +56,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	oc->uips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
 	if (!oc->keys || !oc->kips || !oc->uips)
 		goto nomem;
-	oc->skel = offcpu_bpf__open();
+	pp_bpf_core_opts(&open_opts);
+	oc->skel = offcpu_bpf__open_opts(&open_opts);
 	if (!oc->skel) {
 		ret = pp_bpf_load_error("offcpu", -errno, err, errlen);
 		goto fail;
@@ -67,6 +69,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	c->kernel_stack = !o->no_kernel_stack;
 	c->user_stack = !o->no_user_stack;
 	c->min_ns = o->min_ns;
+	pp_bpf_lazy_hash(oc->skel->maps.agg);
+	pp_bpf_lazy_hash(oc->skel->maps.procs);
 	ret = offcpu_bpf__load(oc->skel);
 	if (ret) {
 		pp_bpf_load_error("offcpu", ret, err, errlen);

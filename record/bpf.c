@@ -322,18 +322,28 @@ struct pp_bpf_filter {
  * TIF_NEED_RESCHED is a #define, absent from BTF. x86 moved to the generic
  * TIF bits in 6.18 (bit 4); before, it was bit 3.
  */
+/* Whether the running kernel is @maj.@min or later; 0 if unknown. */
+static int kernel_at_least(int maj, int min)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return 0;
+	return a > maj || (a == maj && b >= min);
+}
+
 static int tif_need_resched_bit(char *err, size_t errlen)
 {
 	struct utsname u;
-	int maj = 0, min = 0;
 
-	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
+	if (uname(&u))
 		return -EINVAL;
 	if (strcmp(u.machine, "x86_64")) {
 		snprintf(err, errlen, "--tif_need_resched: not supported on %s yet", u.machine);
 		return -EOPNOTSUPP;
 	}
-	return maj > 6 || (maj == 6 && min >= 18) ? 4 : 3;
+	return kernel_at_least(6, 18) ? 4 : 3;
 }
 
 /**
@@ -513,6 +523,13 @@ void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid)
 
 	if (tgid)
 		bpf_map__update_elem(procs, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
+}
+
+void pp_bpf_lazy_hash(struct bpf_map *m)
+{
+	/* Before 6.1 the verifier refuses them in tracing programs. */
+	if (kernel_at_least(6, 1))
+		bpf_map__set_map_flags(m, bpf_map__map_flags(m) | BPF_F_NO_PREALLOC);
 }
 
 unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max)

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A minimal BTF of the running kernel for the CO-RE relocations of the
+ * aggregators (offcpu, lock), in the manner of `bpftool gen min_core_btf`:
+ * only the structs and fields their programs read, with this kernel's
+ * offsets, found by one pass over /sys/kernel/btf/vmlinux.
+ *
+ * Why: given the whole vmlinux BTF, libbpf copies its 5.5 MB twice and
+ * indexes every type for each object it loads, which cost more recorder CPU
+ * than the off-CPU aggregation itself. With this BTF as btf_custom_path (and
+ * raw_tp programs, which need no attach BTF id) libbpf never reads vmlinux
+ * BTF. Where anything is missing, the caller lets libbpf use the whole.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <bpf/libbpf.h>
+
+#include "pp/meta.h"
+#include "bpf-internal.h"
+
+/* The BTF format (include/uapi/linux/btf.h), as far as this file needs it. */
+#define BTF_MAGIC		0xeB9F
+#define BTF_KIND_INT		1
+#define BTF_KIND_PTR		2
+#define BTF_KIND_ARRAY		3
+#define BTF_KIND_STRUCT		4
+#define BTF_KIND_UNION		5
+#define BTF_KIND_ENUM		6
+#define BTF_KIND_TYPEDEF	8
+#define BTF_KIND_VOLATILE	9
+#define BTF_KIND_CONST		10
+#define BTF_KIND_RESTRICT	11
+#define BTF_KIND_FUNC_PROTO	13
+#define BTF_KIND_VAR		14
+#define BTF_KIND_DATASEC	15
+#define BTF_KIND_DECL_TAG	17
+#define BTF_KIND_TYPE_TAG	18
+#define BTF_KIND_ENUM64		19
+
+struct btf_hdr {
+	uint16_t magic;
+	uint8_t version, flags;
+	uint32_t hdr_len, type_off, type_len, str_off, str_len;
+};
+
+struct btf_t {
+	uint32_t name_off, info, size;	/* size or type */
+};
+
+struct btf_m {
+	uint32_t name_off, type, offset;
+};
+
+#define KIND(t)		(((t)->info >> 24) & 0x1f)
+#define VLEN(t)		((t)->info & 0xffff)
+#define KFLAG(t)	((t)->info >> 31)
+
+struct vmbtf {
+	const uint8_t *types;
+	const char *strs;
+	uint32_t type_len, str_len;
+	uint32_t *off;			/* type id -> offset in types */
+	uint32_t nr;			/* ids 1..nr-1 */
+};
+
+/* Bytes of type data after struct btf_t, or -1 for an unknown kind. */
+static long extra_size(const struct btf_t *t)
+{
+	switch (KIND(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_ARRAY:
+		return 12;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_DATASEC:
+	case BTF_KIND_ENUM64:
+		return 12L * VLEN(t);
+	case BTF_KIND_ENUM:
+	case BTF_KIND_FUNC_PROTO:
+		return 8L * VLEN(t);
+	case BTF_KIND_PTR:
+	case 7:			/* FWD */
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case 12:		/* FUNC */
+	case 16:		/* FLOAT */
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int vmbtf_index(struct vmbtf *v, const uint8_t *data, size_t len)
+{
+	struct btf_hdr h;
+	uint32_t cap = 1 << 17, pos = 0;
+
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, data, sizeof(h));
+	if (h.magic != BTF_MAGIC || h.hdr_len < sizeof(h) || h.hdr_len > len ||
+	    h.type_off > len - h.hdr_len || h.type_len > len - h.hdr_len - h.type_off ||
+	    h.str_off > len - h.hdr_len || h.str_len > len - h.hdr_len - h.str_off || !h.str_len)
+		return -EINVAL;
+	v->types = data + h.hdr_len + h.type_off;
+	v->strs = (const char *)data + h.hdr_len + h.str_off;
+	v->type_len = h.type_len;
+	v->str_len = h.str_len;
+	if (v->strs[v->str_len - 1])
+		return -EINVAL;
+	v->off = malloc(cap * sizeof(*v->off));
+	if (!v->off)
+		return -ENOMEM;
+	v->nr = 1;
+	while (pos + sizeof(struct btf_t) <= v->type_len) {
+		const struct btf_t *t = (const void *)(v->types + pos);
+		long extra = extra_size(t);
+
+		if (extra < 0 || pos + sizeof(*t) + (size_t)extra > v->type_len)
+			return -EINVAL;
+		if (v->nr == cap) {
+			uint32_t *n = realloc(v->off, (size_t)cap * 2 * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			v->off = n;
+			cap *= 2;
+		}
+		v->off[v->nr++] = pos;
+		pos += (uint32_t)(sizeof(*t) + (size_t)extra);
+	}
+	return pos == v->type_len ? 0 : -EINVAL;
+}
+
+static const struct btf_t *vmbtf_type(const struct vmbtf *v, uint32_t id)
+{
+	return id && id < v->nr ? (const void *)(v->types + v->off[id]) : NULL;
+}
+
+static const char *vmbtf_name(const struct vmbtf *v, uint32_t off)
+{
+	return off < v->str_len ? v->strs + off : "";
+}
+
+/* Skip typedefs and qualifiers. */
+static const struct btf_t *vmbtf_resolve(const struct vmbtf *v, uint32_t id)
+{
+	const struct btf_t *t = vmbtf_type(v, id);
+	int depth = 0;
+
+	while (t && depth++ < 32) {
+		switch (KIND(t)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			t = vmbtf_type(v, t->size);
+			continue;
+		default:
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/* The complete struct named @name (not a forward declaration). */
+static const struct btf_t *vmbtf_struct(const struct vmbtf *v, const char *name)
+{
+	for (uint32_t id = 1; id < v->nr; id++) {
+		const struct btf_t *t = vmbtf_type(v, id);
+
+		if (KIND(t) == BTF_KIND_STRUCT && VLEN(t) && !strcmp(vmbtf_name(v, t->name_off), name))
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * Member @name of struct/union @t, looking into anonymous members.
+ * @base: bit offset of @t. Return: the member's type, *@bit_off set, or NULL.
+ */
+static const struct btf_t *vmbtf_member(const struct vmbtf *v, const struct btf_t *t,
+					const char *name, uint32_t base, uint32_t *bit_off,
+					int depth)
+{
+	const struct btf_m *m = (const void *)(t + 1);
+
+	if (depth > 8)
+		return NULL;
+	for (uint32_t i = 0; i < VLEN(t); i++) {
+		uint32_t off = base + (KFLAG(t) ? m[i].offset & 0xffffff : m[i].offset);
+		const struct btf_t *mt;
+
+		if (m[i].name_off) {
+			if (strcmp(vmbtf_name(v, m[i].name_off), name))
+				continue;
+			*bit_off = off;
+			return vmbtf_resolve(v, m[i].type);
+		}
+		mt = vmbtf_resolve(v, m[i].type);
+		if (mt && (KIND(mt) == BTF_KIND_STRUCT || KIND(mt) == BTF_KIND_UNION)) {
+			mt = vmbtf_member(v, mt, name, off, bit_off, depth + 1);
+			if (mt)
+				return mt;
+		}
+	}
+	return NULL;
+}
+
+/* ---- the minimal BTF written out ---- */
+
+struct minbtf {
+	struct pp_buf types, strs;
+	uint32_t nr;		/* next type id */
+};
+
+static uint32_t min_str(struct minbtf *b, const char *s)
+{
+	uint32_t off = (uint32_t)b->strs.len;
+
+	pp_buf__append(&b->strs, s, strlen(s) + 1);
+	return off;
+}
+
+static uint32_t min_type(struct minbtf *b, uint32_t name_off, uint32_t kind, uint32_t vlen,
+			 uint32_t size_or_type, const void *extra, size_t extra_len)
+{
+	struct btf_t t = { name_off, kind << 24 | vlen, size_or_type };
+
+	pp_buf__append(&b->types, &t, sizeof(t));
+	if (extra_len)
+		pp_buf__append(&b->types, extra, extra_len);
+	return b->nr++;
+}
+
+/* An INT of @bytes, or an array of them, standing for the field type @t. */
+static int min_field_type(struct minbtf *b, const struct vmbtf *v, const struct btf_t *t,
+			  uint32_t *id)
+{
+	uint32_t enc, arr[3];
+	const struct btf_t *e;
+
+	if (!t)
+		return -ENOENT;
+	switch (KIND(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		if (!t->size || t->size > 16)
+			return -EINVAL;
+		enc = t->size * 8;
+		*id = min_type(b, 0, BTF_KIND_INT, 0, t->size, &enc, 4);
+		return 0;
+	case BTF_KIND_PTR:
+		*id = min_type(b, 0, BTF_KIND_PTR, 0, 0, NULL, 0);
+		return 0;
+	case BTF_KIND_ARRAY:
+		memcpy(arr, t + 1, sizeof(arr));
+		e = vmbtf_resolve(v, arr[0]);
+		if (!e || KIND(e) != BTF_KIND_INT || !e->size || e->size > 16)
+			return -EINVAL;
+		enc = e->size * 8;
+		arr[0] = min_type(b, 0, BTF_KIND_INT, 0, e->size, &enc, 4);
+		arr[1] = arr[0];
+		*id = min_type(b, 0, BTF_KIND_ARRAY, 0, 0, arr, sizeof(arr));
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* What the aggregators read; a NULL-terminated field list per struct. */
+static const struct {
+	const char *name;
+	const char *fields[6];
+} wanted[] = {
+	{ "task_struct", { "flags", "pid", "tgid", "comm", NULL } },
+	{ "pt_regs", { "di", "si", NULL } },
+};
+
+static int min_struct(struct minbtf *b, const struct vmbtf *v, const char *name,
+		      const char *const *fields)
+{
+	const struct btf_t *t = vmbtf_struct(v, name);
+	struct btf_m m[8];
+	uint32_t n = 0, name_off;
+
+	if (!t)
+		return -ENOENT;
+	for (; fields[n]; n++) {
+		const struct btf_t *ft;
+		uint32_t bit_off = 0;
+		int ret;
+
+		ft = vmbtf_member(v, t, fields[n], 0, &bit_off, 0);
+		if (!ft)
+			return -ENOENT;
+		ret = min_field_type(b, v, ft, &m[n].type);
+		if (ret)
+			return ret;
+		m[n].name_off = min_str(b, fields[n]);
+		m[n].offset = bit_off;
+	}
+	name_off = min_str(b, name);
+	min_type(b, name_off, BTF_KIND_STRUCT, n, t->size, m, n * sizeof(m[0]));
+	return 0;
+}
+
+/**
+ * pp_bpf_min_btf() - the minimal BTF from the vmlinux BTF in @data.
+ * @data, @len: /sys/kernel/btf/vmlinux; @out: receives the BTF blob.
+ * Return: 0, -ENOENT if a struct or field is missing, -EINVAL if @data is
+ * not BTF, -ENOMEM.
+ */
+int pp_bpf_min_btf(const void *data, size_t len, struct pp_buf *out)
+{
+	struct vmbtf v = { 0 };
+	struct minbtf b = { .nr = 1 };
+	struct btf_hdr h = { .magic = BTF_MAGIC, .version = 1, .hdr_len = sizeof(h) };
+	int ret;
+
+	pp_buf__init(&b.types);
+	pp_buf__init(&b.strs);
+	pp_buf__append(&b.strs, "", 1);
+	ret = vmbtf_index(&v, data, len);
+	for (size_t i = 0; !ret && i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		ret = min_struct(&b, &v, wanted[i].name, wanted[i].fields);
+	if (!ret && (b.types.error || b.strs.error))
+		ret = -ENOMEM;
+	if (!ret) {
+		h.type_len = (uint32_t)b.types.len;
+		h.str_off = h.type_len;
+		h.str_len = (uint32_t)b.strs.len;
+		pp_buf__append(out, &h, sizeof(h));
+		pp_buf__append(out, b.types.data, b.types.len);
+		pp_buf__append(out, b.strs.data, b.strs.len);
+		ret = out->error;
+	}
+	free(v.off);
+	pp_buf__exit(&b.types);
+	pp_buf__exit(&b.strs);
+	return ret;
+}
+
+/**
+ * pp_bpf_core_btf() - a path to this kernel's minimal BTF, for
+ * bpf_object_open_opts.btf_custom_path.
+ * Built once per process into a memfd. Return: the path, or NULL where it
+ * cannot be built (then let libbpf read the whole vmlinux BTF).
+ */
+const char *pp_bpf_core_btf(void)
+{
+	static char path[64];
+	static int state;	/* 0 not tried, 1 built, -1 failed */
+	struct pp_buf b;
+	void *data = MAP_FAILED;
+	struct stat st;
+	int fd, mfd = -1;
+
+	if (state)
+		return state > 0 ? path : NULL;
+	state = -1;
+	fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && st.st_size > 0)
+		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	pp_buf__init(&b);
+	if (data == MAP_FAILED) {
+		/* Kernels before 6.16 cannot map it: read it. */
+		char tmp[65536];
+		ssize_t r;
+
+		while ((r = read(fd, tmp, sizeof(tmp))) > 0)
+			pp_buf__append(&b, tmp, (size_t)r);
+		close(fd);
+		if (r < 0 || b.error) {
+			pp_buf__exit(&b);
+			return NULL;
+		}
+		data = b.data;
+		st.st_size = (off_t)b.len;
+		b.data = NULL;
+		b.len = b.cap = 0;
+		fd = -1;
+	}
+	if (!pp_bpf_min_btf(data, (size_t)st.st_size, &b)) {
+		mfd = memfd_create("pp-min-btf", MFD_CLOEXEC);
+		if (mfd >= 0 && write(mfd, b.data, b.len) == (ssize_t)b.len) {
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
+			state = 1;
+		} else if (mfd >= 0) {
+			close(mfd);
+		}
+	}
+	if (fd >= 0) {
+		munmap(data, (size_t)st.st_size);
+		close(fd);
+	} else {
+		free(data);
+	}
+	pp_buf__exit(&b);
+	return state > 0 ? path : NULL;
+}
+
+/** pp_bpf_core_opts() - point @opts at the minimal BTF when there is one. */
+void pp_bpf_core_opts(struct bpf_object_open_opts *opts)
+{
+	opts->btf_custom_path = pp_bpf_core_btf();
+}
