@@ -334,37 +334,89 @@ uint64_t pp_flame__total(const struct pp_flame *fg)
 	return fg->total;
 }
 
+/* Folded lines are built in one buffer and written a block at a time. */
+struct fold_out {
+	FILE *fp;
+	size_t n;
+	char buf[64 * 1024];
+};
+
+static void fold_flush(struct fold_out *f)
+{
+	if (f->n)
+		fwrite(f->buf, 1, f->n, f->fp);
+	f->n = 0;
+}
+
+static void fold_put(struct fold_out *f, const char *s, size_t len)
+{
+	while (len) {
+		size_t k = sizeof(f->buf) - f->n;
+
+		if (!k) {
+			fold_flush(f);
+			k = sizeof(f->buf);
+		}
+		if (k > len)
+			k = len;
+		memcpy(f->buf + f->n, s, k);
+		f->n += k;
+		s += k;
+		len -= k;
+	}
+}
+
 /* A frame name in folded form: ';' and line breaks would split the line. */
-static void put_folded_name(FILE *fp, const char *s)
+static void fold_name(struct fold_out *f, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == ';')
-			fputc(':', fp);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', fp);
-		else
-			fputc(*s, fp);
+		char c = *s;
+
+		if (c == ';')
+			c = ':';
+		else if (c == '\n' || c == '\r')
+			c = ' ';
+		if (f->n == sizeof(f->buf))
+			fold_flush(f);
+		f->buf[f->n++] = c;
 	}
 }
 
 int pp_flame__write_folded(const struct pp_flame *fg, FILE *fp)
 {
+	struct fold_out *f = malloc(sizeof(*f));
 	const struct fg_stack *st;
 	uint32_t i, k;
 
+	if (!f)
+		return -ENOMEM;
+	f->fp = fp;
+	f->n = 0;
 	for (i = 0; i < fg->nr_stacks; i++) {
+		char num[24], *e = num + sizeof(num), *d = e;
+		uint64_t w;
+
 		st = &fg->stacks[i];
 		if (!st->nr)
-			fputs(FG_UNKNOWN, fp);
+			fold_put(f, FG_UNKNOWN, sizeof(FG_UNKNOWN) - 1);
 		for (k = 0; k < st->nr; k++) {
 			if (k)
-				fputc(';', fp);
-			put_folded_name(fp, frame_name(fg, fg->ids[st->start + k]));
+				fold_put(f, ";", 1);
+			fold_name(f, frame_name(fg, fg->ids[st->start + k]));
 		}
 		if (st->sliced && st->nr == 1)
-			fputs(";" FG_UNKNOWN, fp);
-		fprintf(fp, " %llu\n", (unsigned long long)st->weight);
+			fold_put(f, ";" FG_UNKNOWN, sizeof(";" FG_UNKNOWN) - 1);
+		*--d = '\n';
+		w = st->weight;
+		do {
+			*--d = (char)('0' + w % 10);
+			w /= 10;
+		} while (w);
+		*--d = ' ';
+		fold_put(f, d, (size_t)(e - d));
 	}
+	fold_flush(f);
+	free(f);
 	return ferror(fp) ? -EIO : 0;
 }
 

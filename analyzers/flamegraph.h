@@ -120,7 +120,7 @@ uint64_t pp_flame__total(const struct pp_flame *fg);
  *
  * Stacks come out in the order they were first added.
  *
- * Return: 0 or -EIO on a write error.
+ * Return: 0, -ENOMEM, or -EIO on a write error.
  */
 int pp_flame__write_folded(const struct pp_flame *fg, FILE *fp);
 
