@@ -16,16 +16,16 @@
 #include "flamegraph.h"
 
 /*
- * Flame-graph frame ids by (pid, ip), kernel frames under pid 0, valid while
- * the symbols' version for that pid holds: samples repeat the same frames,
- * and a hit skips the symbol search and the hashing of the name.
+ * Flame-graph frame ids by (symbol version, ip): samples repeat the same
+ * frames, and a hit skips the symbol search and the hashing of the name.
+ * The version stands for the process's maps (shared by forked processes)
+ * or the kernel's symbols, so no pid is needed.
  */
-#define PROFILE_CACHE_BITS	14
+#define PROFILE_CACHE_BITS	13
 
 struct frame_ent {
 	uint64_t ip;
-	uint32_t pid;
-	uint32_t ver;
+	uint64_t ver;
 	uint32_t id;
 	uint32_t used;
 };
@@ -110,22 +110,21 @@ static int64_t comm_id(struct pp_session *s, struct profile *p, uint32_t tid)
 	return id;
 }
 
-/* The frame id of @ip of @pid (0 for a kernel frame); -ENOMEM. */
+/* The frame id of @ip of @pid under symbol version @ver; -ENOMEM. */
 static int64_t frame_id(struct pp_session *s, struct profile *p, uint32_t pid, uint64_t ip,
-			int kernel, uint32_t ver)
+			int kernel, uint64_t ver)
 {
-	uint64_t h = (ip ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (ip ^ (ver << 40) ^ (ver >> 24)) * 0x9e3779b97f4a7c15ull;
 	struct frame_ent *c = &p->cache[h >> (64 - PROFILE_CACHE_BITS)];
 	char name[128];
 	int64_t id;
 
-	if (c->used && c->ip == ip && c->pid == pid && c->ver == ver)
+	if (c->used && c->ip == ip && c->ver == ver)
 		return c->id;
 	pp_session__frame_name(s, pid, ip, kernel, name);
 	id = pp_flame__intern(p->fg, name);
 	if (id >= 0) {
 		c->ip = ip;
-		c->pid = pid;
 		c->ver = ver;
 		c->id = (uint32_t)id;
 		c->used = 1;
@@ -136,7 +135,7 @@ static int64_t frame_id(struct pp_session *s, struct profile *p, uint32_t pid, u
 /* A sample with a callchain: its frames, root first, as pp_session__stack_frames() names them. */
 static void add_stack(struct pp_session *s, struct profile *p, const struct pp_event *e)
 {
-	uint32_t kver = pp_session__sym_version(s, 0, 1), uver = pp_session__sym_version(s, e->pid, 0);
+	uint64_t kver = pp_session__sym_version(s, 0, 1), uver = pp_session__sym_version(s, e->pid, 0);
 	size_t nr = pp_session__stack_ips(s, e, p->ips, p->kern, 255);
 	int64_t id = comm_id(s, p, e->tid);
 

@@ -231,7 +231,7 @@ size_t pp_session__fold_stack(struct pp_session *s, const struct pp_event *e, ch
  * pp_session__sym_version() - changes whenever a lookup of @pid's addresses
  * (@kernel: kernel addresses) may change its answer.
  */
-uint32_t pp_session__sym_version(const struct pp_session *s, uint32_t pid, int kernel)
+uint64_t pp_session__sym_version(const struct pp_session *s, uint32_t pid, int kernel)
 {
 	return pp_symtab__version(s->syms, pid, kernel);
 }
@@ -263,7 +263,7 @@ size_t pp_session__frame_name(struct pp_session *s, uint32_t pid, uint64_t ip, i
  */
 static const char *frame_cached(struct pp_session *s, uint32_t pid, uint64_t ip, int kernel)
 {
-	uint32_t gen = pp_symtab__version(s->syms, pid, kernel);
+	uint64_t ver = pp_symtab__version(s->syms, pid, kernel);
 	struct pp_fcache *c = s->fcache;
 	struct pp_fcache_ent *ent;
 	char name[128];
@@ -275,9 +275,9 @@ static const char *frame_cached(struct pp_session *s, uint32_t pid, uint64_t ip,
 		if (!c)
 			return NULL;
 	}
-	h = (ip ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	h = (ip ^ (ver << 40) ^ (ver >> 24)) * 0x9e3779b97f4a7c15ull;
 	ent = &c->e[h >> (64 - 12)];
-	if (ent->name && ent->ip == ip && ent->pid == pid && ent->gen == gen)
+	if (ent->name && ent->ip == ip && ent->ver == ver)
 		return ent->name;
 	nl = pp_session__frame_name(s, pid, ip, kernel, name) + 1;
 	if (!c->nr_blocks || c->used + nl > PP_FCACHE_BLOCK) {
@@ -299,8 +299,7 @@ static const char *frame_cached(struct pp_session *s, uint32_t pid, uint64_t ip,
 	ent->name = memcpy(c->blocks[c->nr_blocks - 1] + c->used, name, nl);
 	c->used += nl;
 	ent->ip = ip;
-	ent->pid = pid;
-	ent->gen = gen;
+	ent->ver = ver;
 	return ent->name;
 }
 

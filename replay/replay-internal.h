@@ -80,9 +80,10 @@ struct pp_src {
 };
 
 /*
- * Resolved frame names by (pid, ip), valid while the symbol tables' generation
- * holds: samples repeat the same call chains, and a name costs a map and a
- * symbol search plus string copies. Names live in blocks freed all at once.
+ * Resolved frame names by (symbol version, ip), valid while the version of
+ * the process's maps and symbols holds (forked processes share it): samples
+ * repeat the same call chains, and a name costs a map and a symbol search
+ * plus string copies. Names live in blocks freed all at once.
  */
 #define PP_FCACHE_SIZE		4096
 #define PP_FCACHE_BLOCK		(64 * 1024)
@@ -90,8 +91,7 @@ struct pp_src {
 
 struct pp_fcache_ent {
 	uint64_t ip;
-	uint32_t pid;
-	uint32_t gen;
+	uint64_t ver;			/* pp_symtab__version() */
 	const char *name;		/* NULL: empty slot */
 };
 
@@ -192,7 +192,7 @@ int pp_symtab__add_mmap(struct pp_symtab *t, uint32_t pid, uint64_t start, uint6
 			const char *filename);
 void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid);
 uint32_t pp_symtab__gen(const struct pp_symtab *t);
-uint32_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel);
+uint64_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel);
 int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel, char *buf,
 		      size_t len, const char **dso);
 void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,

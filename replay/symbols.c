@@ -52,14 +52,14 @@ struct pp_map {
  */
 struct pp_mapset {
 	uint32_t refs;
+	uint32_t uid;		/* gen of its last change: equal uids, equal maps */
 	uint32_t nr, cap;
 	struct pp_map m[];
 };
 
-/* A process: its maps, and the generation of their last change (for caches). */
+/* A process and its maps. */
 struct pp_proc {
 	uint32_t pid1;		/* pid + 1, 0 = empty slot */
-	uint32_t ver;
 	struct pp_mapset *ms;	/* NULL: no maps */
 };
 
@@ -162,7 +162,6 @@ static struct pp_proc *proc_get(struct pp_symtab *t, uint32_t pid)
 	p = proc_slot(t, pid);
 	if (!p->pid1) {
 		p->pid1 = pid + 1;
-		p->ver = 0;
 		p->ms = NULL;
 		t->procs_nr++;
 	}
@@ -401,8 +400,8 @@ static int map_insert(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_
 
 	if (!p || mapset_own(p))
 		return -ENOMEM;
-	p->ver = t->gen;
 	ms = p->ms;
+	ms->uid = ++t->gen;
 	/* Drop the maps of this process that the new one overlaps. */
 	for (i = 0; i < ms->nr;) {
 		if (ms->m[i].start < end && ms->m[i].end > start) {
@@ -469,7 +468,6 @@ void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid)
 		mapset_put(c->ms);
 		c->ms = pms;
 		pms->refs++;
-		c->ver = t->gen;
 		return;
 	}
 	/* Inserting into the child never changes the parent's set: its copy is made first. */
@@ -783,16 +781,18 @@ void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, u
 }
 
 /**
- * pp_symtab__version() - the generation of the last change that may alter
- * the answer of a lookup of @pid's addresses (@kernel: of kernel addresses).
- * Two lookups of the same address under the same version give the same name.
+ * pp_symtab__version() - what the answer of a lookup of an address of @pid
+ * (@kernel: of a kernel address) depends on, as one number: the state of
+ * the process's maps (shared by the processes that share them) and of the
+ * symbols. Two lookups of the same address under the same version give the
+ * same name, whatever the pid.
  */
-uint32_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel)
+uint64_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel)
 {
 	const struct pp_proc *p;
 
 	if (kernel)
-		return t->kver;
+		return 1ull << 63 | t->kver;
 	p = proc_find(t, pid);
-	return p && p->ver > t->uver ? p->ver : t->uver;
+	return (uint64_t)t->uver << 32 | (p && p->ms ? p->ms->uid : 0);
 }

@@ -281,12 +281,13 @@ size_t pp_session__frame_name(struct pp_session *s, uint32_t pid, uint64_t ip, i
 			      char *buf);
 
 /**
- * pp_session__sym_version() - a number that changes whenever
- * pp_session__sym() of @pid's addresses (@kernel: of kernel addresses) may
- * give another answer (maps or symbols loaded): a cache of names keyed by
- * (pid, ip) stays valid while it holds.
+ * pp_session__sym_version() - what pp_session__sym() of an address of @pid
+ * (@kernel: of a kernel address) depends on, as one number: it changes when
+ * the process's maps or the symbols change, and processes with the same
+ * maps (forked, before they change them) share it. A cache of names keyed
+ * by (version, address) needs no pid.
  */
-uint32_t pp_session__sym_version(const struct pp_session *s, uint32_t pid, int kernel);
+uint64_t pp_session__sym_version(const struct pp_session *s, uint32_t pid, int kernel);
 
 /**
  * pp_session__format_time() - "HH:MM:SS.uuuuuu" (local wall clock) of @ts,
