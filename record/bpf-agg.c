@@ -142,9 +142,13 @@ void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b)
 }
 
 /**
- * pp_bpf_seen_learn() - snapshot @pid's maps into @syms once.
+ * pp_bpf_seen_learn() - make sure @syms knows @pid's maps, once.
  * @seen: set of pids done; @syms: collector; @pid: process;
  * @tasks, @mmaps: receive TASKS/MMAPS items.
+ *
+ * A process the collector already follows (from the start-up snapshot, or a
+ * FORK of a known parent, or its MMAP2 records in the side-band) is not read
+ * again from /proc: only those it has not seen yet are.
  * Return: 0 or -ENOMEM.
  */
 int pp_bpf_seen_learn(struct pp_bpf_seen *seen, struct pp_syms *syms, uint32_t pid,
@@ -166,7 +170,8 @@ int pp_bpf_seen_learn(struct pp_bpf_seen *seen, struct pp_syms *syms, uint32_t p
 		seen->cap = ncap;
 	}
 	seen->pids[seen->nr++] = pid;
-	pp_syms__snapshot(syms, tasks, mmaps, &p, 1);
+	if (!pp_syms__has_maps(syms, pid))
+		pp_syms__snapshot(syms, tasks, mmaps, &p, 1);
 	return 0;
 }
 

@@ -86,6 +86,9 @@ void pp_syms__free(struct pp_syms *s);
 void pp_syms__snapshot(struct pp_syms *s, struct pp_buf *tasks, struct pp_buf *mmaps,
 		       const pid_t *only, int nr_only);
 
+/** pp_syms__has_maps() - whether maps of @pid are known (snapshot, fork, mmap). */
+int pp_syms__has_maps(const struct pp_syms *s, uint32_t pid);
+
 /**
  * pp_syms__scan() - learn from a DATA payload: MMAP2/COMM/EXIT records
  * update the maps; sample ips and callchains mark symbols as hit.

@@ -596,6 +596,18 @@ static void drop_maps(struct pp_syms *s, uint32_t pid)
 	s->last_map = 0;
 }
 
+/**
+ * pp_syms__has_maps() - whether the collector knows maps of @pid already
+ * (from the snapshot, a FORK from a known parent, or MMAP2 records).
+ */
+int pp_syms__has_maps(const struct pp_syms *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->nr_maps; i++)
+		if (s->maps[i].pid == pid)
+			return 1;
+	return 0;
+}
+
 /* A forked process starts with its parent's maps (no MMAP2 tells it). */
 static void fork_maps(struct pp_syms *s, uint32_t ppid, uint32_t pid)
 {
