@@ -16,12 +16,33 @@
 #include "../bpf/offcpu.h"
 #include "bpf/offcpu.skel.h"
 
+/* Batch size of map reads: more than any hash bucket holds. */
+#define BATCH	1024
+
+struct cached_stack {
+	uint64_t *ips;			/* NULL: not cached */
+	uint32_t nr;
+	uint32_t used;			/* window that last used it */
+};
+
 struct pp_bpf_offcpu {
 	struct offcpu_bpf *skel;
 	uint64_t window_start;
 	uint64_t dropped_seen;
 	struct pp_offcpu_key *keys;	/* PP_OFFCPU_MAX_KEYS, drain scratch */
+	struct pp_offcpu_val *vals;	/* idem */
 	uint64_t *kips, *uips;		/* PP_OFFCPU_MAX_DEPTH each */
+	/*
+	 * Stacks read from the stack map, by id: an id's frames do not change
+	 * until user space deletes it, so a stack that blocks again in the
+	 * next windows is not read again. Ids unused for a whole window (and
+	 * not held by a sleeping thread) are deleted.
+	 */
+	struct cached_stack *stacks;	/* PP_OFFCPU_MAX_STACKS */
+	uint32_t window;		/* drains so far */
+	int no_batch;			/* the kernel has no batch map operations */
+	uint32_t *skeys;		/* BATCH, to read `start` */
+	struct pp_offcpu_start *svals;	/* BATCH */
 	struct pp_buf synth;
 	struct pp_bpf_seen seen;
 };
@@ -52,9 +73,14 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 		goto nomem;
 	pp_buf__init(&oc->synth);
 	oc->keys = calloc(PP_OFFCPU_MAX_KEYS, sizeof(*oc->keys));
+	oc->vals = calloc(PP_OFFCPU_MAX_KEYS, sizeof(*oc->vals));
 	oc->kips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
 	oc->uips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
-	if (!oc->keys || !oc->kips || !oc->uips)
+	oc->stacks = calloc(PP_OFFCPU_MAX_STACKS, sizeof(*oc->stacks));
+	oc->skeys = calloc(BATCH, sizeof(*oc->skeys));
+	oc->svals = calloc(BATCH, sizeof(*oc->svals));
+	if (!oc->keys || !oc->vals || !oc->kips || !oc->uips || !oc->stacks || !oc->skeys ||
+	    !oc->svals)
 		goto nomem;
 	pp_bpf_core_opts(&open_opts);
 	oc->skel = offcpu_bpf__open_opts(&open_opts);
@@ -93,40 +119,161 @@ fail:
 	return NULL;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
- * Free the stack ids of the drained aggregates that no sleeping thread
- * still refers to, so the stack map does not fill up over a long run.
+ * Stack ids held by sleeping threads (in `start`), as a bitmap of
+ * PP_OFFCPU_MAX_STACKS bits. Return: 0, or -errno (then hold everything).
  */
-static void release_stacks(struct pp_bpf_offcpu *oc, int *ids, size_t nr)
+static int held_stacks(struct pp_bpf_offcpu *oc, uint8_t *held)
 {
-	int sfd = bpf_map__fd(oc->skel->maps.start), stfd = bpf_map__fd(oc->skel->maps.stacks);
-	uint32_t key, next, *prev = NULL;
-	struct pp_offcpu_start v;
+	int sfd = bpf_map__fd(oc->skel->maps.start);
+	uint32_t *keys = oc->skeys;
+	struct pp_offcpu_start *vals = oc->svals;
+	uint32_t batch = 0, count, key, next, *prev = NULL;
+	int ret, first = 1;
 
-	qsort(ids, nr, sizeof(*ids), cmp_int);
+	if (!oc->no_batch) {
+		do {
+			count = BATCH;
+			ret = bpf_map_lookup_batch(sfd, first ? NULL : &batch, &batch, keys, vals,
+						   &count, NULL);
+			first = 0;
+			for (uint32_t i = 0; i < count && (!ret || ret == -ENOENT); i++) {
+				if (vals[i].kstack >= 0 && vals[i].kstack < PP_OFFCPU_MAX_STACKS)
+					held[vals[i].kstack / 8] |= (uint8_t)(1u << (vals[i].kstack % 8));
+				if (vals[i].ustack >= 0 && vals[i].ustack < PP_OFFCPU_MAX_STACKS)
+					held[vals[i].ustack / 8] |= (uint8_t)(1u << (vals[i].ustack % 8));
+			}
+		} while (!ret);
+		if (ret == -ENOENT)
+			return 0;
+		if (ret != -EINVAL && ret != -ENOTSUP && ret != -EOPNOTSUPP)
+			return ret;
+		oc->no_batch = 1;
+	}
 	while (!bpf_map_get_next_key(sfd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(sfd, &key, &v))
+		if (bpf_map_lookup_elem(sfd, &key, vals))
 			continue;
-		for (size_t i = 0; i < nr; i++) {
-			if (ids[i] == v.kstack || ids[i] == v.ustack)
-				ids[i] = -1;
+		if (vals[0].kstack >= 0 && vals[0].kstack < PP_OFFCPU_MAX_STACKS)
+			held[vals[0].kstack / 8] |= (uint8_t)(1u << (vals[0].kstack % 8));
+		if (vals[0].ustack >= 0 && vals[0].ustack < PP_OFFCPU_MAX_STACKS)
+			held[vals[0].ustack / 8] |= (uint8_t)(1u << (vals[0].ustack % 8));
+	}
+	return 0;
+}
+
+/*
+ * Delete the cached stacks that neither this window nor the previous one
+ * used and that no sleeping thread holds, so the stack map does not fill up
+ * over a long run while stacks that keep blocking stay read once.
+ */
+static void release_stacks(struct pp_bpf_offcpu *oc)
+{
+	int stfd = bpf_map__fd(oc->skel->maps.stacks);
+	uint8_t held[PP_OFFCPU_MAX_STACKS / 8] = { 0 };
+
+	if (held_stacks(oc, held))
+		return;
+	for (uint32_t id = 0; id < PP_OFFCPU_MAX_STACKS; id++) {
+		struct cached_stack *c = &oc->stacks[id];
+
+		if (!c->ips || oc->window - c->used < 2 || (held[id / 8] & (1u << (id % 8))))
+			continue;
+		bpf_map_delete_elem(stfd, &id);
+		free(c->ips);
+		c->ips = NULL;
+	}
+}
+
+/* Frames of stack @id (cached), or 0 frames for a missing id. */
+static unsigned int read_stack(struct pp_bpf_offcpu *oc, int id, uint64_t *tmp,
+			       const uint64_t **ips)
+{
+	struct cached_stack *c;
+	unsigned int n;
+
+	*ips = tmp;
+	if (id < 0 || id >= PP_OFFCPU_MAX_STACKS)
+		return 0;
+	c = &oc->stacks[id];
+	c->used = oc->window;
+	if (!c->ips) {
+		n = pp_bpf_read_stack(bpf_map__fd(oc->skel->maps.stacks), id, tmp,
+				      PP_OFFCPU_MAX_DEPTH);
+		if (!n)
+			return 0;
+		c->ips = malloc(n * sizeof(uint64_t));
+		if (!c->ips)
+			return n;
+		memcpy(c->ips, tmp, n * sizeof(uint64_t));
+		c->nr = n;
+	}
+	*ips = c->ips;
+	return c->nr;
+}
+
+/*
+ * The aggregates of generation @old into oc->keys/vals, deleted from the
+ * map. Return: how many, or -errno.
+ */
+static long take_old(struct pp_bpf_offcpu *oc, unsigned int old)
+{
+	int afd = bpf_map__fd(oc->skel->maps.agg);
+	struct pp_offcpu_key key, *prev = NULL;
+	uint32_t batch = 0, count, nr = 0, got = 0;
+	int ret = 0, first = 1;
+
+	if (!oc->no_batch) {
+		/* All entries (both generations) in batches, keep the old ones. */
+		do {
+			count = PP_OFFCPU_MAX_KEYS - got < BATCH ? PP_OFFCPU_MAX_KEYS - got : BATCH;
+			if (!count)
+				break;
+			ret = bpf_map_lookup_batch(afd, first ? NULL : &batch, &batch,
+						   oc->keys + got, oc->vals + got, &count, NULL);
+			first = 0;
+			if (ret && ret != -ENOENT)
+				break;
+			for (uint32_t i = 0; i < count; i++, got++) {
+				if (oc->keys[got].gen != old)
+					continue;
+				oc->keys[nr] = oc->keys[got];
+				oc->vals[nr] = oc->vals[got];
+				nr++;
+			}
+			got = nr;
+		} while (!ret);
+		if (!ret || ret == -ENOENT) {
+			count = nr;
+			if (nr && bpf_map_delete_batch(afd, oc->keys, &count, NULL))
+				for (uint32_t i = 0; i < nr; i++)
+					bpf_map_delete_elem(afd, &oc->keys[i]);
+			return nr;
+		}
+		if (ret != -EINVAL && ret != -ENOTSUP && ret != -EOPNOTSUPP && ret != -ENOSPC)
+			return ret;
+		if (ret != -ENOSPC)
+			oc->no_batch = 1;	/* else: a bucket too big for the rest, once */
+		nr = 0;
+	}
+	while (nr < PP_OFFCPU_MAX_KEYS && !bpf_map_get_next_key(afd, prev, &oc->keys[nr])) {
+		prev = &oc->keys[nr];
+		if (oc->keys[nr].gen == old)
+			nr++;
+		else {
+			key = oc->keys[nr];
+			prev = &key;
 		}
 	}
-	for (size_t i = 0; i < nr; i++) {
-		uint32_t k = (uint32_t)ids[i];
-
-		if (ids[i] >= 0 && (i == 0 || ids[i] != ids[i - 1]))
-			bpf_map_delete_elem(stfd, &k);
+	got = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		if (bpf_map_lookup_elem(afd, &oc->keys[i], &oc->vals[got]))
+			continue;
+		bpf_map_delete_elem(afd, &oc->keys[i]);
+		oc->keys[got++] = oc->keys[i];
 	}
+	return got;
 }
 
 /**
@@ -140,16 +287,16 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 			 uint64_t *last_ts, struct pp_syms *syms, struct pp_buf *tasks,
 			 struct pp_buf *mmaps)
 {
-	int afd = bpf_map__fd(oc->skel->maps.agg), stfd = bpf_map__fd(oc->skel->maps.stacks);
 	unsigned int old = oc->skel->bss->gen & 1;
 	struct pp_bpf_agg_window w = { .source = PP_BPF_SRC_OFFCPU };
-	struct pp_offcpu_key key, *prev = NULL;
-	size_t nr = 0, at, nr_ids = 0;
 	uint64_t dropped;
-	int *ids, items = 0;
+	size_t at;
+	long nr;
+	int items = 0;
 
 	/* New switches go to the other generation from now on. */
 	__atomic_store_n(&oc->skel->bss->gen, old ^ 1, __ATOMIC_RELEASE);
+	oc->window++;
 	w.start_ns = oc->window_start;
 	w.end_ns = pp_bpf_mono_ns();
 	oc->window_start = w.end_ns;
@@ -157,53 +304,37 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 	w.dropped = dropped - oc->dropped_seen;
 	oc->dropped_seen = dropped;
 
-	while (nr < PP_OFFCPU_MAX_KEYS && !bpf_map_get_next_key(afd, prev, &oc->keys[nr])) {
-		prev = &oc->keys[nr];
-		if (oc->keys[nr].gen == old)
-			nr++;
-		else {
-			key = oc->keys[nr];
-			prev = &key;
-		}
-	}
-	ids = calloc(nr * 2 + 1, sizeof(*ids));
-	if (!ids)
-		return -ENOMEM;
+	nr = take_old(oc, old);
+	if (nr < 0)
+		return (int)nr;
 	at = pp_item__begin(payload, PP_BPF_AGG_WINDOW);
 	pp_buf__append(payload, &w, sizeof(w));
 	pp_item__end(payload, at);
 	pp_buf__reset(&oc->synth);
-	for (size_t i = 0; i < nr; i++) {
+	for (long i = 0; i < nr; i++) {
 		const struct pp_offcpu_key *k = &oc->keys[i];
-		struct pp_offcpu_val v;
+		const struct pp_offcpu_val *v = &oc->vals[i];
+		const uint64_t *kips, *uips;
 		struct pp_bpf_agg_stack s;
 		unsigned int nk, nu;
 
-		if (bpf_map_lookup_elem(afd, k, &v))
-			continue;
-		bpf_map_delete_elem(afd, k);
-		nk = pp_bpf_read_stack(stfd, k->kstack, oc->kips, PP_OFFCPU_MAX_DEPTH);
-		nu = pp_bpf_read_stack(stfd, k->ustack, oc->uips, PP_OFFCPU_MAX_DEPTH);
-		if (k->kstack >= 0)
-			ids[nr_ids++] = k->kstack;
-		if (k->ustack >= 0)
-			ids[nr_ids++] = k->ustack;
+		nk = read_stack(oc, k->kstack, oc->kips, &kips);
+		nu = read_stack(oc, k->ustack, oc->uips, &uips);
 		memset(&s, 0, sizeof(s));
 		s.pid = k->tgid;
 		s.tid = k->pid;
-		s.total_ns = v.total_ns;
-		s.count = v.count;
-		s.max_ns = v.max_ns;
+		s.total_ns = v->total_ns;
+		s.count = v->count;
+		s.max_ns = v->max_ns;
 		s.state = k->state;
 		s.nr_kernel = (uint16_t)nk;
 		s.nr_user = (uint16_t)nu;
-		memcpy(s.comm, v.comm, sizeof(s.comm));
+		memcpy(s.comm, v->comm, sizeof(s.comm));
 		s.comm[sizeof(s.comm) - 1] = '\0';
-		pp_bpf_put_stack(payload, PP_BPF_AGG_OFFCPU, &s, oc->kips, nk, oc->uips, nu, NULL,
-				 NULL);
+		pp_bpf_put_stack(payload, PP_BPF_AGG_OFFCPU, &s, kips, nk, uips, nu, NULL, NULL);
 		if (syms) {
 			pp_bpf_seen_learn(&oc->seen, syms, s.pid, tasks, mmaps);
-			pp_bpf_synth_sample(&oc->synth, s.pid, s.tid, oc->kips, nk, oc->uips, nu);
+			pp_bpf_synth_sample(&oc->synth, s.pid, s.tid, kips, nk, uips, nu);
 		}
 		items++;
 	}
@@ -213,8 +344,7 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 		memcpy(payload->data + at + sizeof(struct pp_item_header), &w, sizeof(w));
 	if (syms)
 		pp_bpf_scan_synth(syms, &oc->synth);
-	release_stacks(oc, ids, nr_ids);
-	free(ids);
+	release_stacks(oc);
 	if (first_ts)
 		*first_ts = w.start_ns;
 	if (last_ts)
@@ -228,6 +358,13 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 	if (!oc)
 		return;
 	offcpu_bpf__destroy(oc->skel);
+	if (oc->stacks)
+		for (size_t i = 0; i < PP_OFFCPU_MAX_STACKS; i++)
+			free(oc->stacks[i].ips);
+	free(oc->stacks);
+	free(oc->skeys);
+	free(oc->svals);
+	free(oc->vals);
 	free(oc->keys);
 	free(oc->kips);
 	free(oc->uips);
