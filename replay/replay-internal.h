@@ -23,6 +23,18 @@ struct pp_idmap_ent {
 	int evsel;
 };
 
+/*
+ * Where the fields of an event's samples lie when every field before the
+ * callchain has a fixed size (offsets from the record start, header
+ * included): the sample is read without walking its sample_type.
+ */
+struct pp_fastfmt {
+	uint8_t ok;		/* sample_type has only the fields below */
+	uint8_t callchain, raw;
+	uint16_t ip, tid, time, addr, cpu, period;	/* 0 = absent */
+	uint16_t fixed;		/* end of the fixed fields */
+};
+
 /* What is known of a thread. */
 struct pp_task {
 	uint32_t tid;		/* 0 = empty slot (tid 0 is kept aside) */
@@ -52,6 +64,8 @@ struct pp_stream {
 	const uint8_t *head;	/* current record, NULL = exhausted */
 	uint16_t head_size;
 	uint64_t head_ts;
+	struct pp_evsel *head_ev;	/* its event, while head_idgen == idmap_gen */
+	uint32_t head_idgen;
 	uint64_t last_ts;
 	uint64_t records;
 	uint64_t lost;
@@ -134,6 +148,8 @@ struct pp_session {
 	size_t nr_evsels;
 	struct pp_idmap_ent *idmap;
 	size_t idmap_cap, idmap_nr;
+	uint32_t idmap_gen;		/* bumped by every change of the id map */
+	struct pp_fastfmt fast[PP_MAX_EVSELS];	/* by evsel idx */
 	struct tep_handle *tep;
 	int header_page_ok;
 	struct pp_evspec specs[64];

@@ -513,6 +513,7 @@ static int idmap_add(struct pp_session *s, uint64_t id, int evsel)
 
 	if (!id)
 		return 0;
+	s->idmap_gen++;
 	if ((s->idmap_nr + 1) * 2 > s->idmap_cap) {
 		size_t ncap = s->idmap_cap ? s->idmap_cap * 2 : 256, ocap = s->idmap_cap;
 		struct pp_idmap_ent *old = s->idmap, *n = calloc(ncap, sizeof(*n));
@@ -552,6 +553,127 @@ static const struct pp_evspec *match_spec(const struct pp_session *s, const char
 	return NULL;
 }
 
+/* The fixed layout of samples of @st, when it has one (fast->ok). */
+static void fastfmt_init(struct pp_fastfmt *f, uint64_t st)
+{
+	const uint64_t fast = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			      PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	uint16_t off = sizeof(struct perf_event_header);
+
+	memset(f, 0, sizeof(*f));
+	if (st & ~fast)
+		return;
+	f->ok = 1;
+	off += 8 * !!(st & PERF_SAMPLE_IDENTIFIER);
+	if (st & PERF_SAMPLE_IP) {
+		f->ip = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		f->tid = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		f->time = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		f->addr = off;
+		off += 8;
+	}
+	off += 8 * !!(st & PERF_SAMPLE_ID);
+	off += 8 * !!(st & PERF_SAMPLE_STREAM_ID);
+	if (st & PERF_SAMPLE_CPU) {
+		f->cpu = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		f->period = off;
+		off += 8;
+	}
+	f->fixed = off;
+	f->callchain = !!(st & PERF_SAMPLE_CALLCHAIN);
+	f->raw = !!(st & PERF_SAMPLE_RAW);
+}
+
+static inline uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * Read a sample of layout @f into @e: the same fields and the same checks as
+ * pp_sample__parse_fmt(). Return: 0, or -EINVAL for a malformed record.
+ */
+static int fast_parse(const struct pp_fastfmt *f, const uint8_t *rec, size_t size,
+		      struct pp_event *e)
+{
+	struct perf_event_header h;
+	size_t end, off;
+
+	if (size < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, rec, sizeof(h));
+	end = h.size;
+	if (end < sizeof(h) || end > size || f->fixed > end)
+		return -EINVAL;
+	e->ip = f->ip ? rd64(rec + f->ip) : 0;
+	e->pid = f->tid ? rd32(rec + f->tid) : 0;
+	e->tid = f->tid ? rd32(rec + f->tid + 4) : 0;
+	e->time = f->time ? rd64(rec + f->time) : 0;
+	e->addr = f->addr ? rd64(rec + f->addr) : 0;
+	e->cpu = f->cpu ? rd32(rec + f->cpu) : 0;
+	e->period = f->period ? rd64(rec + f->period) : 0;
+	e->callchain = NULL;
+	e->nr_callchain = 0;
+	e->raw = NULL;
+	e->raw_size = 0;
+	off = f->fixed;
+	if (f->callchain) {
+		uint64_t nr;
+
+		if (end - off < 8)
+			return -EINVAL;
+		nr = rd64(rec + off);
+		off += 8;
+		if (nr > (end - off) / 8)
+			return -EINVAL;
+		e->callchain = (const uint64_t *)(const void *)(rec + off);
+		e->nr_callchain = (uint32_t)nr;
+		off += (size_t)nr * 8;
+	}
+	if (f->raw) {
+		uint32_t rs, pad;
+
+		if (end - off < 4)
+			return -EINVAL;
+		rs = rd32(rec + off);
+		off += 4;
+		if (rs > end - off)
+			return -EINVAL;
+		e->raw = rec + off;
+		e->raw_size = rs;
+		off += rs;
+		pad = (8 - ((4 + rs) & 7)) & 7;
+		if (pad > end - off)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * pp_session__add_evsel() - add an event (an ATTRS item or a live event).
  * @s: session; @attr: attr bytes; @attr_size: their size;
@@ -582,6 +704,7 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev->config = a.config;
 		ev->sample_type = a.sample_type;
 		ev->read_format = a.read_format;
+		fastfmt_init(&s->fast[ev->idx], a.sample_type);
 		ev->spec = match_spec(s, name);
 		for (int k = 0; k < s->nr_srcs && !ev->src; k++) {
 			if (s->srcs[k].a->src_match(&s->srcs[k].o, ev))
@@ -930,16 +1053,37 @@ void pp_session__tick(struct pp_session *s, uint64_t ts)
 
 static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uint8_t *rec, uint16_t size)
 {
-	struct pp_sample smp;
-	struct pp_sample_fmt fmt = { .sample_type = ev->sample_type, .read_format = ev->read_format };
+	const struct pp_fastfmt *f = &s->fast[ev->idx];
 	struct pp_event e;
 	int to_host, to_src;
 
-	if (pp_sample__parse_fmt(&fmt, rec, size, &smp)) {
-		s->stats.bad_records++;
-		return;
+	if (f->ok) {
+		if (fast_parse(f, rec, size, &e)) {
+			s->stats.bad_records++;
+			return;
+		}
+	} else {
+		struct pp_sample smp;
+		struct pp_sample_fmt fmt = { .sample_type = ev->sample_type,
+					     .read_format = ev->read_format };
+
+		if (pp_sample__parse_fmt(&fmt, rec, size, &smp)) {
+			s->stats.bad_records++;
+			return;
+		}
+		e.time = smp.time;
+		e.pid = smp.pid;
+		e.tid = smp.tid;
+		e.cpu = smp.cpu;
+		e.ip = smp.ip;
+		e.period = smp.period;
+		e.raw = smp.raw;
+		e.raw_size = smp.raw_size;
+		e.callchain = smp.callchain;
+		e.nr_callchain = (uint32_t)smp.nr_callchain;
+		e.addr = smp.addr;
 	}
-	if (!pass_cpu(s, smp.cpu))
+	if (!pass_cpu(s, e.cpu))
 		return;
 	/*
 	 * A .needs_system_wide module keeps its targets' events itself (a
@@ -948,41 +1092,30 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	 */
 	to_host = ev->spec || !s->nr_specs;
 	to_src = ev->src != NULL;
-	if (!pass_tasks(s, smp.pid, smp.tid)) {
+	if (!pass_tasks(s, e.pid, e.tid)) {
 		to_host = to_host && s->a.needs_system_wide;
 		to_src = to_src && ((struct pp_src *)ev->src)->a->needs_system_wide;
 	}
 	if (!to_host && !to_src)
 		return;
-	pp_session__tick(s, smp.time);
+	pp_session__tick(s, e.time);
 	/* A thread first seen here is named after its process, as documented. */
-	if (smp.tid != smp.pid) {
-		struct pp_task *t = task_slot(s, smp.tid);
+	if (e.tid != e.pid) {
+		struct pp_task *t = task_slot(s, e.tid);
 
 		if (!t || !t->tid) {
-			struct pp_task *pt = task_slot(s, smp.pid);
+			struct pp_task *pt = task_slot(s, e.pid);
 
 			if (pt && pt->tid) {
 				char comm[16];
 
 				memcpy(comm, pt->comm, sizeof(comm));
-				pp_session__set_comm(s, smp.pid, smp.tid, comm);
+				pp_session__set_comm(s, e.pid, e.tid, comm);
 			}
 		}
 	}
 	e.evsel = ev;
-	e.time = smp.time;
-	e.pid = smp.pid;
-	e.tid = smp.tid;
-	e.cpu = smp.cpu;
-	e.ip = smp.ip;
-	e.period = smp.period;
-	e.raw = smp.raw;
-	e.raw_size = smp.raw_size;
-	e.callchain = smp.callchain;
-	e.nr_callchain = (uint32_t)smp.nr_callchain;
 	e.record = rec;
-	e.addr = smp.addr;
 	ev->nr_samples++;
 	s->stats.samples++;
 	if (to_src) {
@@ -1010,13 +1143,21 @@ static size_t bounded_strlen(const uint8_t *p, size_t max)
 	return z ? (size_t)(z - p) : max;
 }
 
+static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size,
+			struct pp_evsel *ev);
+
 /**
  * pp_session__dispatch() - decode one perf record and call the analyzer.
  * @s: session; @stream: CPU stream; @rec: the record; @size: its size.
  */
 void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size)
 {
-	struct pp_evsel *ev = pp_session__evsel_by_id(s, pp_sample__id(rec, size));
+	dispatch_ev(s, stream, rec, size, pp_session__evsel_by_id(s, pp_sample__id(rec, size)));
+}
+
+static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size,
+			struct pp_evsel *ev)
+{
 	const struct perf_event_header *h = (const void *)rec;
 	struct pp_sample id;
 	uint64_t idsz;
@@ -1395,6 +1536,26 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 	return 0;
 }
 
+/* The time of record @r of event @ev (as pp_session__record_ts()). */
+static inline int record_time(const struct pp_session *s, const struct pp_evsel *ev,
+			      const uint8_t *r, uint16_t size, uint64_t *ts)
+{
+	const struct pp_fastfmt *f = &s->fast[ev->idx];
+
+	/* a sample's time at its fixed place; the header's size is checked as there */
+	if (f->time) {
+		struct perf_event_header h;
+
+		memcpy(&h, r, sizeof(h));
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= 8 && h.size <= size &&
+		    f->time + 8u <= h.size) {
+			*ts = rd64(r + f->time);
+			return 0;
+		}
+	}
+	return pp_sample__time(ev->sample_type, r, size, ts);
+}
+
 /* Move @st to its next record; sets st->head NULL when the stream ends. */
 static void stream_advance(struct pp_session *s, struct pp_stream *st)
 {
@@ -1425,7 +1586,9 @@ static void stream_advance(struct pp_session *s, struct pp_stream *st)
 		st->off += size;
 		st->head = r;
 		st->head_size = size;
-		if (pp_session__record_ts(s, r, size, &st->head_ts))
+		st->head_ev = pp_session__evsel_by_id(s, pp_sample__id(r, size));
+		st->head_idgen = s->idmap_gen;
+		if (!st->head_ev || record_time(s, st->head_ev, r, size, &st->head_ts))
 			st->head_ts = st->last_ts;
 		st->last_ts = st->head_ts;
 		st->records++;
@@ -1466,7 +1629,10 @@ static void deliver(struct pp_session *s, struct pp_stream *st)
 		s->last_ts = st->head_ts;
 	if (!s->stats.first_ts)
 		s->stats.first_ts = st->head_ts;
-	pp_session__dispatch(s, st->id, st->head, st->head_size);
+	if (st->head_idgen == s->idmap_gen)
+		dispatch_ev(s, st->id, st->head, st->head_size, st->head_ev);
+	else
+		pp_session__dispatch(s, st->id, st->head, st->head_size);
 }
 
 /* Up to this many streams a linear scan beats the heap's bookkeeping. */
