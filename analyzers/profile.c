@@ -39,7 +39,31 @@ struct comm_ent {
 	char comm[16];
 };
 
+/*
+ * Whole call chains: the frame ids a raw callchain (context markers
+ * included) folds to, under the kernel's and the process's symbol
+ * versions. Samples repeat their call chains (a quarter of them are new in
+ * a busy system-wide recording), and a known one skips every frame. The
+ * chains and ids live in two pools, dropped together when they grow large.
+ */
+#define PROFILE_CHAINS		8192
+#define PROFILE_CHAIN_MAX	512		/* longer ones are not kept */
+#define PROFILE_POOL_MAX	(4u << 20)	/* entries of either pool */
+
+struct chain_ent {
+	uint64_t hash;
+	uint64_t kver, uver;
+	uint32_t chain_off, nr_chain;	/* in chain_pool */
+	uint32_t ids_off, nr_ids;	/* in ids_pool */
+	uint32_t epoch;			/* valid while equal to profile.epoch */
+};
+
 struct profile {
+	struct chain_ent *chains;
+	uint64_t *chain_pool;
+	uint32_t *ids_pool;
+	uint32_t chain_len, chain_cap, ids_len, ids_cap;
+	uint32_t epoch;
 	struct pp_flame *fg;
 	char names[256][128];
 	const char *frames[256];
@@ -75,6 +99,8 @@ static int profile_init(struct pp_session *s)
 		free(p);
 		return -ENOMEM;
 	}
+	p->chains = calloc(PROFILE_CHAINS, sizeof(*p->chains));	/* optional */
+	p->epoch = 1;
 	pp_session__set_priv(s, p);
 	return 0;
 }
@@ -132,16 +158,90 @@ static int64_t frame_id(struct pp_session *s, struct profile *p, uint32_t pid, u
 	return id;
 }
 
+static uint64_t chain_hash(const uint64_t *c, uint32_t nr, uint64_t kver, uint64_t uver)
+{
+	uint64_t h = (kver * 0x9e3779b97f4a7c15ull) ^ uver ^ nr;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		h ^= c[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h | 1;
+}
+
+/* Keep chain @c (@nr entries) as folding to the @nr_ids ids at p->ids + 1. */
+static void chain_keep(struct profile *p, struct chain_ent *ce, uint64_t h, const uint64_t *c,
+		       uint32_t nr, uint64_t kver, uint64_t uver, uint32_t nr_ids)
+{
+	if (p->chain_len + nr > PROFILE_POOL_MAX || p->ids_len + nr_ids > PROFILE_POOL_MAX) {
+		/* start over: every kept chain points into the pools */
+		p->chain_len = p->ids_len = 0;
+		p->epoch++;
+	}
+	if (p->chain_len + nr > p->chain_cap) {
+		uint32_t cap = p->chain_cap ? p->chain_cap : 16384;
+		uint64_t *n;
+
+		while (cap < p->chain_len + nr)
+			cap *= 2;
+		n = realloc(p->chain_pool, cap * sizeof(*n));
+		if (!n)
+			return;
+		p->chain_pool = n;
+		p->chain_cap = cap;
+	}
+	if (p->ids_len + nr_ids > p->ids_cap) {
+		uint32_t cap = p->ids_cap ? p->ids_cap : 16384;
+		uint32_t *n;
+
+		while (cap < p->ids_len + nr_ids)
+			cap *= 2;
+		n = realloc(p->ids_pool, cap * sizeof(*n));
+		if (!n)
+			return;
+		p->ids_pool = n;
+		p->ids_cap = cap;
+	}
+	ce->hash = h;
+	ce->kver = kver;
+	ce->uver = uver;
+	ce->chain_off = p->chain_len;
+	ce->nr_chain = nr;
+	ce->ids_off = p->ids_len;
+	ce->nr_ids = nr_ids;
+	ce->epoch = p->epoch;
+	memcpy(p->chain_pool + p->chain_len, c, nr * sizeof(*c));
+	p->chain_len += nr;
+	memcpy(p->ids_pool + p->ids_len, p->ids + 1, nr_ids * sizeof(uint32_t));
+	p->ids_len += nr_ids;
+}
+
 /* A sample with a callchain: its frames, root first, as pp_session__stack_frames() names them. */
 static void add_stack(struct pp_session *s, struct profile *p, const struct pp_event *e)
 {
 	uint64_t kver = pp_session__sym_version(s, 0, 1), uver = pp_session__sym_version(s, e->pid, 0);
-	size_t nr = pp_session__stack_ips(s, e, p->ips, p->kern, 255);
+	uint32_t nc = e->nr_callchain;
+	struct chain_ent *ce = NULL;
+	uint64_t h = 0;
 	int64_t id = comm_id(s, p, e->tid);
+	size_t nr;
 
 	if (id < 0)
 		return;
 	p->ids[0] = (uint32_t)id;
+	if (p->chains && nc <= PROFILE_CHAIN_MAX) {
+		h = chain_hash(e->callchain, nc, kver, uver);
+		ce = &p->chains[h % PROFILE_CHAINS];
+		if (ce->hash == h && ce->epoch == p->epoch && ce->nr_chain == nc &&
+		    ce->kver == kver && ce->uver == uver &&
+		    !memcmp(p->chain_pool + ce->chain_off, e->callchain, nc * sizeof(uint64_t))) {
+			memcpy(p->ids + 1, p->ids_pool + ce->ids_off, ce->nr_ids * sizeof(uint32_t));
+			pp_flame__add_ids(p->fg, p->ids, ce->nr_ids + 1, 1);
+			return;
+		}
+	}
+	nr = pp_session__stack_ips(s, e, p->ips, p->kern, 255);
 	for (size_t i = 0; i < nr; i++) {
 		id = p->kern[i] ? frame_id(s, p, 0, p->ips[i], 1, kver) :
 				  frame_id(s, p, e->pid, p->ips[i], 0, uver);
@@ -149,6 +249,10 @@ static void add_stack(struct pp_session *s, struct profile *p, const struct pp_e
 			return;
 		p->ids[i + 1] = (uint32_t)id;
 	}
+	/* frame_id() may load symbols: the versions then change, keep nothing */
+	if (ce && kver == pp_session__sym_version(s, 0, 1) &&
+	    uver == pp_session__sym_version(s, e->pid, 0))
+		chain_keep(p, ce, h, e->callchain, nc, kver, uver, (uint32_t)nr);
 	pp_flame__add_ids(p->fg, p->ids, nr + 1, 1);
 }
 
@@ -214,8 +318,12 @@ static void profile_deinit(struct pp_session *s)
 {
 	struct profile *p = pp_session__priv(s);
 
-	if (p)
+	if (p) {
 		pp_flame__free(p->fg);
+		free(p->chains);
+		free(p->chain_pool);
+		free(p->ids_pool);
+	}
 	free(p);
 }
 
