@@ -37,7 +37,7 @@ struct offcpu {
 	uint32_t source;		/* PP_BPF_SRC_* of the windows to read */
 	struct ostack *v;
 	size_t nr, cap;
-	uint64_t windows, dropped, bad;
+	uint64_t windows, dropped, stacks_lost, bad;
 	uint64_t first_ts, last_ts;
 	struct pp_bpf_offcpu *live;
 	struct pp_bpf_lock *live_lock;
@@ -93,6 +93,7 @@ static int offcpu_payload(const uint8_t *p, size_t len, uint64_t first_ts, uint6
 				continue;
 			oc->windows++;
 			oc->dropped += w.dropped;
+			oc->stacks_lost += w.stacks_lost;
 			if (!oc->first_ts || w.start_ns < oc->first_ts)
 				oc->first_ts = w.start_ns;
 			if (w.end_ns > oc->last_ts)
@@ -344,6 +345,9 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 	if (oc->dropped)
 		pp_out__printf(out, " (%llu events not aggregated: BPF maps full)",
 			       (unsigned long long)oc->dropped);
+	if (oc->stacks_lost)
+		pp_out__printf(out, " (%llu events without their stack: the kernel could not store it)",
+			       (unsigned long long)oc->stacks_lost);
 	pp_out__printf(out, "\n");
 	if (oc->bad)
 		pp_session__warn(s, "%llu malformed BPF_AGG items skipped", (unsigned long long)oc->bad);

@@ -8,7 +8,7 @@
 #define PP_BPF_OFFCPU_H
 
 #define PP_OFFCPU_MAX_DEPTH	127	/* PERF_MAX_STACK_DEPTH */
-#define PP_OFFCPU_MAX_STACKS	8192
+#define PP_OFFCPU_MAX_STACKS	16384	/* distinct stacks held at once */
 #define PP_OFFCPU_MAX_KEYS	16384
 #define PP_OFFCPU_MAX_TASKS	16384
 
@@ -22,17 +22,27 @@ struct pp_offcpu_cfg {
 	unsigned long long min_ns;
 };
 
+/*
+ * A stack is named by a 64-bit hash of its frames (0 = none): the `stacks`
+ * hash maps it to the frames, zero-padded. Unlike a stack-trace map, whose
+ * ids are hash buckets that two stacks can collide in, nothing is lost
+ * until the map is full, and nothing is allocated before it is used.
+ */
+struct pp_offcpu_stack {
+	unsigned long long ips[PP_OFFCPU_MAX_DEPTH];
+};
+
 /* Per sleeping thread, from switch-out to switch-in. */
 struct pp_offcpu_start {
 	unsigned long long ts;
-	int kstack, ustack;		/* stack map ids, < 0 when missing */
+	unsigned long long kstack, ustack;
 	unsigned int tgid;
 	unsigned int state;		/* 'S', 'D', 'R' */
 };
 
 struct pp_offcpu_key {
+	unsigned long long kstack, ustack;
 	unsigned int tgid, pid;
-	int kstack, ustack;
 	unsigned int state;
 	unsigned int gen;		/* drain generation: user space flips it */
 };

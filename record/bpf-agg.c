@@ -56,10 +56,12 @@ int pp_bpf_agg__decode(const struct pp_item *item, struct pp_bpf_agg_entry *e,
 
 	switch (item->kind) {
 	case PP_BPF_AGG_WINDOW:
-		if (item->size < sizeof(*w))
+		if (item->size < PP_BPF_AGG_WINDOW_MIN)
 			return -EINVAL;
-		if (w)
-			memcpy(w, item->body, sizeof(*w));
+		if (w) {
+			memset(w, 0, sizeof(*w));
+			memcpy(w, item->body, item->size < sizeof(*w) ? item->size : sizeof(*w));
+		}
 		return PP_BPF_AGG_WINDOW;
 	case PP_BPF_AGG_OFFCPU:
 	case PP_BPF_AGG_LOCK:

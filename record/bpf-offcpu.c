@@ -19,10 +19,17 @@
 /* Batch size of map reads: more than any hash bucket holds. */
 #define BATCH	1024
 
+/* The stack cache: open addressing, at most half full. */
+#define SCACHE_BITS	15
+#define SCACHE_SIZE	(1u << SCACHE_BITS)
+_Static_assert(SCACHE_SIZE >= 2 * PP_OFFCPU_MAX_STACKS, "stack cache at most half full");
+
 struct cached_stack {
-	uint64_t *ips;			/* NULL: not cached */
+	uint64_t key;			/* stack hash; 0: empty slot */
+	uint64_t *ips;
 	uint32_t nr;
 	uint32_t used;			/* window that last used it */
+	uint32_t held;			/* window in which a sleeping thread held it */
 };
 
 struct pp_bpf_offcpu {
@@ -33,12 +40,13 @@ struct pp_bpf_offcpu {
 	struct pp_offcpu_val *vals;	/* idem */
 	uint64_t *kips, *uips;		/* PP_OFFCPU_MAX_DEPTH each */
 	/*
-	 * Stacks read from the stack map, by id: an id's frames do not change
-	 * until user space deletes it, so a stack that blocks again in the
-	 * next windows is not read again. Ids unused for a whole window (and
-	 * not held by a sleeping thread) are deleted.
+	 * Stacks read from the `stacks` map, by hash: an entry's frames do not
+	 * change until user space deletes it, so a stack that blocks again in
+	 * the next windows is not read again. Stacks unused for a whole window
+	 * (and not held by a sleeping thread) are deleted.
 	 */
-	struct cached_stack *stacks;	/* PP_OFFCPU_MAX_STACKS */
+	struct cached_stack *stacks;	/* SCACHE_SIZE */
+	uint64_t stacks_lost_seen;
 	uint32_t window;		/* drains so far */
 	int no_batch;			/* the kernel has no batch map operations */
 	uint32_t *skeys;		/* BATCH, to read `start` */
@@ -76,7 +84,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	oc->vals = calloc(PP_OFFCPU_MAX_KEYS, sizeof(*oc->vals));
 	oc->kips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
 	oc->uips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
-	oc->stacks = calloc(PP_OFFCPU_MAX_STACKS, sizeof(*oc->stacks));
+	oc->stacks = calloc(SCACHE_SIZE, sizeof(*oc->stacks));
 	oc->skeys = calloc(BATCH, sizeof(*oc->skeys));
 	oc->svals = calloc(BATCH, sizeof(*oc->svals));
 	if (!oc->keys || !oc->vals || !oc->kips || !oc->uips || !oc->stacks || !oc->skeys ||
@@ -97,6 +105,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	c->min_ns = o->min_ns;
 	pp_bpf_lazy_hash(oc->skel->maps.agg);
 	pp_bpf_lazy_hash(oc->skel->maps.procs);
+	pp_bpf_lazy_hash(oc->skel->maps.stacks);
 	ret = offcpu_bpf__load(oc->skel);
 	if (ret) {
 		pp_bpf_load_error("offcpu", ret, err, errlen);
@@ -119,11 +128,58 @@ fail:
 	return NULL;
 }
 
+static uint32_t slot_of(uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - SCACHE_BITS));
+}
+
+/* The slot of @key, or the empty slot where it would go. */
+static struct cached_stack *scache_slot(struct pp_bpf_offcpu *oc, uint64_t key)
+{
+	uint32_t i = slot_of(key);
+
+	while (oc->stacks[i].key && oc->stacks[i].key != key)
+		i = (i + 1) & (SCACHE_SIZE - 1);
+	return &oc->stacks[i];
+}
+
+/* Empty slot @i, moving later entries of its probe run back into the gap. */
+static void scache_remove(struct pp_bpf_offcpu *oc, uint32_t i)
+{
+	uint32_t j = i, k;
+
+	free(oc->stacks[i].ips);
+	memset(&oc->stacks[i], 0, sizeof(oc->stacks[i]));
+	for (;;) {
+		j = (j + 1) & (SCACHE_SIZE - 1);
+		if (!oc->stacks[j].key)
+			return;
+		k = slot_of(oc->stacks[j].key);
+		/* stays if its home slot k lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		oc->stacks[i] = oc->stacks[j];
+		memset(&oc->stacks[j], 0, sizeof(oc->stacks[j]));
+		i = j;
+	}
+}
+
+static void mark_held(struct pp_bpf_offcpu *oc, uint64_t key)
+{
+	struct cached_stack *c;
+
+	if (!key)
+		return;
+	c = scache_slot(oc, key);
+	if (c->key)
+		c->held = oc->window;
+}
+
 /*
- * Stack ids held by sleeping threads (in `start`), as a bitmap of
- * PP_OFFCPU_MAX_STACKS bits. Return: 0, or -errno (then hold everything).
+ * Mark the cached stacks that sleeping threads (entries of `start`) hold.
+ * Return: 0, or -errno (then nothing may be released).
  */
-static int held_stacks(struct pp_bpf_offcpu *oc, uint8_t *held)
+static int held_stacks(struct pp_bpf_offcpu *oc)
 {
 	int sfd = bpf_map__fd(oc->skel->maps.start);
 	uint32_t *keys = oc->skeys;
@@ -138,10 +194,8 @@ static int held_stacks(struct pp_bpf_offcpu *oc, uint8_t *held)
 						   &count, NULL);
 			first = 0;
 			for (uint32_t i = 0; i < count && (!ret || ret == -ENOENT); i++) {
-				if (vals[i].kstack >= 0 && vals[i].kstack < PP_OFFCPU_MAX_STACKS)
-					held[vals[i].kstack / 8] |= (uint8_t)(1u << (vals[i].kstack % 8));
-				if (vals[i].ustack >= 0 && vals[i].ustack < PP_OFFCPU_MAX_STACKS)
-					held[vals[i].ustack / 8] |= (uint8_t)(1u << (vals[i].ustack % 8));
+				mark_held(oc, vals[i].kstack);
+				mark_held(oc, vals[i].ustack);
 			}
 		} while (!ret);
 		if (ret == -ENOENT)
@@ -155,10 +209,8 @@ static int held_stacks(struct pp_bpf_offcpu *oc, uint8_t *held)
 		prev = &key;
 		if (bpf_map_lookup_elem(sfd, &key, vals))
 			continue;
-		if (vals[0].kstack >= 0 && vals[0].kstack < PP_OFFCPU_MAX_STACKS)
-			held[vals[0].kstack / 8] |= (uint8_t)(1u << (vals[0].kstack % 8));
-		if (vals[0].ustack >= 0 && vals[0].ustack < PP_OFFCPU_MAX_STACKS)
-			held[vals[0].ustack / 8] |= (uint8_t)(1u << (vals[0].ustack % 8));
+		mark_held(oc, vals[0].kstack);
+		mark_held(oc, vals[0].ustack);
 	}
 	return 0;
 }
@@ -171,36 +223,39 @@ static int held_stacks(struct pp_bpf_offcpu *oc, uint8_t *held)
 static void release_stacks(struct pp_bpf_offcpu *oc)
 {
 	int stfd = bpf_map__fd(oc->skel->maps.stacks);
-	uint8_t held[PP_OFFCPU_MAX_STACKS / 8] = { 0 };
+	uint32_t i = 0;
 
-	if (held_stacks(oc, held))
+	if (held_stacks(oc))
 		return;
-	for (uint32_t id = 0; id < PP_OFFCPU_MAX_STACKS; id++) {
-		struct cached_stack *c = &oc->stacks[id];
+	while (i < SCACHE_SIZE) {
+		struct cached_stack *c = &oc->stacks[i];
 
-		if (!c->ips || oc->window - c->used < 2 || (held[id / 8] & (1u << (id % 8))))
+		if (!c->key || oc->window - c->used < 2 || c->held == oc->window) {
+			i++;
 			continue;
-		bpf_map_delete_elem(stfd, &id);
-		free(c->ips);
-		c->ips = NULL;
+		}
+		bpf_map_delete_elem(stfd, &c->key);
+		scache_remove(oc, i);	/* an entry moved into slot i is seen next */
 	}
 }
 
-/* Frames of stack @id (cached), or 0 frames for a missing id. */
-static unsigned int read_stack(struct pp_bpf_offcpu *oc, int id, uint64_t *tmp,
+/* Frames of stack @key (cached), or 0 frames for none. */
+static unsigned int read_stack(struct pp_bpf_offcpu *oc, uint64_t key, uint64_t *tmp,
 			       const uint64_t **ips)
 {
 	struct cached_stack *c;
-	unsigned int n;
+	unsigned int n = 0;
 
 	*ips = tmp;
-	if (id < 0 || id >= PP_OFFCPU_MAX_STACKS)
+	if (!key)
 		return 0;
-	c = &oc->stacks[id];
-	c->used = oc->window;
-	if (!c->ips) {
-		n = pp_bpf_read_stack(bpf_map__fd(oc->skel->maps.stacks), id, tmp,
-				      PP_OFFCPU_MAX_DEPTH);
+	c = scache_slot(oc, key);
+	if (!c->key) {
+		memset(tmp, 0, PP_OFFCPU_MAX_DEPTH * sizeof(uint64_t));
+		if (bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.stacks), &key, tmp))
+			return 0;
+		while (n < PP_OFFCPU_MAX_DEPTH && tmp[n])
+			n++;
 		if (!n)
 			return 0;
 		c->ips = malloc(n * sizeof(uint64_t));
@@ -208,7 +263,9 @@ static unsigned int read_stack(struct pp_bpf_offcpu *oc, int id, uint64_t *tmp,
 			return n;
 		memcpy(c->ips, tmp, n * sizeof(uint64_t));
 		c->nr = n;
+		c->key = key;
 	}
+	c->used = oc->window;
 	*ips = c->ips;
 	return c->nr;
 }
@@ -303,6 +360,9 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 	dropped = __atomic_load_n(&oc->skel->bss->dropped, __ATOMIC_RELAXED);
 	w.dropped = dropped - oc->dropped_seen;
 	oc->dropped_seen = dropped;
+	dropped = __atomic_load_n(&oc->skel->bss->stacks_lost, __ATOMIC_RELAXED);
+	w.stacks_lost = dropped - oc->stacks_lost_seen;
+	oc->stacks_lost_seen = dropped;
 
 	nr = take_old(oc, old);
 	if (nr < 0)
@@ -359,7 +419,7 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 		return;
 	offcpu_bpf__destroy(oc->skel);
 	if (oc->stacks)
-		for (size_t i = 0; i < PP_OFFCPU_MAX_STACKS; i++)
+		for (size_t i = 0; i < SCACHE_SIZE; i++)
 			free(oc->stacks[i].ips);
 	free(oc->stacks);
 	free(oc->skeys);

@@ -176,15 +176,20 @@ enum pp_bpf_agg_source {
 	PP_BPF_SRC_LOCK   = 2,
 };
 
-/* Item body of kind PP_BPF_AGG_WINDOW: 32 bytes. */
+/*
+ * Item body of kind PP_BPF_AGG_WINDOW: 40 bytes (32 in files written before
+ * stacks_lost existed: a shorter item reads as stacks_lost 0).
+ */
 struct pp_bpf_agg_window {
 	uint32_t source;		/* enum pp_bpf_agg_source */
 	uint32_t nr_items;		/* stack items that follow for this window */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC, like perf record times */
 	uint64_t end_ns;
 	uint64_t dropped;		/* events the kernel could not aggregate (maps full) */
+	uint64_t stacks_lost;		/* events aggregated without their stack (map full) */
 };
-_Static_assert(sizeof(struct pp_bpf_agg_window) == 32, "window item is 32 bytes");
+_Static_assert(sizeof(struct pp_bpf_agg_window) == 40, "window item is 40 bytes");
+#define PP_BPF_AGG_WINDOW_MIN	32	/* the smallest valid window item */
 
 /*
  * Item body of kinds PP_BPF_AGG_OFFCPU / _LOCK: 64 bytes, then
