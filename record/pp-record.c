@@ -1328,8 +1328,10 @@ static void *writer_main(void *arg)
 			break;
 		}
 		lost = r->lost_pending;
-		agg = r->agg_pending;
-		r->agg_pending = 0;
+		/* the aggregate after the data queued before it (see the main loop) */
+		agg = r->agg_pending && !r->qlen;
+		if (agg)
+			r->agg_pending = 0;
 		it.buf = NULL;
 		if (r->qlen) {
 			it = r->q[r->qhead];
@@ -1815,6 +1817,9 @@ int main(int argc, char **argv)
 
 	build_layout(&r);
 	attach_bpf(&r, child);
+	/* the aggregators' stacks need the maps that FORK and MMAP2 records tell */
+	if (r.offcpu || r.lockp)
+		r.scan_syms = 1;
 
 	/* buffers, queue, writer thread */
 	r.nr_streams = r.el->nr_cpus;
@@ -1887,6 +1892,12 @@ int main(int argc, char **argv)
 		now = now_ns();
 		flush_old(&r, now, 0);
 		if ((r.offcpu || r.lockp) && now - agg_last >= 1000000000ull) {
+			/*
+			 * Side-band first: once the writer has scanned the FORKs
+			 * and MMAP2s, the drain need not read /proc for the
+			 * processes they describe.
+			 */
+			flush_old(&r, now, 1);
 			pthread_mutex_lock(&r.lock);
 			r.agg_pending = 1;
 			pthread_cond_signal(&r.cond);
