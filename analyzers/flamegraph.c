@@ -369,16 +369,15 @@ static void fold_put(struct fold_out *f, const char *s, size_t len)
 /* A frame name in folded form: ';' and line breaks would split the line. */
 static void fold_name(struct fold_out *f, const char *s)
 {
-	for (; *s; s++) {
-		char c = *s;
+	for (;;) {
+		size_t run = strcspn(s, ";\n\r");
 
-		if (c == ';')
-			c = ':';
-		else if (c == '\n' || c == '\r')
-			c = ' ';
-		if (f->n == sizeof(f->buf))
-			fold_flush(f);
-		f->buf[f->n++] = c;
+		fold_put(f, s, run);
+		s += run;
+		if (!*s)
+			return;
+		fold_put(f, *s == ';' ? ":" : " ", 1);
+		s++;
 	}
 }
 
