@@ -21,7 +21,7 @@
  * The version stands for the process's maps (shared by forked processes)
  * or the kernel's symbols, so no pid is needed.
  */
-#define PROFILE_CACHE_BITS	13
+#define PROFILE_CACHE_BITS	12
 
 struct frame_ent {
 	uint64_t ip;
@@ -46,7 +46,7 @@ struct comm_ent {
  * a busy system-wide recording), and a known one skips every frame. The
  * chains and ids live in two pools, dropped together when they grow large.
  */
-#define PROFILE_CHAINS		8192
+#define PROFILE_CHAINS		4096
 #define PROFILE_CHAIN_MAX	512		/* longer ones are not kept */
 #define PROFILE_POOL_MAX	(4u << 20)	/* entries of either pool */
 
