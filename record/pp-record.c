@@ -1056,6 +1056,8 @@ static uint64_t sample_type_of(uint64_t id, void *ctx)
 	return ei < 0 ? 0 : r->el->evsels[ei].attr.sample_type;
 }
 
+#define META_ZSTD_MIN	4096	/* metadata chunks from this size on: zstd */
+
 static void write_meta(struct rec *r, uint16_t type, struct pp_buf *b)
 {
 	struct pp_chunk_desc d = { .type = type, .stream = PP_STREAM_META };
@@ -1067,7 +1069,21 @@ static void write_meta(struct rec *r, uint16_t type, struct pp_buf *b)
 		r->fatal = b->error;
 		return;
 	}
-	err = pp_writer__append_chunk(r->w, &d, b->data, b->len);
+	if (b->len >= META_ZSTD_MIN && r->o->codec == PP_CODEC_LZ4) {
+		/*
+		 * Metadata (the /proc snapshot above all: paths, build ids) is
+		 * written once and read once: zstd halves what lz4 leaves.
+		 */
+		uint8_t *out = NULL;
+		size_t out_len = 0;
+
+		err = pp_writer__compress(PP_CODEC_ZSTD, 3, &d, b->data, b->len, &out, &out_len);
+		if (!err)
+			err = pp_writer__append_prepared(r->w, out, out_len, 0);
+		free(out);
+	} else {
+		err = pp_writer__append_chunk(r->w, &d, b->data, b->len);
+	}
 	if (err)
 		r->fatal = err;
 }
