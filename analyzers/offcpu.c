@@ -41,6 +41,7 @@ struct offcpu {
 	uint64_t first_ts, last_ts;
 	struct pp_bpf_offcpu *live;
 	struct pp_bpf_lock *live_lock;
+	struct pp_bpf_stacks *stacks;	/* defined by STACK items */
 };
 
 static int offcpu_add(struct offcpu *oc, const struct pp_bpf_agg_entry *e)
@@ -66,7 +67,10 @@ static int offcpu_add(struct offcpu *oc, const struct pp_bpf_agg_entry *e)
 	st->ips = malloc(n + nw ? (n + nw) * 8 : 1);
 	if (!st->ips)
 		return -ENOMEM;
-	memcpy(st->ips, e->kernel_ips, n * 8);	/* user ips follow the kernel ones */
+	if (e->s.nr_kernel)
+		memcpy(st->ips, e->kernel_ips, (size_t)e->s.nr_kernel * 8);
+	if (e->s.nr_user)
+		memcpy(st->ips + e->s.nr_kernel, e->user_ips, (size_t)e->s.nr_user * 8);
 	if (nw)
 		memcpy(st->ips + n, e->waker_ips, nw * 8);
 	oc->nr++;
@@ -84,7 +88,7 @@ static int offcpu_payload(const uint8_t *p, size_t len, uint64_t first_ts, uint6
 	while (pp_item_iter__next(&it, &item)) {
 		struct pp_bpf_agg_entry e;
 		struct pp_bpf_agg_window w;
-		int k = pp_bpf_agg__decode(&item, &e, &w);
+		int k = pp_bpf_agg__decode(&item, oc->stacks, &e, &w);
 
 		if (k < 0) {
 			oc->bad++;
@@ -189,6 +193,9 @@ int pp_bpf_agg_an__init(struct pp_session *s, uint16_t kind)
 	oc->kind = kind;
 	oc->source = kind == PP_BPF_AGG_LOCK ? PP_BPF_SRC_LOCK : PP_BPF_SRC_OFFCPU;
 	pp_session__set_priv(s, oc);
+	oc->stacks = pp_bpf_stacks__new();
+	if (!oc->stacks)
+		return -ENOMEM;
 	if (o->live) {
 		pid_t pid = o->pids ? atoi(o->pids) : 0;
 		char err[256];
@@ -351,6 +358,9 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 	pp_out__printf(out, "\n");
 	if (oc->bad)
 		pp_session__warn(s, "%llu malformed BPF_AGG items skipped", (unsigned long long)oc->bad);
+	if (pp_bpf_stacks__missing(oc->stacks))
+		pp_session__warn(s, "%llu stacks referred to but not defined (damaged chunks): shown empty",
+				 (unsigned long long)pp_bpf_stacks__missing(oc->stacks));
 	if (lock)
 		lock_table(oc, out, total);
 	for (size_t i = 0; i < oc->nr && i < OFFCPU_TOP; i++) {
@@ -460,6 +470,7 @@ void pp_bpf_agg_an__deinit(struct pp_session *s)
 	free(oc->v);
 	pp_bpf_offcpu__free(oc->live);
 	pp_bpf_lock__free(oc->live_lock);
+	pp_bpf_stacks__free(oc->stacks);
 	free(oc);
 }
 

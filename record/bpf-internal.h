@@ -59,6 +59,19 @@ void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
 		      unsigned int nr_user, const struct pp_bpf_agg_waker *waker,
 		      const uint64_t *wips);
 
+/** pp_bpf_stacks__mark() - note stack @id as written. Return: 1 if new, 0, -ENOMEM. */
+struct pp_bpf_stacks;
+int pp_bpf_stacks__mark(struct pp_bpf_stacks *t, uint64_t id);
+
+/** pp_bpf_put_stack_def() - append a STACK item naming frames @ips as @id. */
+void pp_bpf_put_stack_def(struct pp_buf *payload, uint64_t id, const uint64_t *ips,
+			  unsigned int nr);
+
+/** pp_bpf_put_ref() - append an OFFCPU_REF item: @hdr and two stack names. */
+struct pp_bpf_agg_stack;
+void pp_bpf_put_ref(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, uint64_t kstack,
+		    uint64_t ustack);
+
 /**
  * pp_bpf_follow__seed() - put the target process in an aggregator's `procs`
  * map (bpf/follow.bpf.h); its children join at fork. @tgid 0: no target.

@@ -4,6 +4,7 @@
  * sched_switch program, and drain its aggregates into BPF_AGG items.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include "bpf-internal.h"
 #include "../bpf/offcpu.h"
 #include "bpf/offcpu.skel.h"
+
+#define WARM_STACKS	16	/* elements allocated per CPU at start */
 
 /* Batch size of map reads: more than any hash bucket holds. */
 #define BATCH	1024
@@ -46,6 +49,7 @@ struct pp_bpf_offcpu {
 	 * (and not held by a sleeping thread) are deleted.
 	 */
 	struct cached_stack *stacks;	/* SCACHE_SIZE */
+	struct pp_bpf_stacks *written;	/* stacks defined in the output so far */
 	uint64_t stacks_lost_seen;
 	uint32_t window;		/* drains so far */
 	int no_batch;			/* the kernel has no batch map operations */
@@ -54,6 +58,38 @@ struct pp_bpf_offcpu {
 	struct pp_buf synth;
 	struct pp_bpf_seen seen;
 };
+
+/*
+ * A map allocated as used starts with one free element per CPU for values
+ * this big, refilled from irq_work, which cannot run inside the scheduler:
+ * the first switch would store its kernel stack and lose its user stack.
+ * Allocating and freeing a few elements on every CPU fills those caches.
+ */
+static void warm_stacks(struct pp_bpf_offcpu *oc)
+{
+	int fd = bpf_map__fd(oc->skel->maps.stacks), ncpu = libbpf_num_possible_cpus();
+	struct pp_offcpu_stack *v = calloc(1, sizeof(*v));
+	cpu_set_t old, one;
+
+	if (!v || ncpu <= 0 || sched_getaffinity(0, sizeof(old), &old)) {
+		free(v);
+		return;
+	}
+	for (int cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &old))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		for (uint64_t k = 2; k <= 2 * WARM_STACKS; k += 2)	/* even: never a stack name */
+			bpf_map_update_elem(fd, &k, v, BPF_NOEXIST);
+		for (uint64_t k = 2; k <= 2 * WARM_STACKS; k += 2)
+			bpf_map_delete_elem(fd, &k);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	free(v);
+}
 
 /**
  * pp_bpf_offcpu__new() - load and attach the off-CPU program.
@@ -87,7 +123,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	oc->stacks = calloc(SCACHE_SIZE, sizeof(*oc->stacks));
 	oc->skeys = calloc(BATCH, sizeof(*oc->skeys));
 	oc->svals = calloc(BATCH, sizeof(*oc->svals));
-	if (!oc->keys || !oc->vals || !oc->kips || !oc->uips || !oc->stacks || !oc->skeys ||
+	oc->written = pp_bpf_stacks__new();
+	if (!oc->written || !oc->keys || !oc->vals || !oc->kips || !oc->uips || !oc->stacks || !oc->skeys ||
 	    !oc->svals)
 		goto nomem;
 	pp_bpf_core_opts(&open_opts);
@@ -112,6 +149,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 		goto fail;
 	}
 	pp_bpf_follow__seed(oc->skel->maps.procs, oc->skel->rodata->cfg.tgid);
+	warm_stacks(oc);
 	ret = offcpu_bpf__attach(oc->skel);
 	if (ret) {
 		snprintf(err, errlen, "offcpu: attaching to sched_switch failed: %s", strerror(-ret));
@@ -387,11 +425,14 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 		s.count = v->count;
 		s.max_ns = v->max_ns;
 		s.state = k->state;
-		s.nr_kernel = (uint16_t)nk;
-		s.nr_user = (uint16_t)nu;
 		memcpy(s.comm, v->comm, sizeof(s.comm));
 		s.comm[sizeof(s.comm) - 1] = '\0';
-		pp_bpf_put_stack(payload, PP_BPF_AGG_OFFCPU, &s, kips, nk, uips, nu, NULL, NULL);
+		/* each distinct stack once per file, then referred to by name */
+		if (nk && pp_bpf_stacks__mark(oc->written, k->kstack) == 1)
+			pp_bpf_put_stack_def(payload, k->kstack, kips, nk);
+		if (nu && pp_bpf_stacks__mark(oc->written, k->ustack) == 1)
+			pp_bpf_put_stack_def(payload, k->ustack, uips, nu);
+		pp_bpf_put_ref(payload, &s, nk ? k->kstack : 0, nu ? k->ustack : 0);
 		if (syms) {
 			pp_bpf_seen_learn(&oc->seen, syms, s.pid, tasks, mmaps);
 			pp_bpf_synth_sample(&oc->synth, s.pid, s.tid, kips, nk, uips, nu);
@@ -422,6 +463,7 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 		for (size_t i = 0; i < SCACHE_SIZE; i++)
 			free(oc->stacks[i].ips);
 	free(oc->stacks);
+	pp_bpf_stacks__free(oc->written);
 	free(oc->skeys);
 	free(oc->svals);
 	free(oc->vals);

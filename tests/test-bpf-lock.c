@@ -103,6 +103,9 @@ struct collected {
 static void check_items(const struct collected *col, const struct sleeper *sl,
 			uint64_t *total, int *found, int *other_addr, uint64_t *woken, int *waker_found)
 {
+	struct pp_bpf_stacks *stacks = pp_bpf_stacks__new();
+
+	assert_non_null(stacks);
 	*total = 0;
 	*found = 0;
 	*other_addr = 0;
@@ -115,7 +118,7 @@ static void check_items(const struct collected *col, const struct sleeper *sl,
 		pp_item_iter__init(&it, col->chunks[i].data, col->chunks[i].len);
 		while (pp_item_iter__next(&it, &item)) {
 			struct pp_bpf_agg_entry e;
-			int k = pp_bpf_agg__decode(&item, &e, NULL);
+			int k = pp_bpf_agg__decode(&item, stacks, &e, NULL);
 
 			assert_true(k >= 0);
 			if (k != PP_BPF_AGG_LOCK || e.s.pid != (uint32_t)sl->pid)
@@ -146,6 +149,8 @@ static void check_items(const struct collected *col, const struct sleeper *sl,
 		}
 		assert_int_equal(it.bad, 0);
 	}
+	assert_int_equal(pp_bpf_stacks__missing(stacks), 0);
+	pp_bpf_stacks__free(stacks);
 }
 
 static void write_trace(const char *path, struct collected *col, struct pp_buf *tasks,

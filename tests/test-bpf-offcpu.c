@@ -31,6 +31,7 @@
 #include "pp/meta.h"
 #include "pp/writer.h"
 #include "../record/record.h"
+#include "../record/bpf-internal.h"
 
 static char exe_dir[PATH_MAX];
 
@@ -103,6 +104,9 @@ struct collected {
 static void check_items(const struct collected *col, const struct sleeper *sl,
 			uint64_t *total, int *found)
 {
+	struct pp_bpf_stacks *stacks = pp_bpf_stacks__new();
+
+	assert_non_null(stacks);
 	*total = 0;
 	*found = 0;
 	for (int i = 0; i < col->nr; i++) {
@@ -112,7 +116,7 @@ static void check_items(const struct collected *col, const struct sleeper *sl,
 		pp_item_iter__init(&it, col->chunks[i].data, col->chunks[i].len);
 		while (pp_item_iter__next(&it, &item)) {
 			struct pp_bpf_agg_entry e;
-			int k = pp_bpf_agg__decode(&item, &e, NULL);
+			int k = pp_bpf_agg__decode(&item, stacks, &e, NULL);
 
 			assert_true(k >= 0);
 			if (k != PP_BPF_AGG_OFFCPU || e.s.pid != (uint32_t)sl->pid)
@@ -128,6 +132,8 @@ static void check_items(const struct collected *col, const struct sleeper *sl,
 		}
 		assert_int_equal(it.bad, 0);
 	}
+	assert_int_equal(pp_bpf_stacks__missing(stacks), 0);
+	pp_bpf_stacks__free(stacks);
 }
 
 static void write_trace(const char *path, struct collected *col, struct pp_buf *tasks,
@@ -281,21 +287,96 @@ static void test_window_sizes(void **state)
 
 	memcpy(body, &w, sizeof(w));
 	item.size = sizeof(w);
-	assert_int_equal(pp_bpf_agg__decode(&item, NULL, &got), PP_BPF_AGG_WINDOW);
+	assert_int_equal(pp_bpf_agg__decode(&item, NULL, NULL, &got), PP_BPF_AGG_WINDOW);
 	assert_memory_equal(&got, &w, sizeof(w));
 	item.size = 32;
 	memset(&got, 0xff, sizeof(got));
-	assert_int_equal(pp_bpf_agg__decode(&item, NULL, &got), PP_BPF_AGG_WINDOW);
+	assert_int_equal(pp_bpf_agg__decode(&item, NULL, NULL, &got), PP_BPF_AGG_WINDOW);
 	assert_true(got.dropped == 4 && got.end_ns == 20 && got.nr_items == 3);
 	assert_true(got.stacks_lost == 0);
 	item.size = 31;
-	assert_int_equal(pp_bpf_agg__decode(&item, NULL, &got), -EINVAL);
+	assert_int_equal(pp_bpf_agg__decode(&item, NULL, NULL, &got), -EINVAL);
+}
+
+/*
+ * STACK items define stacks once; OFFCPU_REF items read them back by name;
+ * a name never defined reads as no stack and is counted; malformed items
+ * are refused; without a table both kinds are skipped.
+ */
+static void test_stack_refs(void **state)
+{
+	uint64_t k[3] = { 0xffffffff81000010ull, 0xffffffff81000020ull, 0xffffffff81000030ull };
+	uint64_t u[2] = { 0x401000, 0x401100 };
+	struct pp_bpf_agg_stack hdr = { .pid = 7, .tid = 8, .total_ns = 100, .count = 2,
+					.state = 'S' };
+	struct pp_bpf_stacks *t = pp_bpf_stacks__new();
+	struct pp_item_iter it;
+	struct pp_item item;
+	struct pp_bpf_agg_entry e;
+	struct pp_buf b;
+	int kinds[8], n = 0;
+
+	assert_non_null(t);
+	pp_buf__init(&b);
+	pp_bpf_put_stack_def(&b, 0x11, k, 3);
+	pp_bpf_put_stack_def(&b, 0x23, u, 2);
+	pp_bpf_put_ref(&b, &hdr, 0x11, 0x23);
+	pp_bpf_put_ref(&b, &hdr, 0x11, 0x99);	/* user stack never defined */
+	pp_bpf_put_ref(&b, &hdr, 0, 0);
+	pp_item_iter__init(&it, b.data, b.len);
+	while (pp_item_iter__next(&it, &item)) {
+		kinds[n] = pp_bpf_agg__decode(&item, t, &e, NULL);
+		if (n == 2) {
+			assert_int_equal(e.s.nr_kernel, 3);
+			assert_int_equal(e.s.nr_user, 2);
+			assert_true(pp_bpf_agg__ip(e.kernel_ips, 2) == k[2]);
+			assert_true(pp_bpf_agg__ip(e.user_ips, 1) == u[1]);
+			assert_true(e.s.pid == 7 && e.s.total_ns == 100 && e.s.state == 'S');
+		} else if (n == 3) {
+			assert_int_equal(e.s.nr_kernel, 3);
+			assert_int_equal(e.s.nr_user, 0);
+		} else if (n == 4) {
+			assert_int_equal(e.s.nr_kernel + e.s.nr_user, 0);
+		}
+		n++;
+	}
+	assert_int_equal(n, 5);
+	assert_int_equal(kinds[0], PP_BPF_AGG_STACK);
+	assert_int_equal(kinds[1], PP_BPF_AGG_STACK);
+	assert_int_equal(kinds[2], PP_BPF_AGG_OFFCPU);
+	assert_int_equal(kinds[3], PP_BPF_AGG_OFFCPU);
+	assert_int_equal(kinds[4], PP_BPF_AGG_OFFCPU);
+	assert_int_equal(pp_bpf_stacks__missing(t), 1);
+	/* without a table: skipped */
+	pp_item_iter__init(&it, b.data, b.len);
+	while (pp_item_iter__next(&it, &item))
+		assert_int_equal(pp_bpf_agg__decode(&item, NULL, &e, NULL), 0);
+	/* malformed: a STACK item shorter than its frames, id 0, a short REF */
+	{
+		struct pp_bpf_agg_stack_def def = { .id = 5, .nr = 4 };
+		uint8_t body[16 + 8 * 3];
+		struct pp_item bad = { .kind = PP_BPF_AGG_STACK, .body = body, .size = sizeof(body) };
+
+		memset(body, 0, sizeof(body));
+		memcpy(body, &def, sizeof(def));
+		assert_int_equal(pp_bpf_agg__decode(&bad, t, &e, NULL), -EINVAL);
+		def.id = 0;
+		def.nr = 1;
+		memcpy(body, &def, sizeof(def));
+		assert_int_equal(pp_bpf_agg__decode(&bad, t, &e, NULL), -EINVAL);
+		bad.kind = PP_BPF_AGG_OFFCPU_REF;
+		bad.size = PP_BPF_AGG_REF_SIZE - 1;
+		assert_int_equal(pp_bpf_agg__decode(&bad, t, &e, NULL), -EINVAL);
+	}
+	pp_buf__exit(&b);
+	pp_bpf_stacks__free(t);
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_sizes),
+		cmocka_unit_test(test_stack_refs),
 		cmocka_unit_test(test_offcpu_sleeper),
 	};
 	char self[PATH_MAX];

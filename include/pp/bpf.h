@@ -168,7 +168,27 @@ enum pp_bpf_agg_kind {
 	PP_BPF_AGG_WINDOW = 1,		/* struct pp_bpf_agg_window: what follows covers */
 	PP_BPF_AGG_OFFCPU = 2,		/* struct pp_bpf_agg_stack + ips */
 	PP_BPF_AGG_LOCK   = 3,		/* struct pp_bpf_agg_stack + ips */
+	PP_BPF_AGG_STACK  = 4,		/* struct pp_bpf_agg_stack_def + ips: a named stack */
+	PP_BPF_AGG_OFFCPU_REF = 5,	/* struct pp_bpf_agg_stack + two stack names */
 };
+
+/*
+ * Item body of kind PP_BPF_AGG_STACK: 16 bytes, then u64 ips[nr], innermost
+ * first. Defines stack @id for the BPF_AGG items that follow in the file.
+ */
+struct pp_bpf_agg_stack_def {
+	uint64_t id;			/* never 0 */
+	uint16_t nr;
+	uint16_t reserved[3];
+};
+_Static_assert(sizeof(struct pp_bpf_agg_stack_def) == 16, "stack definition is 16 bytes");
+
+/*
+ * Item body of kind PP_BPF_AGG_OFFCPU_REF: struct pp_bpf_agg_stack (its
+ * nr_kernel and nr_user 0), then u64 kernel stack id, u64 user stack id
+ * (0: none): an OFFCPU item whose stacks were defined by STACK items.
+ */
+#define PP_BPF_AGG_REF_SIZE	(64 + 16)
 
 /* Source of a window. */
 enum pp_bpf_agg_source {
@@ -235,16 +255,30 @@ struct pp_bpf_agg_entry {
 	const uint8_t *waker_ips;	/* waker.nr_user u64 */
 };
 
+/* The stacks that STACK items defined, by id (for OFFCPU_REF items). */
+struct pp_bpf_stacks;
+
+/** pp_bpf_stacks__new() - an empty table. Return: it or NULL. */
+struct pp_bpf_stacks *pp_bpf_stacks__new(void);
+/** pp_bpf_stacks__free() - free; accepts NULL. */
+void pp_bpf_stacks__free(struct pp_bpf_stacks *t);
+/** pp_bpf_stacks__missing() - references to stacks never defined, so far. */
+uint64_t pp_bpf_stacks__missing(const struct pp_bpf_stacks *t);
+
 /**
  * pp_bpf_agg__decode() - check and decode one BPF_AGG item.
  * @item: from pp_item_iter__next() over a BPF_AGG payload.
- * @e: receives a stack item (kinds OFFCPU, LOCK).
+ * @stacks: table that STACK items fill and OFFCPU_REF items read (a
+ *          reference to an undefined stack reads as no stack); NULL: STACK
+ *          and OFFCPU_REF items are skipped like unknown kinds.
+ * @e: receives a stack item (kinds OFFCPU, LOCK; an OFFCPU_REF item is
+ *     returned as OFFCPU, its frames lent from @stacks).
  * @w: receives a window (kind WINDOW); may be NULL.
  *
  * Return: the kind, 0 for an unknown kind (skip it), -EINVAL if malformed.
  */
-int pp_bpf_agg__decode(const struct pp_item *item, struct pp_bpf_agg_entry *e,
-		       struct pp_bpf_agg_window *w);
+int pp_bpf_agg__decode(const struct pp_item *item, struct pp_bpf_stacks *stacks,
+		       struct pp_bpf_agg_entry *e, struct pp_bpf_agg_window *w);
 
 /**
  * pp_bpf_agg__ip() - the @i-th address of @ips.
@@ -299,7 +333,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
  * pp_bpf_offcpu__drain() - move what the kernel aggregated since the last
  * drain into BPF_AGG items.
  * @oc: collector.
- * @payload: receives one WINDOW item then OFFCPU items (appended).
+ * @payload: receives one WINDOW item, then STACK items for stacks not
+ *           written before and one OFFCPU_REF item per aggregate (appended).
  * @first_ts, @last_ts: receive the window (chunk header times).
  * @syms: when not NULL, the symbol collector learns the maps of processes
  *        seen for the first time (TASKS/MMAPS items into @tasks and @mmaps)
