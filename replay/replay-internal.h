@@ -66,6 +66,7 @@ struct pp_stream {
 	uint64_t head_ts;
 	struct pp_evsel *head_ev;	/* its event, while head_idgen == idmap_gen */
 	uint32_t head_idgen;
+	uint64_t head_id;		/* its sample id */
 	uint64_t last_ts;
 	uint64_t records;
 	uint64_t lost;

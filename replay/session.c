@@ -1098,7 +1098,8 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	}
 	if (!to_host && !to_src)
 		return;
-	pp_session__tick(s, e.time);
+	if (s->opts.interval_ns)
+		pp_session__tick(s, e.time);
 	/* A thread first seen here is named after its process, as documented. */
 	if (e.tid != e.pid) {
 		struct pp_task *t = task_slot(s, e.tid);
@@ -1556,9 +1557,22 @@ static inline int record_time(const struct pp_session *s, const struct pp_evsel 
 	return pp_sample__time(ev->sample_type, r, size, ts);
 }
 
+/* pp_sample__id(), inline: the id of a record of @size bytes (its header's size). */
+static inline uint64_t record_id(const uint8_t *r, uint16_t size)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, r, sizeof(h));
+	if (h.size != size || size < sizeof(h) + 8)
+		return 0;
+	return rd64(r + (h.type == PERF_RECORD_SAMPLE ? sizeof(h) : size - 8u));
+}
+
 /* Move @st to its next record; sets st->head NULL when the stream ends. */
 static void stream_advance(struct pp_session *s, struct pp_stream *st)
 {
+	uint64_t id;
+
 	for (;;) {
 		if (st->off + 8 > st->len) {
 			if (st->live) {		/* refilled by replay/live.c */
@@ -1586,8 +1600,13 @@ static void stream_advance(struct pp_session *s, struct pp_stream *st)
 		st->off += size;
 		st->head = r;
 		st->head_size = size;
-		st->head_ev = pp_session__evsel_by_id(s, pp_sample__id(r, size));
-		st->head_idgen = s->idmap_gen;
+		id = record_id(r, size);
+		/* a stream's records mostly belong to a few events: reuse the last lookup */
+		if (id != st->head_id || st->head_idgen != s->idmap_gen) {
+			st->head_ev = pp_session__evsel_by_id(s, id);
+			st->head_id = id;
+			st->head_idgen = s->idmap_gen;
+		}
 		if (!st->head_ev || record_time(s, st->head_ev, r, size, &st->head_ts))
 			st->head_ts = st->last_ts;
 		st->last_ts = st->head_ts;
