@@ -1,10 +1,59 @@
 // SPDX-License-Identifier: MIT
 /* Payload codecs: none, one LZ4 block, one zstd frame. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <lz4.h>
 #include <zstd.h>
 #include "format-internal.h"
+
+/*
+ * zstd contexts, one pair per thread, kept between chunks: ZSTD_compress()
+ * and ZSTD_decompress() allocate and clear a fresh context for every call
+ * (a megabyte at level 3), which cost more than compressing a small chunk.
+ */
+struct zctx {
+	ZSTD_CCtx *c;
+	ZSTD_DCtx *d;
+};
+
+static pthread_key_t zkey;
+static pthread_once_t zonce = PTHREAD_ONCE_INIT;
+static int zkey_ok;
+
+static void zctx_free(void *p)
+{
+	struct zctx *z = p;
+
+	ZSTD_freeCCtx(z->c);
+	ZSTD_freeDCtx(z->d);
+	free(z);
+}
+
+static void zkey_init(void)
+{
+	zkey_ok = !pthread_key_create(&zkey, zctx_free);
+}
+
+/* This thread's contexts, or NULL (then the one-shot calls are used). */
+static struct zctx *zctx_get(void)
+{
+	struct zctx *z;
+
+	pthread_once(&zonce, zkey_init);
+	if (!zkey_ok)
+		return NULL;
+	z = pthread_getspecific(zkey);
+	if (!z) {
+		z = calloc(1, sizeof(*z));
+		if (!z || pthread_setspecific(zkey, z)) {
+			free(z);
+			return NULL;
+		}
+	}
+	return z;
+}
 
 size_t pp_codec_bound(uint8_t codec, size_t len)
 {
@@ -28,8 +77,15 @@ size_t pp_codec_compress(uint8_t codec, int level, const void *src, size_t len,
 		return n > 0 ? (size_t)n : 0;
 	}
 	case PP_CODEC_ZSTD: {
-		size_t n = ZSTD_compress(dst, cap, src, len, level ? level : 3);
+		struct zctx *z = zctx_get();
+		size_t n;
 
+		if (z && !z->c)
+			z->c = ZSTD_createCCtx();
+		if (z && z->c)
+			n = ZSTD_compressCCtx(z->c, dst, cap, src, len, level ? level : 3);
+		else
+			n = ZSTD_compress(dst, cap, src, len, level ? level : 3);
 		return ZSTD_isError(n) ? 0 : n;
 	}
 	default:
@@ -56,11 +112,18 @@ int pp_codec_decompress(uint8_t codec, const void *src, size_t stored,
 	}
 	case PP_CODEC_ZSTD: {
 		unsigned long long fsz = ZSTD_getFrameContentSize(src, stored);
+		struct zctx *z;
 		size_t n;
 
 		if (fsz != raw)
 			return -EBADMSG;
-		n = ZSTD_decompress(dst, raw, src, stored);
+		z = zctx_get();
+		if (z && !z->d)
+			z->d = ZSTD_createDCtx();
+		if (z && z->d)
+			n = ZSTD_decompressDCtx(z->d, dst, raw, src, stored);
+		else
+			n = ZSTD_decompress(dst, raw, src, stored);
 		return !ZSTD_isError(n) && n == raw ? 0 : -EBADMSG;
 	}
 	default:
