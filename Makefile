@@ -109,9 +109,9 @@ test-bins: $(TESTS)
 test_unit: $(TESTS)
 	$(Q)tests/run-tests.sh --unit-only $(O)
 
-test_asan:
+test_asan: $(TESTS)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=1 CFLAGS="-O1 -g" test-bins
-	$(Q)tests/run-tests.sh --unit-only $(O)/asan
+	$(Q)tests/run-tests.sh --unit-only $(O) $(O)/asan
 
 # libFuzzer target over the reader.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE
