@@ -50,6 +50,7 @@ struct pp_bpf_offcpu {
 	 */
 	struct cached_stack *stacks;	/* SCACHE_SIZE */
 	struct pp_bpf_stacks *written;	/* stacks defined in the output so far */
+	struct pp_bpf_stacks *scanned;	/* stacks (user: per process) marked as hit */
 	uint64_t stacks_lost_seen;
 	uint32_t window;		/* drains so far */
 	int no_batch;			/* the kernel has no batch map operations */
@@ -124,7 +125,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	oc->skeys = calloc(BATCH, sizeof(*oc->skeys));
 	oc->svals = calloc(BATCH, sizeof(*oc->svals));
 	oc->written = pp_bpf_stacks__new();
-	if (!oc->written || !oc->keys || !oc->vals || !oc->kips || !oc->uips || !oc->stacks || !oc->skeys ||
+	oc->scanned = pp_bpf_stacks__new();
+	if (!oc->written || !oc->scanned || !oc->keys || !oc->vals || !oc->kips || !oc->uips || !oc->stacks || !oc->skeys ||
 	    !oc->svals)
 		goto nomem;
 	pp_bpf_core_opts(&open_opts);
@@ -263,8 +265,12 @@ static void release_stacks(struct pp_bpf_offcpu *oc)
 	int stfd = bpf_map__fd(oc->skel->maps.stacks);
 	uint32_t i = 0;
 
-	if (held_stacks(oc))
-		return;
+	for (i = 0; i < SCACHE_SIZE; i++)
+		if (oc->stacks[i].key && oc->window - oc->stacks[i].used >= 2)
+			break;
+	if (i == SCACHE_SIZE || held_stacks(oc))
+		return;			/* nothing old enough, or sleepers unknown */
+	i = 0;
 	while (i < SCACHE_SIZE) {
 		struct cached_stack *c = &oc->stacks[i];
 
@@ -434,8 +440,17 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 			pp_bpf_put_stack_def(payload, k->ustack, uips, nu);
 		pp_bpf_put_ref(payload, &s, nk ? k->kstack : 0, nu ? k->ustack : 0);
 		if (syms) {
+			/*
+			 * Symbols: the frames of a kernel stack, or of a user
+			 * stack in a process, are marked as hit the first time.
+			 */
+			uint64_t ukey = (k->ustack ^ ((uint64_t)s.pid * 0x9e3779b97f4a7c15ull)) | 1;
+			unsigned int sk = nk && pp_bpf_stacks__mark(oc->scanned, k->kstack) == 1 ? nk : 0;
+			unsigned int su = nu && pp_bpf_stacks__mark(oc->scanned, ukey) == 1 ? nu : 0;
+
 			pp_bpf_seen_learn(&oc->seen, syms, s.pid, tasks, mmaps);
-			pp_bpf_synth_sample(&oc->synth, s.pid, s.tid, kips, nk, uips, nu);
+			if (sk || su)
+				pp_bpf_synth_sample(&oc->synth, s.pid, s.tid, kips, sk, uips, su);
 		}
 		items++;
 	}
@@ -464,6 +479,7 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 			free(oc->stacks[i].ips);
 	free(oc->stacks);
 	pp_bpf_stacks__free(oc->written);
+	pp_bpf_stacks__free(oc->scanned);
 	free(oc->skeys);
 	free(oc->svals);
 	free(oc->vals);
