@@ -627,7 +627,8 @@ static void dso_load(struct pp_symtab *t, struct pp_dso *d)
 static void ensure_sorted(struct pp_sym *syms, size_t nr, int *sorted)
 {
 	if (!*sorted) {
-		qsort(syms, nr, sizeof(*syms), cmp_sym);
+		if (nr)		/* syms may be NULL then */
+			qsort(syms, nr, sizeof(*syms), cmp_sym);
 		*sorted = 1;
 	}
 }
@@ -676,7 +677,8 @@ static int ksym_lookup(struct pp_symtab *t, uint64_t addr, char *buf, size_t len
 	const struct pp_sym *s;
 
 	if (!t->ksorted) {
-		qsort(t->ksyms, t->nr_ksyms, sizeof(*t->ksyms), cmp_sym);
+		if (t->nr_ksyms)
+			qsort(t->ksyms, t->nr_ksyms, sizeof(*t->ksyms), cmp_sym);
 		t->ksorted = 1;
 		t->kbase_ok = 0;
 	}

@@ -96,6 +96,37 @@ static void test_folded_known(void **state)
 	pp_flame__free(NULL);
 }
 
+/* Stacks added by frame ids fold like the same stacks added by names. */
+static void test_add_ids(void **state)
+{
+	struct pp_flame *fg = pp_flame__new();
+	uint32_t ids[3];
+	int64_t id;
+	char *out;
+
+	assert_non_null(fg);
+	ADD(fg, 2, "bash", "main", "read");
+	id = pp_flame__intern(fg, "bash");
+	assert_true(id >= 0);
+	ids[0] = (uint32_t)id;
+	ids[1] = (uint32_t)pp_flame__intern(fg, "main");
+	ids[2] = (uint32_t)pp_flame__intern(fg, "read");
+	assert_int_equal(pp_flame__add_ids(fg, ids, 3, 5), 0);	/* merges with the named one */
+	assert_int_equal(pp_flame__intern(fg, NULL), pp_flame__intern(fg, "[unknown]"));
+	ids[2] = (uint32_t)pp_flame__intern(fg, "semi;colon");
+	assert_int_equal(pp_flame__add_ids(fg, ids, 3, 1), 0);
+	assert_int_equal(pp_flame__add_ids(fg, ids, 3, 0), 0);	/* zero weight: ignored */
+	assert_int_equal(pp_flame__set_slice(fg, "12:00:00"), 0);
+	assert_int_equal(pp_flame__add_ids(fg, ids, 2, 4), 0);
+	out = folded(fg);
+	assert_string_equal(out,
+		"bash;main;read 7\n"
+		"bash;main;semi:colon 1\n"
+		"12:00:00;bash;main 4\n");
+	free(out);
+	pp_flame__free(fg);
+}
+
 static void test_slices(void **state)
 {
 	struct pp_flame *fg = pp_flame__new();
@@ -250,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folded_known),
+		cmocka_unit_test(test_add_ids),
 		cmocka_unit_test(test_slices),
 		cmocka_unit_test(test_svg_content),
 		cmocka_unit_test(test_svg_clip_and_hostile),

@@ -345,6 +345,63 @@ static void test_ksym_size(void **state)
 	pp_symtab__free(t);
 }
 
+/*
+ * A forked process shares its parent's maps: lookups in the child name the
+ * parent's DSOs; a later mmap in either changes only that process; the
+ * symbol version follows the map set, not the pid.
+ */
+static void test_fork_maps(void **state)
+{
+	struct pp_symtab *t = pp_symtab__new();
+	uint64_t ksyms, dsos, dsos_syms, maps, v;
+	const char *dso;
+	char name[128];
+
+	assert_non_null(t);
+	assert_int_equal(pp_symtab__add_mmap(t, 100, 0x1000, 0x1000, 0, NULL, 0, "/x/a.so"), 0);
+	assert_int_equal(pp_symtab__add_mmap(t, 100, 0x3000, 0x1000, 0, NULL, 0, "/x/b.so"), 0);
+	pp_symtab__fork(t, 100, 200);
+	assert_true(pp_symtab__version(t, 200, 0) == pp_symtab__version(t, 100, 0));
+	pp_symtab__lookup(t, 200, 0x1010, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "a.so");
+	pp_symtab__coverage(t, &ksyms, &dsos, &dsos_syms, &maps);
+	assert_int_equal(maps, 4);		/* counted per process */
+
+	/* the parent maps c.so over a.so: the child keeps a.so */
+	v = pp_symtab__version(t, 200, 0);
+	assert_int_equal(pp_symtab__add_mmap(t, 100, 0x1000, 0x800, 0, NULL, 0, "/x/c.so"), 0);
+	assert_true(pp_symtab__version(t, 200, 0) == v);
+	assert_true(pp_symtab__version(t, 100, 0) != v);
+	pp_symtab__lookup(t, 100, 0x1010, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "c.so");
+	pp_symtab__lookup(t, 200, 0x1010, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "a.so");
+	pp_symtab__lookup(t, 100, 0x1900, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "[unknown]");	/* a.so's overlapped map is gone */
+
+	/* the child maps d.so: the parent is unchanged */
+	assert_int_equal(pp_symtab__add_mmap(t, 200, 0x5000, 0x1000, 0, NULL, 0, "/x/d.so"), 0);
+	pp_symtab__lookup(t, 100, 0x5010, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "[unknown]");
+	pp_symtab__lookup(t, 200, 0x5010, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "d.so");
+	pp_symtab__lookup(t, 200, 0x3010, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "b.so");
+
+	/* a fork into a process with maps of its own merges the parent's in */
+	pp_symtab__fork(t, 100, 200);
+	pp_symtab__lookup(t, 200, 0x1010, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "c.so");
+	pp_symtab__lookup(t, 200, 0x5010, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "d.so");
+	pp_symtab__coverage(t, &ksyms, &dsos, &dsos_syms, &maps);
+	assert_int_equal(maps, 2 + 3);	/* c, b; and c, b, d (c replaced a) */
+	/* processes without maps share one version; the kernel has its own */
+	assert_true(pp_symtab__version(t, 300, 0) == pp_symtab__version(t, 301, 0));
+	assert_true(pp_symtab__version(t, 300, 1) != pp_symtab__version(t, 300, 0));
+	pp_symtab__free(t);
+}
+
 static void test_no_footer_scan(void **state)
 {
 	const char *path = make_trace(20, 0, 0);
@@ -563,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_merge_heap),
 		cmocka_unit_test(test_ksym_size),
+		cmocka_unit_test(test_fork_maps),
 		cmocka_unit_test(test_no_footer_scan),
 		cmocka_unit_test(test_trace_output),
 		cmocka_unit_test(test_damaged),
