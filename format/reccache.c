@@ -18,10 +18,10 @@
 #define COLS_SIZE	16	/* ops_len, times_len, lits_len, 0 */
 
 /*
- * The most-recently-used list, as nodes linked by index: a hit moves its
- * node to the front and a literal takes a new node (or the last one), both
- * in O(1); the position of a node is found by walking from the front, which
- * is short for the records that repeat most.
+ * The encoder's most-recently-used list, as nodes linked by index: a hit
+ * moves its node to the front and a literal takes a new node (or the last
+ * one), both in O(1); the position of a node is found by walking from the
+ * front, which is short for the records that repeat most.
  */
 #define NIL 0xff
 
@@ -93,16 +93,6 @@ static uint8_t mru_insert(struct rc_state *s, const uint8_t *rec, uint16_t size)
 	return i;
 }
 
-/* Node at list position @pos (0 = front), or NIL. */
-static uint8_t mru_at(const struct rc_state *s, unsigned int pos)
-{
-	uint8_t i = s->head;
-
-	while (pos-- && i != NIL)
-		i = s->n[i].next;
-	return i;
-}
-
 /* List position of node @i. */
 static unsigned int mru_pos(const struct rc_state *s, uint8_t i)
 {
@@ -111,6 +101,62 @@ static unsigned int mru_pos(const struct rc_state *s, uint8_t i)
 	for (uint8_t k = s->head; k != i; k = s->n[k].next)
 		pos++;
 	return pos;
+}
+
+/*
+ * The decoder's view of the same list: entries head..head+nr-1 of an array
+ * much longer than the list. A literal goes in front by moving head down
+ * (O(1); when head reaches 0 the live entries are moved back to the end,
+ * once every RC_SLOTS - 255 literals); a hit at position p moves the p
+ * entries before it by one with memmove, where the linked list chased p
+ * pointers.
+ */
+#define RC_SLOTS	2048
+
+struct rc_ring {
+	const uint8_t *rec[RC_SLOTS];
+	uint16_t size[RC_SLOTS];
+	unsigned int head;
+	int nr;
+};
+
+static void ring_init(struct rc_ring *r)
+{
+	r->head = RC_SLOTS;
+	r->nr = 0;
+}
+
+/* Entry at position @pos to the front, now standing for @rec. Return: 0 or -1. */
+static int ring_hit(struct rc_ring *r, unsigned int pos, const uint8_t **rec, uint16_t *size)
+{
+	unsigned int h = r->head;
+
+	if ((int)pos >= r->nr)
+		return -1;
+	*rec = r->rec[h + pos];
+	*size = r->size[h + pos];
+	memmove(&r->rec[h + 1], &r->rec[h], pos * sizeof(r->rec[0]));
+	memmove(&r->size[h + 1], &r->size[h], pos * sizeof(r->size[0]));
+	r->rec[h] = *rec;
+	r->size[h] = *size;
+	return 0;
+}
+
+static void ring_insert(struct rc_ring *r, const uint8_t *rec, uint16_t size)
+{
+	if (r->nr == MRU_SIZE)
+		r->nr--;		/* the last one falls off */
+	if (!r->head) {
+		unsigned int to = RC_SLOTS - (unsigned int)r->nr;
+
+		memmove(&r->rec[to], &r->rec[0], (size_t)r->nr * sizeof(r->rec[0]));
+		memmove(&r->size[to], &r->size[0], (size_t)r->nr * sizeof(r->size[0]));
+		r->head = to;
+	}
+	r->head--;
+	r->rec[r->head] = rec;
+	r->size[r->head] = size;
+	r->nr++;
 }
 
 static uint32_t time_off_of(const struct pp_rec_layout *lay, uint32_t nr, const uint8_t *rec,
@@ -321,7 +367,7 @@ int64_t pp_reccache_plain_size(const uint8_t *src, size_t len)
  */
 int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_len)
 {
-	struct rc_state st;
+	struct rc_ring st;
 	struct pp_rec_layout *lay = NULL;
 	size_t p = HDR_SIZE, tpos = 0, lpos = 0, out = 0;
 	uint32_t plain, nrec, nr_lay, nops, ntimes, nlits;
@@ -331,7 +377,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 
 	if (len < HDR_SIZE)
 		return -EBADMSG;
-	mru_init(&st);
+	ring_init(&st);
 	plain = pp_get_le32(src);
 	nrec = pp_get_le32(src + 4);
 	nr_lay = pp_get_le32(src + 8);
@@ -364,16 +410,13 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 		uint64_t zz;
 
 		if (ops[r]) {
-			uint8_t i = mru_at(&st, ops[r] - 1u);
+			const uint8_t *from;
 
-			if (i == NIL)
+			if (ring_hit(&st, ops[r] - 1u, &from, &size) || size > plain - out)
 				goto out;
-			size = st.n[i].size;
-			if (size > plain - out)
-				goto out;
-			memcpy(o + out, st.n[i].rec, size);
-			/* List entries point into @o, which does not move. */
-			mru_touch(&st, i, o + out);
+			memcpy(o + out, from, size);
+			/* Entries point into @o, which does not move. */
+			st.rec[st.head] = o + out;
 		} else {
 			if (nlits - lpos < 8)
 				goto out;
@@ -382,7 +425,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 				goto out;
 			memcpy(o + out, lits + lpos, size);
 			lpos += size;
-			mru_insert(&st, o + out, size);
+			ring_insert(&st, o + out, size);
 		}
 		rec = o + out;
 		memcpy(&type, rec, 4);
