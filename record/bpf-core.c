@@ -378,7 +378,7 @@ const char *pp_bpf_core_btf(void)
 	if (fd < 0)
 		return NULL;
 	if (!fstat(fd, &st) && st.st_size > 0)
-		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	pp_buf__init(&b);
 	if (data == MAP_FAILED) {
 		/* Kernels before 6.16 cannot map it: read it. */

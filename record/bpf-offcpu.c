@@ -117,8 +117,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	if (!oc)
 		goto nomem;
 	pp_buf__init(&oc->synth);
-	oc->keys = calloc(PP_OFFCPU_MAX_KEYS, sizeof(*oc->keys));
-	oc->vals = calloc(PP_OFFCPU_MAX_KEYS, sizeof(*oc->vals));
+	oc->keys = malloc(PP_OFFCPU_MAX_KEYS * sizeof(*oc->keys));	/* filled before use */
+	oc->vals = malloc(PP_OFFCPU_MAX_KEYS * sizeof(*oc->vals));
 	oc->kips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
 	oc->uips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
 	oc->stacks = calloc(SCACHE_SIZE, sizeof(*oc->stacks));
