@@ -66,7 +66,8 @@ struct vmbtf {
 	const uint8_t *types;
 	const char *strs;
 	uint32_t type_len, str_len;
-	uint32_t *off;			/* type id -> offset in types */
+	uint32_t *off;			/* type id -> offset in types (mmap) */
+	size_t off_bytes;
 	uint32_t nr;			/* ids 1..nr-1 */
 };
 
@@ -106,7 +107,7 @@ static long extra_size(const struct btf_t *t)
 static int vmbtf_index(struct vmbtf *v, const uint8_t *data, size_t len)
 {
 	struct btf_hdr h;
-	uint32_t cap = 1 << 17, pos = 0;
+	uint32_t cap, pos = 0;
 
 	if (len < sizeof(h))
 		return -EINVAL;
@@ -121,24 +122,26 @@ static int vmbtf_index(struct vmbtf *v, const uint8_t *data, size_t len)
 	v->str_len = h.str_len;
 	if (v->strs[v->str_len - 1])
 		return -EINVAL;
-	v->off = malloc(cap * sizeof(*v->off));
-	if (!v->off)
+	/*
+	 * At most one type per 12 bytes: the index is allocated once, with
+	 * its pages mapped in one call (one fault per page was most of the
+	 * cost of this pass).
+	 */
+	cap = v->type_len / sizeof(struct btf_t) + 2;
+	v->off_bytes = (size_t)cap * sizeof(*v->off);
+	v->off = mmap(NULL, v->off_bytes, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (v->off == MAP_FAILED) {
+		v->off = NULL;
 		return -ENOMEM;
+	}
 	v->nr = 1;
 	while (pos + sizeof(struct btf_t) <= v->type_len) {
 		const struct btf_t *t = (const void *)(v->types + pos);
 		long extra = extra_size(t);
 
-		if (extra < 0 || pos + sizeof(*t) + (size_t)extra > v->type_len)
+		if (extra < 0 || pos + sizeof(*t) + (size_t)extra > v->type_len || v->nr == cap)
 			return -EINVAL;
-		if (v->nr == cap) {
-			uint32_t *n = realloc(v->off, (size_t)cap * 2 * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			v->off = n;
-			cap *= 2;
-		}
 		v->off[v->nr++] = pos;
 		pos += (uint32_t)(sizeof(*t) + (size_t)extra);
 	}
@@ -350,7 +353,8 @@ int pp_bpf_min_btf(const void *data, size_t len, struct pp_buf *out)
 		pp_buf__append(out, b.strs.data, b.strs.len);
 		ret = out->error;
 	}
-	free(v.off);
+	if (v.off)
+		munmap(v.off, v.off_bytes);
 	pp_buf__exit(&b.types);
 	pp_buf__exit(&b.strs);
 	return ret;
