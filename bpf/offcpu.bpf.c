@@ -60,7 +60,7 @@ unsigned long long stacks_lost;		/* stacks not stored: map full */
  * The current stack (kernel, or user with BPF_F_USER_STACK) stored in
  * `stacks`. Return: its hash, 0 if there is none or it could not be stored.
  */
-static __always_inline __u64 stack_of(void *ctx, __u64 flags)
+__noinline __u64 stack_of(struct bpf_raw_tracepoint_args *ctx, __u64 flags)
 {
 	__u32 zero = 0;
 	struct pp_offcpu_stack *st = bpf_map_lookup_elem(&scratch, &zero);
@@ -96,6 +96,7 @@ static __always_inline __u64 stack_of(void *ctx, __u64 flags)
 #define TASK_RUNNING		0x0000
 #define TASK_INTERRUPTIBLE	0x0001
 #define TASK_UNINTERRUPTIBLE	0x0002
+#define TASK_DEAD		0x0080
 
 static __always_inline int tracked(struct task_struct *t, __u32 pid, __u32 tgid)
 {
@@ -127,11 +128,12 @@ int BPF_PROG(pp_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 			ns.state = 'D';
 		else
 			ns.state = 'S';
-		if (ns.state != 'R' || cfg.include_preempted) {
+		/* an exiting thread never comes back: nothing to measure */
+		if ((ns.state != 'R' || cfg.include_preempted) && !(st & TASK_DEAD)) {
 			if (cfg.kernel_stack)
-				ns.kstack = stack_of(ctx, 0);
+				ns.kstack = stack_of((struct bpf_raw_tracepoint_args *)ctx, 0);
 			if (cfg.user_stack)
-				ns.ustack = stack_of(ctx, BPF_F_USER_STACK);
+				ns.ustack = stack_of((struct bpf_raw_tracepoint_args *)ctx, BPF_F_USER_STACK);
 			if (bpf_map_update_elem(&start, &pid, &ns, BPF_ANY))
 				__sync_fetch_and_add(&dropped, 1);
 		}

@@ -93,6 +93,11 @@ struct linux_binprm {
 	const char *filename;
 } __attribute__((preserve_access_index));
 
+/* The context of raw_tp programs (for the arguments of global functions). */
+struct bpf_raw_tracepoint_args {
+	__u64 args[0];
+};
+
 #define PP_PF_KTHREAD		0x00200000
 
 #endif /* PP_BPF_VMLINUX_MIN_H */
