@@ -95,7 +95,7 @@ int pp_bpf_load_error(const char *what, int ret, char *err, size_t errlen)
 			 "(run as root, or with CAP_BPF and CAP_PERFMON)", what);
 	else
 		snprintf(err, errlen, "%s: loading the BPF program failed: %s "
-			 "(pp_bpf__set_verbose(3) / -v shows the verifier log)", what, strerror(-ret));
+			 "(pp-record -v shows the verifier log)", what, strerror(-ret));
 	return ret;
 }
 

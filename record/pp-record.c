@@ -106,6 +106,7 @@ static const char usage_text[] =
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
 "  -q, --quiet                no summary\n"
+"  -v, --verbose              show libbpf's messages (BPF verifier logs)\n"
 PP_BPF_FILTER_USAGE
 "  -h, --help                 this help\n"
 "  -V, --version              version\n"
@@ -362,6 +363,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "bpf-output", required_argument, NULL, O_BPFOUT },
 		{ "no-sideband", no_argument, NULL, O_NOSB },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -387,7 +389,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		strcat(o->cmdline, argv[i]);
 	}
 
-	while ((c = getopt_long(argc, argv, "+e:F:gaC:p:t:o:d:m:qhVzr:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:F:gaC:p:t:o:d:m:qvhVzr:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			add_event_arg(o, optarg);
@@ -488,6 +490,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'v':
+			pp_bpf__set_verbose(3);	/* libbpf's messages, verifier logs */
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
