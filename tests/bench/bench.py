@@ -46,6 +46,17 @@ def cpu_ns(pid):
     return total
 
 
+def peak_rss_kib(pid):
+    """Peak RSS (KiB) of a live process since its exec (VmHWM). wait4's
+    ru_maxrss would count the pages of the forked Python before the exec."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            m = re.search(r"^VmHWM:\s+(\d+) kB", f.read(), re.M)
+            return int(m.group(1)) if m else 0
+    except OSError:
+        return 0
+
+
 def run_workload():
     t0 = time.monotonic()
     subprocess.run(WORKLOAD, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
@@ -54,8 +65,8 @@ def run_workload():
 
 def measure_recorder(cmd, out):
     """Start a system-wide recorder, run the workload, stop it with SIGINT.
-    Returns (workload seconds, recorder CPU seconds, recorder peak RSS KiB,
-    its output, recorder CPU seconds after start-up). CPU comes from the
+    Returns (workload seconds, recorder CPU seconds, recorder peak RSS KiB
+    up to the stop signal, its output, recorder CPU seconds after start-up). CPU comes from the
     kernel's accounting of the reaped process (wait4), to the microsecond;
     "after start-up" leaves out what it spent before the workload began
     (loading, snapshot), which a long recording amortises."""
@@ -71,6 +82,7 @@ def measure_recorder(cmd, out):
     startup = cpu_ns(p.pid) / 1e9
     wall = run_workload()
     time.sleep(0.2)
+    rss = peak_rss_kib(p.pid)
     os.kill(p.pid, signal.SIGINT)
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -79,7 +91,7 @@ def measure_recorder(cmd, out):
     if p.returncode not in (0, -signal.SIGINT) or not os.path.exists(out):
         die("recorder failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), text[-2000:]))
     cpu = ru.ru_utime + ru.ru_stime
-    return wall, cpu, ru.ru_maxrss, text, cpu - startup
+    return wall, cpu, rss, text, cpu - startup
 
 
 def pp_counts(path):
