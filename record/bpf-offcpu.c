@@ -126,8 +126,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	oc->svals = calloc(BATCH, sizeof(*oc->svals));
 	oc->written = pp_bpf_stacks__new();
 	oc->scanned = pp_bpf_stacks__new();
-	if (!oc->written || !oc->scanned || !oc->keys || !oc->vals || !oc->kips || !oc->uips || !oc->stacks || !oc->skeys ||
-	    !oc->svals)
+	if (!oc->keys || !oc->vals || !oc->kips || !oc->uips || !oc->stacks || !oc->skeys ||
+	    !oc->svals || !oc->written || !oc->scanned)
 		goto nomem;
 	pp_bpf_core_opts(&open_opts);
 	oc->skel = offcpu_bpf__open_opts(&open_opts);
