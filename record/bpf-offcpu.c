@@ -18,6 +18,7 @@
 #include "bpf/offcpu.skel.h"
 
 #define WARM_STACKS	16	/* elements allocated per CPU at start */
+#define RELEASE_EVERY	16	/* drains between releases of unused stacks */
 
 /* Batch size of map reads: more than any hash bucket holds. */
 #define BATCH	1024
@@ -49,6 +50,7 @@ struct pp_bpf_offcpu {
 	 * (and not held by a sleeping thread) are deleted.
 	 */
 	struct cached_stack *stacks;	/* SCACHE_SIZE */
+	uint32_t nr_cached;
 	struct pp_bpf_stacks *written;	/* stacks defined in the output so far */
 	struct pp_bpf_stacks *scanned;	/* stacks (user: per process) marked as hit */
 	uint64_t stacks_lost_seen;
@@ -190,6 +192,7 @@ static void scache_remove(struct pp_bpf_offcpu *oc, uint32_t i)
 
 	free(oc->stacks[i].ips);
 	memset(&oc->stacks[i], 0, sizeof(oc->stacks[i]));
+	oc->nr_cached--;
 	for (;;) {
 		j = (j + 1) & (SCACHE_SIZE - 1);
 		if (!oc->stacks[j].key)
@@ -258,13 +261,17 @@ static int held_stacks(struct pp_bpf_offcpu *oc)
 /*
  * Delete the cached stacks that neither this window nor the previous one
  * used and that no sleeping thread holds, so the stack map does not fill up
- * over a long run while stacks that keep blocking stay read once.
+ * over a long run while stacks that keep blocking stay read once. Done every
+ * RELEASE_EVERY drains, or at each drain while a quarter of the map is used.
  */
 static void release_stacks(struct pp_bpf_offcpu *oc)
 {
 	int stfd = bpf_map__fd(oc->skel->maps.stacks);
 	uint32_t i = 0;
 
+	/* reading the sleepers walks every bucket of `start`: not every drain */
+	if (oc->window % RELEASE_EVERY && oc->nr_cached <= PP_OFFCPU_MAX_STACKS / 4)
+		return;
 	for (i = 0; i < SCACHE_SIZE; i++)
 		if (oc->stacks[i].key && oc->window - oc->stacks[i].used >= 2)
 			break;
@@ -308,6 +315,7 @@ static unsigned int read_stack(struct pp_bpf_offcpu *oc, uint64_t key, uint64_t 
 		memcpy(c->ips, tmp, n * sizeof(uint64_t));
 		c->nr = n;
 		c->key = key;
+		oc->nr_cached++;
 	}
 	c->used = oc->window;
 	*ips = c->ips;
