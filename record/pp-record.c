@@ -1232,7 +1232,7 @@ static void write_agg(struct rec *r)
 	if (n >= 0 && p.len && !r->fatal) {
 		struct pp_chunk_desc d = { .type = PP_CHUNK_BPF_AGG, .stream = PP_STREAM_META,
 					   .first_ts = first, .last_ts = last };
-		int err = append_meta(r, &d, p.data, p.len);
+		int err = pp_writer__append_chunk(r->w, &d, p.data, p.len);
 
 		if (err)
 			r->fatal = err;
