@@ -22,7 +22,7 @@ fi
 fail() { echo "FAIL: $*"; exit 1; }
 field() { grep -o "\"$1\":[0-9]*" | cut -d: -f2; }
 
-# check NAME OUT CALLS_LO CALLS_HI: one S row, only sched-sleep, 20-30 ms each
+# check NAME OUT CALLS_LO CALLS_HI: one S row, only sched-sleep, 20-100 ms each
 check() {
 	local name=$1 out=$2 lo=$3 hi=$4 calls min max
 	echo "$name: $out"
@@ -33,7 +33,10 @@ check() {
 	min=$(echo "$out" | field min)
 	max=$(echo "$out" | field max)
 	[ "$calls" -ge "$lo" ] && [ "$calls" -le "$hi" ] || fail "$name: $calls S intervals, want $lo..$hi"
-	[ "$min" -ge 20000000 ] && [ "$max" -lt 30000000 ] || fail "$name: S intervals $min..$max ns"
+	# a 20 ms sleep can end late on a busy machine (timer and run-queue
+	# latency: 35 ms seen); two sleeps merged into one interval are caught
+	# by the exact count of the COMMAND cases
+	[ "$min" -ge 20000000 ] && [ "$max" -lt 100000000 ] || fail "$name: S intervals $min..$max ns"
 }
 
 # 1. live, the helper as the workload
