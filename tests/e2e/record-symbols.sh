@@ -16,7 +16,18 @@ m=$(awk '$1 == "usym" && $2 == "chain:main" { print $3 }' "$TMP/s.out")
 [ "${a:-0}" -gt 100 ] && [ "${b:-0}" -gt 30 ] || fail "samples do not resolve to spin_alpha/spin_beta"
 [ "${a:-0}" -gt "${b:-0}" ] || fail "spin_alpha should get more samples than spin_beta"
 [ "${m:-0}" -gt 100 ] || fail "callchains do not reach main"
-[ "$(value chunks_ksyms "$TMP/s.out")" -ge 1 ] || fail "no KSYMS"
+
+# kernel symbols: a workload that runs in the kernel (the spinner above may
+# take no kernel sample at all) gets KSYMS and names its kernel frames
+$REC -q -F 997 -g -o "$TMP/k.trace" -- dd if=/dev/zero of=/dev/null bs=64k count=20000 2>/dev/null ||
+	fail "record dd"
+$CHECK "$TMP/k.trace" --syms -1 > "$TMP/k.out" || fail "checker"
+[ "$(value chunks_ksyms "$TMP/k.out")" -ge 1 ] || fail "no KSYMS"
+if [ -x "$B/pp-analyze" ]; then
+	"$B/pp-analyze" profile "$TMP/k.trace" > "$TMP/k.prof" 2>&1 || fail "pp-analyze profile (dd)"
+	grep -q '[a-z_]*_\[k\]' "$TMP/k.prof" || { head -5 "$TMP/k.prof"; fail "no named kernel frame"; }
+	grep -q '0xffffffff' "$TMP/k.prof" && { grep -m3 0xffffffff "$TMP/k.prof"; fail "unnamed kernel frames"; }
+fi
 
 # a forked child (no exec) runs in its parent's maps: still resolved
 cp "$HELP/spin" "$TMP/spin-copy"
