@@ -254,6 +254,10 @@ def main():
     ev_pp = med(res["pp-record"]["ev"])
     ev_perf = med(res["perf record"]["ev"])
     rep = {}
+    # What starting any command through time_cmd costs (Python's fork, exec of
+    # /usr/bin/time, its fork): not the tools' work, and a third of a 15 ms
+    # replay. Subtracted from every replay's wall time.
+    launch = med([time_cmd(["/bin/true"])[0] for _ in range(5)])
     for name, cmd, n in (
             ("pp-analyze trace", [PP_ANALYZE, "trace", pp_trace], ev_pp),
             ("perf script", ["perf", "script", "-i", perf_data], ev_perf),
@@ -268,7 +272,7 @@ def main():
             w, rss = time_cmd(cmd)
             walls.append(w)
             rsss.append(rss)
-        rep[name] = (med(walls) * 1e9 / max(n, 1), med(rsss))
+        rep[name] = (max(med(walls) - launch, 0) * 1e9 / max(n, 1), med(rsss))
 
     def row(label, pp, perf, fmt="%.1f", lower_better=True):
         ratio = pp / perf if perf else float("nan")
@@ -299,7 +303,8 @@ def main():
     row("bytes per sample", med(sp["bpe"]), med(sf["bpe"]), "%.2f")
     row("recorder CPU ns per sample", med(sp["cpu"]), med(sf["cpu"]), "%.0f")
     print()
-    print("replay, ns per event (output to /dev/null), median of %d" % ROUNDS)
+    print("replay, ns per event (output to /dev/null), median of %d, less %.1f ms to launch"
+          " any command" % (ROUNDS, launch * 1e3))
     print("%-34s %12s %12s %10s" % ("", "pp-analyze", "perf", "pp/perf"))
     row("trace vs perf script", rep["pp-analyze trace"][0], rep["perf script"][0], "%.0f")
     row("stat vs perf script", rep["pp-analyze stat"][0], rep["perf script"][0], "%.0f")
