@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "pp/sample.h"
+#include "pp/tracefs.h"
 #include "record.h"
 
 struct ksym {
@@ -178,45 +179,6 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The whole of @path in one NUL-terminated block. Return: it or NULL. */
-static char *slurp(const char *path, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap), *nb;
-	ssize_t r;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !buf)
-		goto fail;
-	for (;;) {
-		if (cap - n < 65536) {
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb)
-				goto fail;
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
-}
-
 /*
  * Merge the sorted runs @k[0, @mid) and @k[@mid, @n) in place, from the
  * back, with a copy of the (short) second run. Without memory, sort.
@@ -255,7 +217,7 @@ static void load_kallsyms(struct pp_syms *s)
 	char *p, *line_end;
 
 	s->ksyms_loaded = 1;
-	s->kbuf = slurp("/proc/kallsyms", &len);
+	s->kbuf = pp_file_read("/proc/kallsyms", &len);
 	if (!s->kbuf)
 		return;
 	vmlinux = intern_module(s, "", 0);

@@ -19,24 +19,8 @@
 #include <bpf/btf.h>
 
 #include "pp/meta.h"
+#include "pp/tracefs.h"
 #include "../record/bpf-internal.h"
-
-static void *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct pp_buf b;
-	char tmp[65536];
-	size_t r;
-
-	if (!f)
-		return NULL;
-	pp_buf__init(&b);
-	while ((r = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		pp_buf__append(&b, tmp, r);
-	fclose(f);
-	*len = b.len;
-	return b.data;
-}
 
 /* Bit offset of direct member @field of struct @name in @btf, or -1. */
 static long member_off(const struct btf *btf, const char *name, const char *field, long *size)
@@ -65,7 +49,7 @@ static void test_offsets_match_libbpf(void **state)
 	struct btf *full, *min;
 	struct pp_buf out;
 	size_t len;
-	void *data = read_all("/sys/kernel/btf/vmlinux", &len);
+	void *data = pp_file_read("/sys/kernel/btf/vmlinux", &len);
 
 	if (!data) {
 		print_message("skip: no /sys/kernel/btf/vmlinux (kernel without BTF)\n");
@@ -99,7 +83,7 @@ static void test_damaged_input(void **state)
 	struct pp_buf out;
 	uint8_t junk[4096];
 	size_t len;
-	uint8_t *data = read_all("/sys/kernel/btf/vmlinux", &len);
+	uint8_t *data = (uint8_t *)pp_file_read("/sys/kernel/btf/vmlinux", &len);
 
 	pp_buf__init(&out);
 	srand(7);

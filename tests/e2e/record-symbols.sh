@@ -27,6 +27,15 @@ if [ -x "$B/pp-analyze" ]; then
 	"$B/pp-analyze" profile "$TMP/k.trace" > "$TMP/k.prof" 2>&1 || fail "pp-analyze profile (dd)"
 	grep -q '[a-z_]*_\[k\]' "$TMP/k.prof" || { head -5 "$TMP/k.prof"; fail "no named kernel frame"; }
 	grep -q '0xffffffff' "$TMP/k.prof" && { grep -m3 0xffffffff "$TMP/k.prof"; fail "unnamed kernel frames"; }
+	# --kallsyms=all reads /proc/kallsyms (the path used where BPF is not):
+	# every kernel text symbol in the file, the same frames named
+	$REC -q --kallsyms=all -F 997 -g -o "$TMP/ka.trace" -- dd if=/dev/zero of=/dev/null bs=64k count=20000 \
+		2>/dev/null || fail "record --kallsyms=all"
+	nk=$("$B/pp-analyze" info "$TMP/ka.trace" | awk '$1 == "symbols:" { print $2 }')
+	[ "${nk:-0}" -gt 10000 ] || fail "--kallsyms=all: only ${nk:-0} kernel symbols"
+	"$B/pp-analyze" profile "$TMP/ka.trace" > "$TMP/ka.prof" 2>&1 || fail "pp-analyze profile (kallsyms)"
+	grep -q 'read_zero_\[k\]' "$TMP/ka.prof" || { head -5 "$TMP/ka.prof"; fail "--kallsyms=all: no read_zero"; }
+	grep -q '0xffffffff' "$TMP/ka.prof" && fail "--kallsyms=all: unnamed kernel frames"
 fi
 
 # a forked child (no exec) runs in its parent's maps: still resolved
