@@ -23,10 +23,8 @@
 /* Batch size of map reads: more than any hash bucket holds. */
 #define BATCH	1024
 
-/* The stack cache: open addressing, at most half full. */
-#define SCACHE_BITS	15
-#define SCACHE_SIZE	(1u << SCACHE_BITS)
-_Static_assert(SCACHE_SIZE >= 2 * PP_OFFCPU_MAX_STACKS, "stack cache at most half full");
+/* The stack cache: open addressing, at most half full, doubled as it fills. */
+#define SCACHE_MIN_BITS	6	/* small: the tests grow it too */
 
 struct cached_stack {
 	uint64_t key;			/* stack hash; 0: empty slot */
@@ -49,7 +47,8 @@ struct pp_bpf_offcpu {
 	 * the next windows is not read again. Stacks unused for a whole window
 	 * (and not held by a sleeping thread) are deleted.
 	 */
-	struct cached_stack *stacks;	/* SCACHE_SIZE */
+	struct cached_stack *stacks;	/* 1 << scache_bits slots */
+	uint32_t scache_bits;
 	uint32_t nr_cached;
 	struct pp_bpf_stacks *written;	/* stacks defined in the output so far */
 	struct pp_bpf_stacks *scanned;	/* stacks (user: per process) marked as hit */
@@ -123,7 +122,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	oc->vals = malloc(PP_OFFCPU_MAX_KEYS * sizeof(*oc->vals));
 	oc->kips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
 	oc->uips = calloc(PP_OFFCPU_MAX_DEPTH, sizeof(uint64_t));
-	oc->stacks = calloc(SCACHE_SIZE, sizeof(*oc->stacks));
+	oc->scache_bits = SCACHE_MIN_BITS;
+	oc->stacks = calloc(1u << SCACHE_MIN_BITS, sizeof(*oc->stacks));
 	oc->skeys = calloc(BATCH, sizeof(*oc->skeys));
 	oc->svals = calloc(BATCH, sizeof(*oc->svals));
 	oc->written = pp_bpf_stacks__new();
@@ -170,34 +170,58 @@ fail:
 	return NULL;
 }
 
-static uint32_t slot_of(uint64_t key)
+static uint32_t scache_size(const struct pp_bpf_offcpu *oc)
 {
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - SCACHE_BITS));
+	return 1u << oc->scache_bits;
+}
+
+static uint32_t slot_of(const struct pp_bpf_offcpu *oc, uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - oc->scache_bits));
 }
 
 /* The slot of @key, or the empty slot where it would go. */
 static struct cached_stack *scache_slot(struct pp_bpf_offcpu *oc, uint64_t key)
 {
-	uint32_t i = slot_of(key);
+	uint32_t i = slot_of(oc, key);
 
 	while (oc->stacks[i].key && oc->stacks[i].key != key)
-		i = (i + 1) & (SCACHE_SIZE - 1);
+		i = (i + 1) & (scache_size(oc) - 1);
 	return &oc->stacks[i];
+}
+
+/* Double the table (it stays at most half full). Return: 0 or -ENOMEM. */
+static int scache_grow(struct pp_bpf_offcpu *oc)
+{
+	struct cached_stack *old = oc->stacks;
+	uint32_t n = scache_size(oc);
+
+	oc->stacks = calloc((size_t)n * 2, sizeof(*oc->stacks));
+	if (!oc->stacks) {
+		oc->stacks = old;
+		return -ENOMEM;
+	}
+	oc->scache_bits++;
+	for (uint32_t i = 0; i < n; i++)
+		if (old[i].key)
+			*scache_slot(oc, old[i].key) = old[i];
+	free(old);
+	return 0;
 }
 
 /* Empty slot @i, moving later entries of its probe run back into the gap. */
 static void scache_remove(struct pp_bpf_offcpu *oc, uint32_t i)
 {
-	uint32_t j = i, k;
+	uint32_t j = i, k, mask = scache_size(oc) - 1;
 
 	free(oc->stacks[i].ips);
 	memset(&oc->stacks[i], 0, sizeof(oc->stacks[i]));
 	oc->nr_cached--;
 	for (;;) {
-		j = (j + 1) & (SCACHE_SIZE - 1);
+		j = (j + 1) & mask;
 		if (!oc->stacks[j].key)
 			return;
-		k = slot_of(oc->stacks[j].key);
+		k = slot_of(oc, oc->stacks[j].key);
 		/* stays if its home slot k lies cyclically in (i, j] */
 		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 			continue;
@@ -272,13 +296,13 @@ static void release_stacks(struct pp_bpf_offcpu *oc)
 	/* reading the sleepers walks every bucket of `start`: not every drain */
 	if (oc->window % RELEASE_EVERY && oc->nr_cached <= PP_OFFCPU_MAX_STACKS / 4)
 		return;
-	for (i = 0; i < SCACHE_SIZE; i++)
+	for (i = 0; i < scache_size(oc); i++)
 		if (oc->stacks[i].key && oc->window - oc->stacks[i].used >= 2)
 			break;
-	if (i == SCACHE_SIZE || held_stacks(oc))
+	if (i == scache_size(oc) || held_stacks(oc))
 		return;			/* nothing old enough, or sleepers unknown */
 	i = 0;
-	while (i < SCACHE_SIZE) {
+	while (i < scache_size(oc)) {
 		struct cached_stack *c = &oc->stacks[i];
 
 		if (!c->key || oc->window - c->used < 2 || c->held == oc->window) {
@@ -299,6 +323,8 @@ static unsigned int read_stack(struct pp_bpf_offcpu *oc, uint64_t key, uint64_t 
 
 	*ips = tmp;
 	if (!key)
+		return 0;
+	if ((oc->nr_cached + 1) * 2 > scache_size(oc) && scache_grow(oc))
 		return 0;
 	c = scache_slot(oc, key);
 	if (!c->key) {
@@ -483,7 +509,7 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 		return;
 	offcpu_bpf__destroy(oc->skel);
 	if (oc->stacks)
-		for (size_t i = 0; i < SCACHE_SIZE; i++)
+		for (size_t i = 0; i < scache_size(oc); i++)
 			free(oc->stacks[i].ips);
 	free(oc->stacks);
 	pp_bpf_stacks__free(oc->written);
