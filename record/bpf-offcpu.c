@@ -31,7 +31,13 @@ struct cached_stack {
 	uint64_t *ips;
 	uint32_t nr;
 	uint32_t used;			/* window that last used it */
-	uint32_t held;			/* window in which a sleeping thread held it */
+	uint8_t gone;			/* deleted from the map, frames kept a while */
+};
+
+/* A growable sorted set of stack names. */
+struct u64set {
+	uint64_t *v;
+	size_t nr, cap;
 };
 
 struct pp_bpf_offcpu {
@@ -55,6 +61,8 @@ struct pp_bpf_offcpu {
 	uint64_t stacks_lost_seen;
 	uint32_t window;		/* drains so far */
 	int no_batch;			/* the kernel has no batch map operations */
+	struct u64set held;		/* stacks sleeping threads hold (at a release) */
+	struct u64set orphans;		/* in the map, never read: at the last release */
 	uint32_t *skeys;		/* BATCH, to read `start` */
 	struct pp_offcpu_start *svals;	/* BATCH */
 	struct pp_buf synth;
@@ -231,20 +239,45 @@ static void scache_remove(struct pp_bpf_offcpu *oc, uint32_t i)
 	}
 }
 
-static void mark_held(struct pp_bpf_offcpu *oc, uint64_t key)
+static int u64set_add(struct u64set *s, uint64_t key)
 {
-	struct cached_stack *c;
+	if (s->nr == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 256;
+		uint64_t *n = realloc(s->v, ncap * sizeof(*n));
 
-	if (!key)
-		return;
-	c = scache_slot(oc, key);
-	if (c->key)
-		c->held = oc->window;
+		if (!n)
+			return -ENOMEM;
+		s->v = n;
+		s->cap = ncap;
+	}
+	s->v[s->nr++] = key;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int u64set_has(const struct u64set *s, uint64_t key)
+{
+	return s->nr && bsearch(&key, s->v, s->nr, sizeof(key), cmp_u64);
+}
+
+static int add_held(struct pp_bpf_offcpu *oc, const struct pp_offcpu_start *v)
+{
+	if (v->kstack && u64set_add(&oc->held, v->kstack))
+		return -ENOMEM;
+	if (v->ustack && u64set_add(&oc->held, v->ustack))
+		return -ENOMEM;
+	return 0;
 }
 
 /*
- * Mark the cached stacks that sleeping threads (entries of `start`) hold.
- * Return: 0, or -errno (then nothing may be released).
+ * The stacks that sleeping threads (entries of `start`) hold, sorted into
+ * oc->held. Return: 0, or -errno (then nothing may be released).
  */
 static int held_stacks(struct pp_bpf_offcpu *oc)
 {
@@ -254,39 +287,73 @@ static int held_stacks(struct pp_bpf_offcpu *oc)
 	uint32_t batch = 0, count, key, next, *prev = NULL;
 	int ret, first = 1;
 
+	oc->held.nr = 0;
 	if (!oc->no_batch) {
 		do {
 			count = BATCH;
 			ret = bpf_map_lookup_batch(sfd, first ? NULL : &batch, &batch, keys, vals,
 						   &count, NULL);
 			first = 0;
-			for (uint32_t i = 0; i < count && (!ret || ret == -ENOENT); i++) {
-				mark_held(oc, vals[i].kstack);
-				mark_held(oc, vals[i].ustack);
-			}
+			for (uint32_t i = 0; i < count && (!ret || ret == -ENOENT); i++)
+				if (add_held(oc, &vals[i]))
+					return -ENOMEM;
 		} while (!ret);
-		if (ret == -ENOENT)
-			return 0;
-		if (ret != -EINVAL && ret != -ENOTSUP && ret != -EOPNOTSUPP)
+		if (ret != -ENOENT && ret != -EINVAL && ret != -ENOTSUP && ret != -EOPNOTSUPP)
 			return ret;
-		oc->no_batch = 1;
+		if (ret != -ENOENT) {
+			oc->no_batch = 1;
+			oc->held.nr = 0;
+		}
 	}
-	while (!bpf_map_get_next_key(sfd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(sfd, &key, vals))
-			continue;
-		mark_held(oc, vals[0].kstack);
-		mark_held(oc, vals[0].ustack);
+	if (oc->no_batch) {
+		while (!bpf_map_get_next_key(sfd, prev, &next)) {
+			key = next;
+			prev = &key;
+			if (!bpf_map_lookup_elem(sfd, &key, vals) && add_held(oc, &vals[0]))
+				return -ENOMEM;
+		}
 	}
+	if (oc->held.nr)
+		qsort(oc->held.v, oc->held.nr, sizeof(uint64_t), cmp_u64);
 	return 0;
 }
 
 /*
- * Delete the cached stacks that neither this window nor the previous one
- * used and that no sleeping thread holds, so the stack map does not fill up
- * over a long run while stacks that keep blocking stay read once. Done every
- * RELEASE_EVERY drains, or at each drain while a quarter of the map is used.
+ * Stacks the drain never reads (their switch was not aggregated: agg or
+ * start full, LRU eviction, shorter than min_ns) stay in the map: delete
+ * those found orphaned at two releases in a row (a stack stored since the
+ * last drain is read by the next one, well before the next release).
+ */
+static void release_orphans(struct pp_bpf_offcpu *oc, int stfd)
+{
+	struct u64set now = { 0 };
+	uint64_t key, next, *prev = NULL;
+
+	while (!bpf_map_get_next_key(stfd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (scache_slot(oc, key)->key || u64set_has(&oc->held, key))
+			continue;
+		if (u64set_add(&now, key))
+			break;
+	}
+	for (size_t i = 0; i < now.nr; i++)
+		if (u64set_has(&oc->orphans, now.v[i]))
+			bpf_map_delete_elem(stfd, &now.v[i]);
+	if (now.nr)
+		qsort(now.v, now.nr, sizeof(uint64_t), cmp_u64);
+	free(oc->orphans.v);
+	oc->orphans = now;
+}
+
+/*
+ * Release the stacks that neither this window nor the previous one used and
+ * that no sleeping thread holds, so the stack map does not fill up over a
+ * long run while stacks that keep blocking stay read once. A stack leaves
+ * the map first and its cached frames one release later: a switch
+ * aggregated between the generation flip and the deletion may still name
+ * it, and is answered from the cache. Done every RELEASE_EVERY drains, or at
+ * each drain while a quarter of the map is cached.
  */
 static void release_stacks(struct pp_bpf_offcpu *oc)
 {
@@ -296,22 +363,24 @@ static void release_stacks(struct pp_bpf_offcpu *oc)
 	/* reading the sleepers walks every bucket of `start`: not every drain */
 	if (oc->window % RELEASE_EVERY && oc->nr_cached <= PP_OFFCPU_MAX_STACKS / 4)
 		return;
-	for (i = 0; i < scache_size(oc); i++)
-		if (oc->stacks[i].key && oc->window - oc->stacks[i].used >= 2)
-			break;
-	if (i == scache_size(oc) || held_stacks(oc))
-		return;			/* nothing old enough, or sleepers unknown */
-	i = 0;
+	if (held_stacks(oc))
+		return;			/* sleepers unknown: release nothing */
 	while (i < scache_size(oc)) {
 		struct cached_stack *c = &oc->stacks[i];
 
-		if (!c->key || oc->window - c->used < 2 || c->held == oc->window) {
+		if (!c->key || oc->window - c->used < 2 || u64set_has(&oc->held, c->key)) {
 			i++;
 			continue;
 		}
-		bpf_map_delete_elem(stfd, &c->key);
+		if (!c->gone) {
+			bpf_map_delete_elem(stfd, &c->key);
+			c->gone = 1;
+			i++;
+			continue;
+		}
 		scache_remove(oc, i);	/* an entry moved into slot i is seen next */
 	}
+	release_orphans(oc, stfd);
 }
 
 /* Frames of stack @key (cached), or 0 frames for none. */
@@ -344,6 +413,7 @@ static unsigned int read_stack(struct pp_bpf_offcpu *oc, uint64_t key, uint64_t 
 		oc->nr_cached++;
 	}
 	c->used = oc->window;
+	c->gone = 0;		/* named again: back in the map, or named from before */
 	*ips = c->ips;
 	return c->nr;
 }
@@ -514,6 +584,8 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 	free(oc->stacks);
 	pp_bpf_stacks__free(oc->written);
 	pp_bpf_stacks__free(oc->scanned);
+	free(oc->held.v);
+	free(oc->orphans.v);
 	free(oc->skeys);
 	free(oc->svals);
 	free(oc->vals);

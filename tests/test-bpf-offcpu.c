@@ -96,8 +96,8 @@ static int sleeper_go(struct sleeper *sl)
 }
 
 struct collected {
-	struct pp_buf chunks[64];
-	uint64_t first[64], last[64];
+	struct pp_buf chunks[128];
+	uint64_t first[128], last[128];
 	int nr;
 };
 
@@ -121,8 +121,11 @@ static void check_items(const struct collected *col, const struct sleeper *sl,
 			assert_true(k >= 0);
 			if (k != PP_BPF_AGG_OFFCPU || e.s.pid != (uint32_t)sl->pid)
 				continue;
-			if (e.s.state == 'S')
+			if (e.s.state == 'S') {
 				*total += e.s.total_ns;
+				/* every blocking of the helper keeps its stacks */
+				assert_true(e.s.nr_user > 0 && e.s.nr_kernel > 0);
+			}
 			for (unsigned int u = 0; u < e.s.nr_user; u++) {
 				uint64_t ip = pp_bpf_agg__ip(e.user_ips, u);
 
@@ -220,9 +223,13 @@ static void test_offcpu_sleeper(void **state)
 	pp_buf__init(&tasks);
 	pp_buf__init(&mmaps);
 	assert_int_equal(sleeper_go(&sl), 0);
-	/* Drain every 200 ms, as the recorder does every second. */
-	while (!done && col.nr < 63) {
-		usleep(200000);
+	/*
+	 * Drain every 20 ms (the recorder: every second), so that unused
+	 * stacks are released (every 16 drains) while the helper still
+	 * sleeps on the same stack: no aggregate may lose its frames.
+	 */
+	while (!done && col.nr < 127) {
+		usleep(20000);
 		done = waitpid(sl.pid, &st, WNOHANG) == sl.pid;
 		pp_buf__init(&col.chunks[col.nr]);
 		assert_true(pp_bpf_offcpu__drain(oc, &col.chunks[col.nr], &col.first[col.nr],
