@@ -992,7 +992,7 @@ struct rec {
 	struct pp_syms *syms;
 	int scan_syms;
 	struct pp_ksym_bpf *ksym;	/* kernel symbols one by one, loaded at first need */
-	int ksym_tried;
+	int ksym_tried, ksym_ok;
 	struct stream *streams;
 	int nr_streams;
 	uint64_t *counts;	/* per evsel */
@@ -1043,6 +1043,7 @@ static uint64_t now_ns(void)
 static int ksym_text(void *ctx, uint64_t addr, char *text, size_t len)
 {
 	struct rec *r = ctx;
+	int ret;
 
 	if (!r->ksym_tried) {
 		r->ksym_tried = 1;
@@ -1050,7 +1051,15 @@ static int ksym_text(void *ctx, uint64_t addr, char *text, size_t len)
 	}
 	if (!r->ksym)
 		return -ENOSYS;
-	return pp_ksym_bpf__lookup(r->ksym, addr, text, len);
+	ret = pp_ksym_bpf__lookup(r->ksym, addr, text, len);
+	if (ret && !r->ksym_ok) {
+		/* loads but cannot run here: /proc/kallsyms instead */
+		pp_ksym_bpf__free(r->ksym);
+		r->ksym = NULL;
+		return -ENOSYS;
+	}
+	r->ksym_ok |= !ret;
+	return ret;
 }
 
 static uint64_t sample_type_of(uint64_t id, void *ctx)

@@ -108,8 +108,8 @@ void pp_syms__pending(struct pp_syms *s, struct pp_buf *ksyms, struct pp_buf *us
 /**
  * pp_syms__set_ksym_fn() - resolve kernel addresses one by one with @fn
  * (the "%pS" text of an address, as pp_ksym_bpf__lookup() gives) instead of
- * reading /proc/kallsyms. @fn returning -ENOSYS on its first call means it
- * is unavailable: the collector then reads /proc/kallsyms.
+ * reading /proc/kallsyms. @fn returning -ENOSYS before any symbol was found
+ * means it is unavailable: the collector then reads /proc/kallsyms.
  */
 void pp_syms__set_ksym_fn(struct pp_syms *s,
 			  int (*fn)(void *ctx, uint64_t addr, char *text, size_t len), void *ctx);

@@ -286,8 +286,8 @@ static void load_kallsyms(struct pp_syms *s)
 
 /**
  * pp_syms__set_ksym_fn() - resolve kernel addresses one by one.
- * @s: collector; @fn: gives the "%pS" text of an address (-ENOSYS on its
- * first call: unavailable, read /proc/kallsyms); @ctx: for @fn.
+ * @s: collector; @fn: gives the "%pS" text of an address (-ENOSYS before
+ * any symbol was found: unavailable, read /proc/kallsyms); @ctx: for @fn.
  */
 void pp_syms__set_ksym_fn(struct pp_syms *s,
 			  int (*fn)(void *ctx, uint64_t addr, char *text, size_t len), void *ctx)
@@ -370,7 +370,9 @@ static size_t ksym_resolve(struct pp_syms *s, uint64_t addr)
 	if (found)
 		return s->nr_ksyms;
 	ret = s->ksym_fn(s->ksym_ctx, addr, text, sizeof(text));
-	if (ret == -ENOSYS && !s->nr_ksyms && !s->nr_kmiss) {
+	if (ret == -ENOSYS && !s->nr_ksyms) {
+		/* the resolver cannot run here: /proc/kallsyms from now on */
+		s->nr_kmiss = 0;
 		s->ksym_fn = NULL;
 		load_kallsyms(s);
 		return ksym_find(s, addr);
@@ -431,15 +433,15 @@ static void kaddr_hit(struct pp_syms *s, uint64_t addr)
 	if (s->all_kallsyms)
 		return;
 	if (s->nr_kpend == s->cap_kpend) {
-		size_t *nv;
+		size_t ncap = s->cap_kpend ? s->cap_kpend * 2 : 256;
+		size_t *nv = realloc(s->kpend, ncap * sizeof(*nv));
 
-		s->cap_kpend = s->cap_kpend ? s->cap_kpend * 2 : 256;
-		nv = realloc(s->kpend, s->cap_kpend * sizeof(*nv));
 		if (!nv) {
 			s->ksyms[i].hit = 0;
 			return;
 		}
 		s->kpend = nv;
+		s->cap_kpend = ncap;
 	}
 	s->kpend[s->nr_kpend++] = i;
 }
@@ -473,10 +475,13 @@ static int elf_build_id(Elf *elf, uint8_t out[20])
 	return 0;
 }
 
-/* The GNU build-id note in the notes @p of @len bytes. Return: its size or 0. */
-static int notes_build_id(const uint8_t *p, size_t len, uint8_t out[20])
+/*
+ * The GNU build-id note in the notes @p of @len bytes, padded to @align (4,
+ * or 8 in segments aligned so). Return: its size or 0.
+ */
+static int notes_build_id(const uint8_t *p, size_t len, size_t align, uint8_t out[20])
 {
-	size_t off = 0;
+	size_t off = 0, pad = align == 8 ? 7 : 3;
 
 	while (len - off >= sizeof(Elf64_Nhdr)) {
 		Elf64_Nhdr nh;
@@ -484,8 +489,8 @@ static int notes_build_id(const uint8_t *p, size_t len, uint8_t out[20])
 
 		memcpy(&nh, p + off, sizeof(nh));
 		name = off + sizeof(nh);
-		desc = name + (((size_t)nh.n_namesz + 3) & ~(size_t)3);
-		next = desc + (((size_t)nh.n_descsz + 3) & ~(size_t)3);
+		desc = name + (((size_t)nh.n_namesz + pad) & ~pad);
+		next = desc + (((size_t)nh.n_descsz + pad) & ~pad);
 		if (desc > len || nh.n_descsz > len - desc)
 			return 0;
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(p + name, "GNU", 4) &&
@@ -531,7 +536,7 @@ static int phdr_build_id(int fd, uint8_t out[20])
 			continue;
 		if (pread(fd, notes, ph[i].p_filesz, (off_t)ph[i].p_offset) != (ssize_t)ph[i].p_filesz)
 			return -1;
-		n = notes_build_id(notes, ph[i].p_filesz, out);
+		n = notes_build_id(notes, ph[i].p_filesz, ph[i].p_align, out);
 		if (n)
 			return n;
 	}
