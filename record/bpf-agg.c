@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <linux/perf_event.h>
 
 #include "pp/bpf.h"
@@ -55,12 +57,21 @@ struct stack_slot {
 struct pp_bpf_stacks {
 	struct stack_slot *v;
 	size_t cap, nr;			/* cap: power of two, at most half full */
+	uint64_t seed;
 	uint64_t missing;
 };
 
 struct pp_bpf_stacks *pp_bpf_stacks__new(void)
 {
-	return calloc(1, sizeof(struct pp_bpf_stacks));
+	struct pp_bpf_stacks *t = calloc(1, sizeof(*t));
+	struct timespec ts;
+
+	if (!t)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (getrandom(&t->seed, sizeof(t->seed), GRND_NONBLOCK) != sizeof(t->seed))
+		t->seed = (uint64_t)ts.tv_nsec * 0xbf58476d1ce4e5b9ull ^ (uintptr_t)t;
+	return t;
 }
 
 void pp_bpf_stacks__free(struct pp_bpf_stacks *t)
@@ -78,9 +89,16 @@ uint64_t pp_bpf_stacks__missing(const struct pp_bpf_stacks *t)
 	return t ? t->missing : 0;
 }
 
-static struct stack_slot *stacks_slot(struct stack_slot *v, size_t cap, uint64_t id)
+/*
+ * Slots are picked from the id mixed with a per-table random seed: ids come
+ * from the file, and a crafted file must not make every id probe the same
+ * run (quadratic time).
+ */
+static struct stack_slot *stacks_slot(struct stack_slot *v, size_t cap, uint64_t seed,
+				      uint64_t id)
 {
-	size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	uint64_t h = (id ^ seed) * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)((h ^ (h >> 31)) >> 16) & (cap - 1);
 
 	while (v[i].id && v[i].id != id)
 		i = (i + 1) & (cap - 1);
@@ -103,12 +121,12 @@ static int stacks_add(struct pp_bpf_stacks *t, uint64_t id, const uint8_t *ips, 
 			return -ENOMEM;
 		for (size_t i = 0; i < t->cap; i++)
 			if (t->v[i].id)
-				*stacks_slot(nv, ncap, t->v[i].id) = t->v[i];
+				*stacks_slot(nv, ncap, t->seed, t->v[i].id) = t->v[i];
 		free(t->v);
 		t->v = nv;
 		t->cap = ncap;
 	}
-	sl = stacks_slot(t->v, t->cap, id);
+	sl = stacks_slot(t->v, t->cap, t->seed, id);
 	if (sl->id)
 		return 0;
 	if (ips && nr) {
@@ -140,7 +158,7 @@ static const uint8_t *stacks_get(struct pp_bpf_stacks *t, uint64_t id, uint16_t 
 	*nr = 0;
 	if (!id)
 		return NULL;
-	sl = t->cap ? stacks_slot(t->v, t->cap, id) : NULL;
+	sl = t->cap ? stacks_slot(t->v, t->cap, t->seed, id) : NULL;
 	if (!sl || !sl->id) {
 		t->missing++;
 		return NULL;
