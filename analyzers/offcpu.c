@@ -90,7 +90,9 @@ static int offcpu_payload(const uint8_t *p, size_t len, uint64_t first_ts, uint6
 		struct pp_bpf_agg_window w;
 		int k = pp_bpf_agg__decode(&item, oc->stacks, &e, &w);
 
-		if (k < 0) {
+		if (k == -ENOMEM) {
+			return -ENOMEM;		/* not the file's fault: stop with the error */
+		} else if (k < 0) {
 			oc->bad++;
 		} else if (k == PP_BPF_AGG_WINDOW) {
 			if (w.source != oc->source)
