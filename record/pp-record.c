@@ -1073,30 +1073,15 @@ static uint64_t sample_type_of(uint64_t id, void *ctx)
 #define META_ZSTD_MIN	4096	/* metadata chunks from this size on: zstd */
 
 /*
- * Append a metadata chunk (written once, read once): from META_ZSTD_MIN on,
- * with the default lz4, compressed with zstd level 3, which stores the /proc
- * snapshot and the aggregates in about half what lz4 leaves.
- * Return: 0 or -errno.
+ * Metadata is written once and read once: from META_ZSTD_MIN on, with the
+ * default lz4, it is compressed with zstd level 3, which stores the /proc
+ * snapshot in about half what lz4 leaves.
  */
-static int append_meta(struct rec *r, const struct pp_chunk_desc *d, const void *data,
-		       size_t len)
-{
-	uint8_t *out = NULL;
-	size_t out_len = 0;
-	int err;
-
-	if (len < META_ZSTD_MIN || r->o->codec != PP_CODEC_LZ4)
-		return pp_writer__append_chunk(r->w, d, data, len);
-	err = pp_writer__compress(PP_CODEC_ZSTD, 3, d, data, len, &out, &out_len);
-	if (!err)
-		err = pp_writer__append_prepared(r->w, out, out_len, d->nr_records);
-	free(out);
-	return err;
-}
-
 static void write_meta(struct rec *r, uint16_t type, struct pp_buf *b)
 {
 	struct pp_chunk_desc d = { .type = type, .stream = PP_STREAM_META };
+	uint8_t *out = NULL;
+	size_t out_len = 0;
 	int err;
 
 	if (!b->len || r->fatal)
@@ -1105,7 +1090,14 @@ static void write_meta(struct rec *r, uint16_t type, struct pp_buf *b)
 		r->fatal = b->error;
 		return;
 	}
-	err = append_meta(r, &d, b->data, b->len);
+	if (b->len < META_ZSTD_MIN || r->o->codec != PP_CODEC_LZ4) {
+		err = pp_writer__append_chunk(r->w, &d, b->data, b->len);
+	} else {
+		err = pp_writer__compress(PP_CODEC_ZSTD, 3, &d, b->data, b->len, &out, &out_len);
+		if (!err)
+			err = pp_writer__append_prepared(r->w, out, out_len, 0);
+		free(out);
+	}
 	if (err)
 		r->fatal = err;
 }
