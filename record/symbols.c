@@ -31,6 +31,7 @@
 #include "pp/sample.h"
 #include "pp/tracefs.h"
 #include "record.h"
+#include "../bpf/ksym.h"
 
 struct ksym {
 	uint64_t addr;
@@ -361,7 +362,7 @@ static void kmiss_add(struct pp_syms *s, uint64_t addr)
 static size_t ksym_resolve(struct pp_syms *s, uint64_t addr)
 {
 	struct pp_ksym_text t;
-	char text[640], *name;
+	char text[PP_KSYM_TEXT_LEN], *name;
 	struct ksym *k;
 	size_t at, i;
 	int found, ret;
