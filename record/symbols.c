@@ -70,9 +70,16 @@ struct dso {
 };
 
 struct map {
-	uint32_t pid;
 	uint64_t start, end, pgoff;
 	int dso;
+};
+
+/* The maps of one process, newest last (a newer map shadows an older one). */
+struct pmaps {
+	uint32_t pid;
+	uint8_t used, jit_tried;
+	struct map *v;
+	size_t n, cap;
 };
 
 struct pp_syms {
@@ -97,13 +104,13 @@ struct pp_syms {
 	int *dpend;		/* dsos to load and emit */
 	size_t nr_dpend, cap_dpend;
 
-	struct map *maps;
-	size_t nr_maps, cap_maps;
+	/* Open-addressed by pid: a lookup costs the same with 10 or 10000 processes. */
+	struct pmaps *pm;
+	size_t pm_cap, pm_used;
+	uint32_t last_pid;	/* the map uaddr_hit found last */
 	size_t last_map;
 
 	struct pp_buf new_mmaps;
-	pid_t *jit_tried;
-	size_t nr_jit_tried;
 };
 
 /**
@@ -149,8 +156,9 @@ void pp_syms__free(struct pp_syms *s)
 	}
 	free(s->dsos);
 	free(s->dpend);
-	free(s->maps);
-	free(s->jit_tried);
+	for (i = 0; i < s->pm_cap; i++)
+		free(s->pm[i].v);
+	free(s->pm);
 	pp_buf__exit(&s->new_mmaps);
 	free(s);
 }
@@ -603,23 +611,84 @@ static int add_dso(struct pp_syms *s, const char *path, const uint8_t *bid, int 
 	return (int)s->nr_dsos++;
 }
 
+static size_t pm_slot(uint32_t pid, size_t cap)
+{
+	return (size_t)((pid * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The maps of @pid, or NULL when none were ever added. */
+static struct pmaps *pm_find(const struct pp_syms *s, uint32_t pid)
+{
+	if (!s->pm_cap)
+		return NULL;
+	for (size_t i = pm_slot(pid, s->pm_cap);; i = (i + 1) & (s->pm_cap - 1)) {
+		if (!s->pm[i].used)
+			return NULL;
+		if (s->pm[i].pid == pid)
+			return &s->pm[i];
+	}
+}
+
+/* The maps of @pid, created empty if new; NULL without memory. */
+static struct pmaps *pm_get(struct pp_syms *s, uint32_t pid)
+{
+	struct pmaps *pm = pm_find(s, pid);
+	size_t i;
+
+	if (pm)
+		return pm;
+	if (2 * (s->pm_used + 1) > s->pm_cap) {
+		size_t cap = s->pm_cap ? 2 * s->pm_cap : 256;
+		struct pmaps *nv = calloc(cap, sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		for (size_t k = 0; k < s->pm_cap; k++) {
+			if (!s->pm[k].used)
+				continue;
+			for (i = pm_slot(s->pm[k].pid, cap); nv[i].used; i = (i + 1) & (cap - 1))
+				;
+			nv[i] = s->pm[k];
+		}
+		free(s->pm);
+		s->pm = nv;
+		s->pm_cap = cap;
+	}
+	for (i = pm_slot(pid, s->pm_cap); s->pm[i].used; i = (i + 1) & (s->pm_cap - 1))
+		;
+	s->pm[i].used = 1;
+	s->pm[i].pid = pid;
+	s->pm_used++;
+	return &s->pm[i];
+}
+
+static int pm_reserve(struct pmaps *pm, size_t n)
+{
+	struct map *nv;
+	size_t cap;
+
+	if (n <= pm->cap)
+		return 0;
+	cap = pm->cap ? pm->cap : 16;
+	while (cap < n)
+		cap *= 2;
+	nv = realloc(pm->v, cap * sizeof(*nv));
+	if (!nv)
+		return -1;
+	pm->v = nv;
+	pm->cap = cap;
+	return 0;
+}
+
 static void add_map(struct pp_syms *s, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, int dso)
 {
+	struct pmaps *pm = pm_get(s, pid);
 	struct map *m;
 
-	if (s->nr_maps == s->cap_maps) {
-		struct map *nv;
-		size_t cap = s->cap_maps ? s->cap_maps * 2 : 1024;
-
-		nv = realloc(s->maps, cap * sizeof(*nv));
-		if (!nv)
-			return;
-		s->maps = nv;
-		s->cap_maps = cap;
-	}
-	m = &s->maps[s->nr_maps++];
-	m->pid = pid;
+	if (!pm || pm_reserve(pm, pm->n + 1))
+		return;
+	m = &pm->v[pm->n++];
 	m->start = start;
 	m->end = start + len;
 	m->pgoff = pgoff;
@@ -628,13 +697,10 @@ static void add_map(struct pp_syms *s, uint32_t pid, uint64_t start, uint64_t le
 
 static void drop_maps(struct pp_syms *s, uint32_t pid)
 {
-	size_t i, j = 0;
+	struct pmaps *pm = pm_find(s, pid);
 
-	for (i = 0; i < s->nr_maps; i++)
-		if (s->maps[i].pid != pid)
-			s->maps[j++] = s->maps[i];
-	s->nr_maps = j;
-	s->last_map = 0;
+	if (pm)
+		pm->n = 0;
 }
 
 /**
@@ -643,28 +709,24 @@ static void drop_maps(struct pp_syms *s, uint32_t pid)
  */
 int pp_syms__has_maps(const struct pp_syms *s, uint32_t pid)
 {
-	for (size_t i = 0; i < s->nr_maps; i++)
-		if (s->maps[i].pid == pid)
-			return 1;
-	return 0;
+	const struct pmaps *pm = pm_find(s, pid);
+
+	return pm && pm->n;
 }
 
 /* A forked process starts with its parent's maps (no MMAP2 tells it). */
 static void fork_maps(struct pp_syms *s, uint32_t ppid, uint32_t pid)
 {
-	size_t i, n = s->nr_maps;
+	struct pmaps *parent = pm_find(s, ppid), *child;
 
-	for (i = 0; i < n; i++) {
-		if (s->maps[i].pid == pid)
-			return;		/* known already (snapshot) */
-	}
-	for (i = 0; i < n; i++) {
-		if (s->maps[i].pid == ppid) {
-			struct map m = s->maps[i];
-
-			add_map(s, pid, m.start, m.end - m.start, m.pgoff, m.dso);
-		}
-	}
+	if (!parent || !parent->n || pp_syms__has_maps(s, pid))
+		return;		/* nothing to inherit, or known already (snapshot) */
+	child = pm_get(s, pid);
+	parent = pm_find(s, ppid);	/* the table may have grown */
+	if (!child || pm_reserve(child, parent->n))
+		return;
+	memcpy(child->v, parent->v, parent->n * sizeof(*child->v));
+	child->n = parent->n;
 }
 
 static void put_mmap_item(struct pp_buf *b, uint32_t pid, uint32_t prot, uint64_t start,
@@ -850,19 +912,13 @@ static void dso_pend(struct pp_syms *s, int di)
 
 static void jit_try(struct pp_syms *s, uint32_t pid)
 {
+	struct pmaps *pm = pm_get(s, pid);
 	char path[64];
-	pid_t *nv;
-	size_t i;
 	int di;
 
-	for (i = 0; i < s->nr_jit_tried; i++)
-		if ((uint32_t)s->jit_tried[i] == pid)
-			return;
-	nv = realloc(s->jit_tried, (s->nr_jit_tried + 1) * sizeof(*nv));
-	if (!nv)
+	if (!pm || pm->jit_tried)
 		return;
-	s->jit_tried = nv;
-	nv[s->nr_jit_tried++] = (pid_t)pid;
+	pm->jit_tried = 1;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
 	if (access(path, R_OK))
 		return;
@@ -881,17 +937,21 @@ static void dso_load(struct pp_syms *s, int di)
 	struct dso *d = &s->dsos[di];
 	int r = -1;
 
-	for (size_t k = s->nr_maps; k-- > 0;) {
-		struct map *m = &s->maps[k];
-		char mf[128];
+	for (size_t p = 0; p < s->pm_cap && r; p++) {
+		const struct pmaps *pm = &s->pm[p];
 
-		if (m->dso != di)
-			continue;
-		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", m->pid,
-			 (unsigned long long)m->start, (unsigned long long)m->end);
-		if (!access(mf, R_OK))
-			r = load_elf_table(d, mf);
-		break;
+		for (size_t k = pm->n; k-- > 0;) {
+			const struct map *m = &pm->v[k];
+			char mf[128];
+
+			if (m->dso != di)
+				continue;
+			snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", pm->pid,
+				 (unsigned long long)m->start, (unsigned long long)m->end);
+			if (!access(mf, R_OK))
+				r = load_elf_table(d, mf);
+			break;
+		}
 	}
 	if (r)
 		r = load_elf_table(d, d->path);
@@ -931,18 +991,20 @@ static void usym_hit(struct dso *d, uint64_t off)
 
 static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
 {
+	struct pmaps *pm = pm_find(s, pid);
 	struct map *m = NULL;
 	size_t i;
 
-	if (s->last_map < s->nr_maps) {
-		m = &s->maps[s->last_map];
-		if (m->pid != pid || addr < m->start || addr >= m->end)
+	if (pm && s->last_pid == pid && s->last_map < pm->n) {
+		m = &pm->v[s->last_map];
+		if (addr < m->start || addr >= m->end)
 			m = NULL;
 	}
-	for (i = s->nr_maps; !m && i-- > 0;) {
-		if (s->maps[i].pid == pid && addr >= s->maps[i].start && addr < s->maps[i].end) {
+	for (i = pm ? pm->n : 0; !m && i-- > 0;) {
+		if (addr >= pm->v[i].start && addr < pm->v[i].end) {
+			s->last_pid = pid;
 			s->last_map = i;
-			m = &s->maps[i];
+			m = &pm->v[i];
 		}
 	}
 	if (!m) {

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The symbol collector's process maps (record/symbols.c): learnt from MMAP2,
+ * inherited at FORK, dropped at exec, and used to resolve user addresses.
+ * Thousands of processes, so the per-process table grows; the maps are
+ * this test binary's own text segment, so a hit names a real function.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <cmocka.h>
+
+#include "pp/meta.h"
+#include "../record/record.h"
+
+#define NR_PROCS	3000
+#define FIRST_PID	10000
+
+__attribute__((noinline)) int syms_target_fn(int x);
+__attribute__((noinline)) int syms_target_fn(int x)
+{
+	return x * 3 + 1;
+}
+
+static struct {
+	uint64_t start, len, pgoff;
+	char path[PATH_MAX];
+} text;
+
+/* This binary's executable mapping, from /proc/self/maps. */
+static int find_text(void)
+{
+	char exe[PATH_MAX], line[PATH_MAX + 128];
+	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char perms[8];
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &at) < 4 ||
+		    !at)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (perms[2] == 'x' && !strcmp(line + at, exe) && fn >= s && fn < e) {
+			text.start = s;
+			text.len = e - s;
+			text.pgoff = off;
+			snprintf(text.path, sizeof(text.path), "%s", exe);
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
+static void put(struct pp_buf *b, uint32_t type, uint16_t misc, const void *body, size_t len)
+{
+	struct perf_event_header h = { .type = type, .misc = misc,
+				       .size = (uint16_t)(sizeof(h) + len) };
+
+	pp_buf__append(b, &h, sizeof(h));
+	pp_buf__append(b, body, len);
+}
+
+static void put_mmap2(struct pp_buf *b, uint32_t pid, const char *path)
+{
+	uint8_t body[64 + PATH_MAX] = { 0 };
+	size_t len = 64 + ((strlen(path) + 1 + 7) & ~(size_t)7);
+	uint32_t prot = 5;
+
+	memcpy(body, &pid, 4);
+	memcpy(body + 4, &pid, 4);
+	memcpy(body + 8, &text.start, 8);
+	memcpy(body + 16, &text.len, 8);
+	memcpy(body + 24, &text.pgoff, 8);
+	memcpy(body + 56, &prot, 4);
+	memcpy(body + 64, path, strlen(path) + 1);
+	put(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body, len);
+}
+
+static void put_fork(struct pp_buf *b, uint32_t pid, uint32_t ppid)
+{
+	uint32_t body[6] = { pid, ppid, pid, ppid, 0, 0 };
+
+	put(b, PERF_RECORD_FORK, 0, body, sizeof(body));
+}
+
+static void put_exec(struct pp_buf *b, uint32_t pid)
+{
+	uint8_t body[24] = { 0 };
+
+	memcpy(body, &pid, 4);
+	memcpy(body + 4, &pid, 4);
+	memcpy(body + 8, "x", 2);
+	put(b, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, body, sizeof(body));
+}
+
+/* A user-mode sample of @pid at @ip (sample_type IP|TID). */
+static void put_sample(struct pp_buf *b, uint32_t pid, uint64_t ip)
+{
+	uint8_t body[16];
+
+	memcpy(body, &ip, 8);
+	memcpy(body + 8, &pid, 4);
+	memcpy(body + 12, &pid, 4);
+	put(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body, sizeof(body));
+}
+
+static uint64_t sample_type_of(uint64_t id, void *ctx)
+{
+	return PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+}
+
+static void scan(struct pp_syms *s, struct pp_buf *b)
+{
+	pp_syms__scan(s, b->data, b->len, sample_type_of, NULL);
+	pp_buf__reset(b);
+}
+
+/* Whether the USYMS items due now name syms_target_fn. */
+static int names_target(struct pp_syms *s)
+{
+	struct pp_buf k, u, m;
+	int found;
+
+	pp_buf__init(&k);
+	pp_buf__init(&u);
+	pp_buf__init(&m);
+	pp_syms__pending(s, &k, &u, &m);
+	found = u.len && memmem(u.data, u.len, "syms_target_fn", 15) != NULL;
+	pp_buf__exit(&k);
+	pp_buf__exit(&u);
+	pp_buf__exit(&m);
+	return found;
+}
+
+static void test_maps_follow_processes(void **state)
+{
+	struct pp_syms *s = pp_syms__new(0);
+	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
+	struct pp_buf b;
+
+	assert_non_null(s);
+	if (find_text())
+		skip();
+	assert_int_equal(syms_target_fn(1), 4);
+	pp_buf__init(&b);
+	for (uint32_t i = 0; i < NR_PROCS; i++)
+		put_mmap2(&b, FIRST_PID + i, text.path);
+	scan(s, &b);
+	for (uint32_t i = 0; i < NR_PROCS; i++)
+		assert_true(pp_syms__has_maps(s, FIRST_PID + i));
+	assert_false(pp_syms__has_maps(s, FIRST_PID - 1));
+	assert_false(pp_syms__has_maps(s, FIRST_PID + NR_PROCS));
+
+	/* a child inherits its parent's maps; a child of an unknown parent has none */
+	put_fork(&b, 90000, FIRST_PID);
+	put_fork(&b, 90001, 7);
+	scan(s, &b);
+	assert_true(pp_syms__has_maps(s, 90000));
+	assert_false(pp_syms__has_maps(s, 90001));
+
+	/* exec drops the maps of that process only */
+	put_exec(&b, FIRST_PID);
+	scan(s, &b);
+	assert_false(pp_syms__has_maps(s, FIRST_PID));
+	assert_true(pp_syms__has_maps(s, 90000));
+	assert_true(pp_syms__has_maps(s, FIRST_PID + 1));
+
+	/* a newer map at the same place shadows the older one */
+	put_mmap2(&b, FIRST_PID + 1, "/nonexistent/pp-test-shadow");
+	put_sample(&b, FIRST_PID + 1, fn);
+	put_sample(&b, FIRST_PID, fn);		/* exec'd: no maps any more */
+	scan(s, &b);
+	assert_false(names_target(s));
+
+	/* the inherited map resolves the function */
+	put_sample(&b, 90000, fn);
+	scan(s, &b);
+	assert_true(names_target(s));
+
+	pp_buf__exit(&b);
+	pp_syms__free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_maps_follow_processes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
