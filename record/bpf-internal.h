@@ -88,7 +88,10 @@ unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max);
 /**
  * pp_bpf_lazy_hash() - let the hash map @m allocate its elements as they are
  * used instead of all at load, where the kernel allows it for tracing
- * programs (6.1 and later): loading then costs almost nothing.
+ * programs (6.1 and later): loading then costs almost nothing. An LRU hash
+ * becomes a plain hash there: when full it refuses new keys (the programs
+ * count them as dropped) instead of evicting the oldest. Use it for maps
+ * whose entries are deleted as they are used, like a thread's start time.
  */
 void pp_bpf_lazy_hash(struct bpf_map *m);
 

@@ -66,6 +66,8 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	c->futex_nr = SYS_futex;
 	pp_bpf_lazy_hash(lk->skel->maps.agg);
 	pp_bpf_lazy_hash(lk->skel->maps.procs);
+	pp_bpf_lazy_hash(lk->skel->maps.start);
+	pp_bpf_lazy_hash(lk->skel->maps.waking);
 	ret = lock_bpf__load(lk->skel);
 	if (ret) {
 		pp_bpf_load_error("lock", ret, err, errlen);

@@ -155,6 +155,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	pp_bpf_lazy_hash(oc->skel->maps.agg);
 	pp_bpf_lazy_hash(oc->skel->maps.procs);
 	pp_bpf_lazy_hash(oc->skel->maps.stacks);
+	pp_bpf_lazy_hash(oc->skel->maps.start);
 	ret = offcpu_bpf__load(oc->skel);
 	if (ret) {
 		pp_bpf_load_error("offcpu", ret, err, errlen);

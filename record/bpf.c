@@ -528,8 +528,12 @@ void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid)
 void pp_bpf_lazy_hash(struct bpf_map *m)
 {
 	/* Before 6.1 the verifier refuses them in tracing programs. */
-	if (kernel_at_least(6, 1))
-		bpf_map__set_map_flags(m, bpf_map__map_flags(m) | BPF_F_NO_PREALLOC);
+	if (!kernel_at_least(6, 1))
+		return;
+	/* An LRU hash is always preallocated (16384 elements: a tenth of start-up). */
+	if (bpf_map__type(m) == BPF_MAP_TYPE_LRU_HASH)
+		bpf_map__set_type(m, BPF_MAP_TYPE_HASH);
+	bpf_map__set_map_flags(m, bpf_map__map_flags(m) | BPF_F_NO_PREALLOC);
 }
 
 unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max)
