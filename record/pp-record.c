@@ -1830,7 +1830,15 @@ int main(int argc, char **argv)
 			die("out of memory");
 		pp_syms__set_ksym_fn(r.syms, ksym_text, &r);
 		pp_buf__init(&mm);
-		if (!follow)
+		for (i = 0; i < r.es.nr; i++)
+			r.scan_syms |= !!(r.es.v[i].attr.sample_type &
+					  (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN));
+		/*
+		 * A system-wide aggregator reads /proc for the processes its
+		 * stacks name, at each drain (pp_bpf_seen_learn): of a host's
+		 * processes, only those that block are read, not all at start.
+		 */
+		if (!follow && !(o.agg_kind && !nr_procs && !r.scan_syms))
 			pp_syms__snapshot(r.syms, &b, &mm, nr_procs ? procs : NULL, nr_procs);
 		write_meta(&r, PP_CHUNK_TASKS, &b);
 		write_meta(&r, PP_CHUNK_MMAPS, &mm);
@@ -1839,9 +1847,6 @@ int main(int argc, char **argv)
 	pp_buf__exit(&b);
 	if (r.fatal)
 		die("cannot write %s: %s", o.output, strerror(-r.fatal));
-	for (i = 0; i < r.es.nr; i++)
-		r.scan_syms |= !!(r.es.v[i].attr.sample_type &
-				  (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN));
 	if (o.kallsyms_all)
 		write_syms(&r);
 

@@ -28,4 +28,12 @@ grep -q pp_sleep_here "$TMP/off.out" || { head -30 "$TMP/off.out"; fail "offcpu 
 $REC -q -o "$TMP/kids.trace" offcpu -- sh -c 'sleep 0.2; sleep 0.3' || fail "pp-record offcpu -- sh"
 $AN offcpu "$TMP/kids.trace" > "$TMP/kids.out" 2>&1
 [ "$(grep -c '^sleep .* state S' "$TMP/kids.out")" = 2 ] || { cat "$TMP/kids.out"; fail "offcpu does not follow the workload's children"; }
+# system-wide: a process running before the recorder starts is read from
+# /proc when its first stack is drained, and its function is named
+"$HELP/bpf-sleeper" 40 50 > /dev/null & sl=$!
+sleep 0.1
+$REC -q -a -d 1.5 -o "$TMP/sys.trace" offcpu || fail "pp-record -a offcpu"
+wait $sl
+$AN offcpu -p $sl "$TMP/sys.trace" > "$TMP/sys.out" 2>&1
+grep -q pp_sleep_here "$TMP/sys.out" || { head -30 "$TMP/sys.out"; fail "system-wide offcpu does not name pp_sleep_here of a process started before it"; }
 echo "ok"
