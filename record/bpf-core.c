@@ -62,13 +62,18 @@ struct btf_m {
 #define VLEN(t)		((t)->info & 0xffff)
 #define KFLAG(t)	((t)->info >> 31)
 
+/* Every CKPT-th type id's offset is kept: a lookup walks at most CKPT-1 types. */
+#define CKPT_SHIFT	6
+#define CKPT		(1u << CKPT_SHIFT)
+
 struct vmbtf {
 	const uint8_t *types;
 	const char *strs;
 	uint32_t type_len, str_len;
-	uint32_t *off;			/* type id -> offset in types (mmap) */
-	size_t off_bytes;
+	uint32_t *ckpt;			/* offset in types of ids 0, CKPT, 2 CKPT, ... */
 	uint32_t nr;			/* ids 1..nr-1 */
+	const char *const *names;	/* structs wanted, NULL-terminated */
+	const struct btf_t **found;	/* their first complete definition */
 };
 
 /* Bytes of type data after struct btf_t, or -1 for an unknown kind. */
@@ -104,6 +109,11 @@ static long extra_size(const struct btf_t *t)
 	}
 }
 
+/*
+ * One pass over the types: checkpoints for vmbtf_type(), and the wanted
+ * structs by name (the pass is bound by memory, a second one would cost
+ * as much again).
+ */
 static int vmbtf_index(struct vmbtf *v, const uint8_t *data, size_t len)
 {
 	struct btf_hdr h;
@@ -122,27 +132,30 @@ static int vmbtf_index(struct vmbtf *v, const uint8_t *data, size_t len)
 	v->str_len = h.str_len;
 	if (v->strs[v->str_len - 1])
 		return -EINVAL;
-	/*
-	 * At most one type per 12 bytes: the index is allocated once, with
-	 * its pages mapped in one call (one fault per page was most of the
-	 * cost of this pass).
-	 */
-	cap = v->type_len / sizeof(struct btf_t) + 2;
-	v->off_bytes = (size_t)cap * sizeof(*v->off);
-	v->off = mmap(NULL, v->off_bytes, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (v->off == MAP_FAILED) {
-		v->off = NULL;
+	/* at most one type per 12 bytes */
+	cap = (v->type_len / sizeof(struct btf_t) + 2) / CKPT + 1;
+	v->ckpt = malloc((size_t)cap * sizeof(*v->ckpt));
+	if (!v->ckpt)
 		return -ENOMEM;
-	}
+	v->ckpt[0] = 0;		/* id 0 (void) has no record: never walked from */
 	v->nr = 1;
 	while (pos + sizeof(struct btf_t) <= v->type_len) {
 		const struct btf_t *t = (const void *)(v->types + pos);
 		long extra = extra_size(t);
 
-		if (extra < 0 || pos + sizeof(*t) + (size_t)extra > v->type_len || v->nr == cap)
+		if (extra < 0 || pos + sizeof(*t) + (size_t)extra > v->type_len ||
+		    v->nr >> CKPT_SHIFT >= cap)
 			return -EINVAL;
-		v->off[v->nr++] = pos;
+		if (!(v->nr & (CKPT - 1)))
+			v->ckpt[v->nr >> CKPT_SHIFT] = pos;
+		if (KIND(t) == BTF_KIND_STRUCT && VLEN(t) && t->name_off < v->str_len) {
+			const char *name = v->strs + t->name_off;
+
+			for (size_t i = 0; v->names[i]; i++)
+				if (!v->found[i] && !strcmp(name, v->names[i]))
+					v->found[i] = t;
+		}
+		v->nr++;
 		pos += (uint32_t)(sizeof(*t) + (size_t)extra);
 	}
 	return pos == v->type_len ? 0 : -EINVAL;
@@ -150,7 +163,20 @@ static int vmbtf_index(struct vmbtf *v, const uint8_t *data, size_t len)
 
 static const struct btf_t *vmbtf_type(const struct vmbtf *v, uint32_t id)
 {
-	return id && id < v->nr ? (const void *)(v->types + v->off[id]) : NULL;
+	uint32_t cur, pos;
+
+	if (!id || id >= v->nr)
+		return NULL;
+	cur = id & ~(CKPT - 1);
+	pos = v->ckpt[id >> CKPT_SHIFT];
+	if (!cur) {		/* the first records start at id 1 */
+		cur = 1;
+		pos = 0;
+	}
+	for (; cur < id; cur++)	/* checked by vmbtf_index() */
+		pos += (uint32_t)(sizeof(struct btf_t) +
+				  (size_t)extra_size((const void *)(v->types + pos)));
+	return (const void *)(v->types + pos);
 }
 
 static const char *vmbtf_name(const struct vmbtf *v, uint32_t off)
@@ -176,18 +202,6 @@ static const struct btf_t *vmbtf_resolve(const struct vmbtf *v, uint32_t id)
 		default:
 			return t;
 		}
-	}
-	return NULL;
-}
-
-/* The complete struct named @name (not a forward declaration). */
-static const struct btf_t *vmbtf_struct(const struct vmbtf *v, const char *name)
-{
-	for (uint32_t id = 1; id < v->nr; id++) {
-		const struct btf_t *t = vmbtf_type(v, id);
-
-		if (KIND(t) == BTF_KIND_STRUCT && VLEN(t) && !strcmp(vmbtf_name(v, t->name_off), name))
-			return t;
 	}
 	return NULL;
 }
@@ -295,10 +309,11 @@ static const struct {
 	{ "pt_regs", { "di", "si", NULL } },
 };
 
-static int min_struct(struct minbtf *b, const struct vmbtf *v, const char *name,
-		      const char *const *fields)
+#define NR_WANTED	(sizeof(wanted) / sizeof(wanted[0]))
+
+static int min_struct(struct minbtf *b, const struct vmbtf *v, const struct btf_t *t,
+		      const char *name, const char *const *fields)
 {
-	const struct btf_t *t = vmbtf_struct(v, name);
 	struct btf_m m[8];
 	uint32_t n = 0, name_off;
 
@@ -331,17 +346,23 @@ static int min_struct(struct minbtf *b, const struct vmbtf *v, const char *name,
  */
 int pp_bpf_min_btf(const void *data, size_t len, struct pp_buf *out)
 {
-	struct vmbtf v = { 0 };
+	const char *names[NR_WANTED + 1];
+	const struct btf_t *found[NR_WANTED] = { 0 };
+	struct vmbtf v = { .names = names, .found = found };
 	struct minbtf b = { .nr = 1 };
 	struct btf_hdr h = { .magic = BTF_MAGIC, .version = 1, .hdr_len = sizeof(h) };
 	int ret;
 
+	for (size_t i = 0; i < NR_WANTED; i++)
+		names[i] = wanted[i].name;
+	names[NR_WANTED] = NULL;
 	pp_buf__init(&b.types);
 	pp_buf__init(&b.strs);
 	pp_buf__append(&b.strs, "", 1);
 	ret = vmbtf_index(&v, data, len);
-	for (size_t i = 0; !ret && i < sizeof(wanted) / sizeof(wanted[0]); i++)
-		ret = min_struct(&b, &v, wanted[i].name, wanted[i].fields);
+	for (size_t i = 0; !ret && i < NR_WANTED; i++)
+		ret = found[i] ? min_struct(&b, &v, found[i], wanted[i].name, wanted[i].fields)
+			       : -ENOENT;
 	if (!ret && (b.types.error || b.strs.error))
 		ret = -ENOMEM;
 	if (!ret) {
@@ -353,8 +374,7 @@ int pp_bpf_min_btf(const void *data, size_t len, struct pp_buf *out)
 		pp_buf__append(out, b.strs.data, b.strs.len);
 		ret = out->error;
 	}
-	if (v.off)
-		munmap(v.off, v.off_bytes);
+	free(v.ckpt);
 	pp_buf__exit(&b.types);
 	pp_buf__exit(&b.strs);
 	return ret;
