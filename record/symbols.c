@@ -71,16 +71,28 @@ struct dso {
 
 struct map {
 	uint64_t start, end, pgoff;
+	uint64_t ns;		/* when it was mapped (0: before anything known) */
 	int dso;
 };
 
-/* The maps of one process, newest last (a newer map shadows an older one). */
+/*
+ * The maps of one process, newest last (a newer map shadows an older one).
+ * The side-band comes per CPU, so a process's FORK, exec and MMAP2 records
+ * are scanned in an order that may not be the order they happened in: each
+ * map keeps its time, and a child keeps a link to its parent instead of a
+ * copy of the parent's maps as far as they were scanned at the FORK.
+ */
 struct pmaps {
 	uint32_t pid;
 	uint8_t used, jit_tried;
+	uint32_t ppid;		/* forked from, or 0 */
+	uint64_t fork_ns;	/* the parent's maps older than this are ours */
+	uint64_t exec_ns;	/* our own maps older than this are gone */
 	struct map *v;
 	size_t n, cap;
 };
+
+#define PARENT_DEPTH	8	/* parent links followed at most */
 
 struct pp_syms {
 	int all_kallsyms;
@@ -680,27 +692,92 @@ static int pm_reserve(struct pmaps *pm, size_t n)
 	return 0;
 }
 
+/* @ns: when it was mapped, 0 for the image the process runs now (a /proc read). */
 static void add_map(struct pp_syms *s, uint32_t pid, uint64_t start, uint64_t len,
-		    uint64_t pgoff, int dso)
+		    uint64_t pgoff, int dso, uint64_t ns)
 {
 	struct pmaps *pm = pm_get(s, pid);
 	struct map *m;
 
-	if (!pm || pm_reserve(pm, pm->n + 1))
+	if (!pm || (ns && ns < pm->exec_ns))
+		return;		/* of the image before an exec scanned already */
+	if (pm_reserve(pm, pm->n + 1))
 		return;
 	m = &pm->v[pm->n++];
 	m->start = start;
 	m->end = start + len;
 	m->pgoff = pgoff;
+	m->ns = ns ? ns : pm->exec_ns;
 	m->dso = dso;
 }
 
-static void drop_maps(struct pp_syms *s, uint32_t pid)
+/*
+ * @pid exec'd at @ns (0: unknown): its older maps and its parent's are
+ * gone. They are kept for the children forked before, which see them
+ * through their links.
+ */
+static void exec_maps(struct pp_syms *s, uint32_t pid, uint64_t ns)
 {
-	struct pmaps *pm = pm_find(s, pid);
+	struct pmaps *pm = pm_get(s, pid);
 
-	if (pm)
-		pm->n = 0;
+	if (!pm)
+		return;
+	if (!ns) {
+		/* no time: all that is known now is gone */
+		for (size_t i = 0; i < pm->n; i++)
+			if (pm->v[i].ns + 1 > ns)
+				ns = pm->v[i].ns + 1;
+		ns = ns > pm->exec_ns ? ns : pm->exec_ns + 1;
+	}
+	if (ns > pm->exec_ns)
+		pm->exec_ns = ns;
+	pm->ppid = 0;		/* a FORK scanned later does not link again */
+}
+
+/* @pid was forked from @ppid at @ns (0: unknown). */
+static void fork_link(struct pp_syms *s, uint32_t ppid, uint32_t pid, uint64_t ns)
+{
+	struct pmaps *pm = pm_get(s, pid);
+
+	if (!pm || pm->ppid || (ns && ns < pm->exec_ns))
+		return;		/* linked already, or exec'd since (scanned first) */
+	pm->ppid = ppid;
+	pm->fork_ns = ns ? ns : UINT64_MAX;
+}
+
+/*
+ * The map of @pid holding @addr: its own newest one, else the newest of
+ * its parent's from before the fork, and so on up.
+ * @own: set when the map is @pid's own, with its index in *@at.
+ */
+static struct map *find_map(const struct pp_syms *s, uint32_t pid, uint64_t addr, int *own,
+			    size_t *at)
+{
+	uint64_t limit = UINT64_MAX;
+
+	for (int depth = 0; depth < PARENT_DEPTH; depth++) {
+		const struct pmaps *pm = pm_find(s, pid);
+
+		if (!pm)
+			return NULL;
+		for (size_t i = pm->n; i-- > 0;) {
+			struct map *m = &pm->v[i];
+
+			/* ours: since our exec; a parent's: before our fork */
+			if (depth ? m->ns >= limit : m->ns < pm->exec_ns)
+				continue;
+			if (addr >= m->start && addr < m->end) {
+				*own = !depth;
+				*at = i;
+				return m;
+			}
+		}
+		if (!pm->ppid)
+			return NULL;
+		limit = pm->fork_ns < limit ? pm->fork_ns : limit;
+		pid = pm->ppid;
+	}
+	return NULL;
 }
 
 /**
@@ -709,24 +786,22 @@ static void drop_maps(struct pp_syms *s, uint32_t pid)
  */
 int pp_syms__has_maps(const struct pp_syms *s, uint32_t pid)
 {
-	const struct pmaps *pm = pm_find(s, pid);
+	uint64_t limit = UINT64_MAX;
 
-	return pm && pm->n;
-}
+	for (int depth = 0; depth < PARENT_DEPTH; depth++) {
+		const struct pmaps *pm = pm_find(s, pid);
 
-/* A forked process starts with its parent's maps (no MMAP2 tells it). */
-static void fork_maps(struct pp_syms *s, uint32_t ppid, uint32_t pid)
-{
-	struct pmaps *parent = pm_find(s, ppid), *child;
-
-	if (!parent || !parent->n || pp_syms__has_maps(s, pid))
-		return;		/* nothing to inherit, or known already (snapshot) */
-	child = pm_get(s, pid);
-	parent = pm_find(s, ppid);	/* the table may have grown */
-	if (!child || pm_reserve(child, parent->n))
-		return;
-	memcpy(child->v, parent->v, parent->n * sizeof(*child->v));
-	child->n = parent->n;
+		if (!pm)
+			return 0;
+		for (size_t i = 0; i < pm->n; i++)
+			if (depth ? pm->v[i].ns < limit : pm->v[i].ns >= pm->exec_ns)
+				return 1;
+		if (!pm->ppid)
+			return 0;
+		limit = pm->fork_ns < limit ? pm->fork_ns : limit;
+		pid = pm->ppid;
+	}
+	return 0;
 }
 
 static void put_mmap_item(struct pp_buf *b, uint32_t pid, uint32_t prot, uint64_t start,
@@ -794,7 +869,7 @@ static void snapshot_maps(struct pp_syms *s, struct pp_buf *mmaps, int pid)
 				bsz = file_build_id(fpath, bid);
 			di = add_dso(s, fpath, bid, bsz);
 		}
-		add_map(s, (uint32_t)pid, start, end - start, pgoff, di);
+		add_map(s, (uint32_t)pid, start, end - start, pgoff, di, 0);
 		put_mmap_item(mmaps, (uint32_t)pid, 5 /* r-x */, start, end - start, pgoff, bid,
 			      bsz, fpath);
 	}
@@ -993,18 +1068,19 @@ static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
 {
 	struct pmaps *pm = pm_find(s, pid);
 	struct map *m = NULL;
-	size_t i;
+	size_t at;
+	int own;
 
 	if (pm && s->last_pid == pid && s->last_map < pm->n) {
 		m = &pm->v[s->last_map];
-		if (addr < m->start || addr >= m->end)
+		if (addr < m->start || addr >= m->end || m->ns < pm->exec_ns)
 			m = NULL;
 	}
-	for (i = pm ? pm->n : 0; !m && i-- > 0;) {
-		if (addr >= pm->v[i].start && addr < pm->v[i].end) {
+	if (!m) {
+		m = find_map(s, pid, addr, &own, &at);
+		if (m && own) {
 			s->last_pid = pid;
-			s->last_map = i;
-			m = &pm->v[i];
+			s->last_map = at;
 		}
 	}
 	if (!m) {
@@ -1032,7 +1108,7 @@ static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
 	}
 }
 
-static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size)
+static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size, uint64_t ns)
 {
 	/* header 8, pid/tid 8, addr 8, len 8, pgoff 8, 24 bytes id, prot/flags 8, filename */
 	uint32_t pid, prot;
@@ -1057,7 +1133,7 @@ static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size)
 	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
 		bsz = p[40] > 20 ? 20 : p[40];
 	di = add_dso(s, fn, p + 44, bsz);
-	add_map(s, pid, addr, len, pgoff, di);
+	add_map(s, pid, addr, len, pgoff, di, ns);
 	put_mmap_item(&s->new_mmaps, pid, prot, addr, len, pgoff, p + 44, bsz, fn);
 }
 
@@ -1074,22 +1150,30 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 
 	pp_rec_iter__init(&it, data, len);
 	while (pp_rec_iter__next(&it, &r)) {
+		uint64_t ns = 0;
+
+		if (r.type == PERF_RECORD_MMAP2 ||
+		    (r.type == PERF_RECORD_COMM && (r.misc & PERF_RECORD_MISC_COMM_EXEC)))
+			pp_sample__time(sample_type_of(pp_sample__id(r.data, r.size), ctx), r.data,
+					r.size, &ns);
 		if (r.type == PERF_RECORD_MMAP2) {
-			scan_mmap2(s, r.data, r.size);
+			scan_mmap2(s, r.data, r.size, ns);
 		} else if (r.type == PERF_RECORD_FORK && r.size >= 24) {
 			uint32_t pid, ppid, tid;
 
 			memcpy(&pid, r.data + 8, 4);
 			memcpy(&ppid, r.data + 12, 4);
 			memcpy(&tid, r.data + 16, 4);
+			if (r.size >= 32)
+				memcpy(&ns, r.data + 24, 8);
 			if (pid == tid && pid != ppid)
-				fork_maps(s, ppid, pid);
+				fork_link(s, ppid, pid, ns);
 		} else if (r.type == PERF_RECORD_COMM && (r.misc & PERF_RECORD_MISC_COMM_EXEC)) {
 			uint32_t pid;
 
 			if (r.size >= 16) {
 				memcpy(&pid, r.data + 8, 4);
-				drop_maps(s, pid);
+				exec_maps(s, pid, ns);
 			}
 		} else if (r.type == PERF_RECORD_SAMPLE) {
 			uint64_t st = sample_type_of(pp_sample__id(r.data, r.size), ctx);

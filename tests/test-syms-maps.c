@@ -4,6 +4,9 @@
  * inherited at FORK, dropped at exec, and used to resolve user addresses.
  * Thousands of processes, so the per-process table grows; the maps are
  * this test binary's own text segment, so a hit names a real function.
+ * The side-band is scanned per CPU stream, so records come out of time
+ * order: a child's FORK before its parent's MMAP2, an exec after the maps
+ * of the new image.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,16 +73,26 @@ static int find_text(void)
 	return -1;
 }
 
-static void put(struct pp_buf *b, uint32_t type, uint16_t misc, const void *body, size_t len)
+/* Every event: sample_type IDENTIFIER|IP|TID|TIME, with sample_id_all. */
+#define ST	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
+
+/* A record with the sample_id trailer (pid/tid, @ns, id) after @body. */
+static void put(struct pp_buf *b, uint32_t type, uint16_t misc, const void *body, size_t len,
+		uint32_t pid, uint64_t ns)
 {
 	struct perf_event_header h = { .type = type, .misc = misc,
-				       .size = (uint16_t)(sizeof(h) + len) };
+				       .size = (uint16_t)(sizeof(h) + len + 24) };
+	uint64_t id = 1;
 
 	pp_buf__append(b, &h, sizeof(h));
 	pp_buf__append(b, body, len);
+	pp_buf__append(b, &pid, 4);
+	pp_buf__append(b, &pid, 4);
+	pp_buf__append(b, &ns, 8);
+	pp_buf__append(b, &id, 8);
 }
 
-static void put_mmap2(struct pp_buf *b, uint32_t pid, const char *path)
+static void put_mmap2_at(struct pp_buf *b, uint32_t pid, const char *path, uint64_t ns)
 {
 	uint8_t body[64 + PATH_MAX] = { 0 };
 	size_t len = 64 + ((strlen(path) + 1 + 7) & ~(size_t)7);
@@ -92,40 +105,62 @@ static void put_mmap2(struct pp_buf *b, uint32_t pid, const char *path)
 	memcpy(body + 24, &text.pgoff, 8);
 	memcpy(body + 56, &prot, 4);
 	memcpy(body + 64, path, strlen(path) + 1);
-	put(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body, len);
+	put(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body, len, pid, ns);
 }
 
-static void put_fork(struct pp_buf *b, uint32_t pid, uint32_t ppid)
+static void put_fork_at(struct pp_buf *b, uint32_t pid, uint32_t ppid, uint64_t ns)
 {
-	uint32_t body[6] = { pid, ppid, pid, ppid, 0, 0 };
+	uint32_t body[6] = { pid, ppid, pid, ppid, (uint32_t)ns, (uint32_t)(ns >> 32) };
 
-	put(b, PERF_RECORD_FORK, 0, body, sizeof(body));
+	put(b, PERF_RECORD_FORK, 0, body, sizeof(body), pid, ns);
 }
 
-static void put_exec(struct pp_buf *b, uint32_t pid)
+static void put_exec_at(struct pp_buf *b, uint32_t pid, uint64_t ns)
 {
 	uint8_t body[24] = { 0 };
 
 	memcpy(body, &pid, 4);
 	memcpy(body + 4, &pid, 4);
 	memcpy(body + 8, "x", 2);
-	put(b, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, body, sizeof(body));
+	put(b, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, body, sizeof(body), pid, ns);
 }
 
-/* A user-mode sample of @pid at @ip (sample_type IP|TID). */
+/* Records of the first part of the test happen in order, 1 us apart. */
+static uint64_t clock_ns = 1000000;
+
+static void put_mmap2(struct pp_buf *b, uint32_t pid, const char *path)
+{
+	put_mmap2_at(b, pid, path, clock_ns += 1000);
+}
+
+static void put_fork(struct pp_buf *b, uint32_t pid, uint32_t ppid)
+{
+	put_fork_at(b, pid, ppid, clock_ns += 1000);
+}
+
+static void put_exec(struct pp_buf *b, uint32_t pid)
+{
+	put_exec_at(b, pid, clock_ns += 1000);
+}
+
+/* A user-mode sample of @pid at @ip. */
 static void put_sample(struct pp_buf *b, uint32_t pid, uint64_t ip)
 {
-	uint8_t body[16];
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER,
+				       .size = sizeof(h) + 32 };
+	uint64_t id = 1, ns = clock_ns += 1000;
 
-	memcpy(body, &ip, 8);
-	memcpy(body + 8, &pid, 4);
-	memcpy(body + 12, &pid, 4);
-	put(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body, sizeof(body));
+	pp_buf__append(b, &h, sizeof(h));
+	pp_buf__append(b, &id, 8);
+	pp_buf__append(b, &ip, 8);
+	pp_buf__append(b, &pid, 4);
+	pp_buf__append(b, &pid, 4);
+	pp_buf__append(b, &ns, 8);
 }
 
 static uint64_t sample_type_of(uint64_t id, void *ctx)
 {
-	return PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	return ST;
 }
 
 static void scan(struct pp_syms *s, struct pp_buf *b)
@@ -200,10 +235,65 @@ static void test_maps_follow_processes(void **state)
 	pp_syms__free(s);
 }
 
+/*
+ * Two CPU streams scanned one after the other: CPU 0 holds the FORKs of a
+ * parent's children, CPU 1 (scanned later) the parent's exec and the
+ * MMAP2 of its new image, all before the forks in time.
+ */
+static void test_streams_out_of_order(void **state)
+{
+	struct pp_syms *s = pp_syms__new(0);
+	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
+	struct pp_buf b;
+
+	assert_non_null(s);
+	if (find_text())
+		skip();
+	pp_buf__init(&b);
+	/* CPU 0: the children, forked at 300..310 */
+	for (uint32_t i = 0; i < 10; i++)
+		put_fork_at(&b, 600 + i, 500, 300 + i);
+	/* and a child that exec'd at 400 into an image not yet described */
+	put_exec_at(&b, 605, 400);
+	scan(s, &b);
+	assert_false(pp_syms__has_maps(s, 600));
+	/* CPU 1: the parent's exec at 100, its new text at 200 */
+	put_exec_at(&b, 500, 100);
+	put_mmap2_at(&b, 500, text.path, 200);
+	scan(s, &b);
+	assert_true(pp_syms__has_maps(s, 500));
+	assert_true(pp_syms__has_maps(s, 600));
+	assert_true(pp_syms__has_maps(s, 609));
+	assert_false(pp_syms__has_maps(s, 605));	/* exec'd: not its parent's image */
+
+	/* an exec scanned after the new image's map keeps that map */
+	put_mmap2_at(&b, 700, text.path, 250);
+	put_exec_at(&b, 700, 240);
+	/* and a map of the old image, scanned after the exec, is dropped */
+	put_mmap2_at(&b, 701, text.path, 230);
+	put_exec_at(&b, 702, 240);
+	scan(s, &b);
+	put_exec_at(&b, 701, 240);
+	put_mmap2_at(&b, 702, text.path, 230);
+	scan(s, &b);
+	assert_true(pp_syms__has_maps(s, 700));
+	assert_false(pp_syms__has_maps(s, 701));
+	assert_false(pp_syms__has_maps(s, 702));
+
+	/* the function of a child resolves through its parent */
+	put_sample(&b, 607, fn);
+	scan(s, &b);
+	assert_true(names_target(s));
+
+	pp_buf__exit(&b);
+	pp_syms__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_maps_follow_processes),
+		cmocka_unit_test(test_streams_out_of_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
