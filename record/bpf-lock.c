@@ -22,6 +22,9 @@ struct pp_bpf_lock {
 	struct lock_bpf *skel;
 	uint64_t window_start;
 	uint64_t dropped_seen;
+	int flipped;			/* a window closed by __flip(), not drained yet */
+	unsigned int old;		/* its generation */
+	struct pp_bpf_agg_window w;	/* and its header */
 	struct pp_lock_key *keys;
 	uint64_t *uips, *wips;
 	struct pp_buf synth;
@@ -90,6 +93,26 @@ fail:
 	return NULL;
 }
 
+/** pp_bpf_lock__flip() - as pp_bpf_offcpu__flip(). @lk: collector. */
+void pp_bpf_lock__flip(struct pp_bpf_lock *lk)
+{
+	uint64_t n;
+
+	if (lk->flipped)
+		return;
+	lk->old = lk->skel->bss->gen & 1;
+	__atomic_store_n(&lk->skel->bss->gen, lk->old ^ 1, __ATOMIC_RELEASE);
+	memset(&lk->w, 0, sizeof(lk->w));
+	lk->w.source = PP_BPF_SRC_LOCK;
+	lk->w.start_ns = lk->window_start;
+	lk->w.end_ns = pp_bpf_mono_ns();
+	lk->window_start = lk->w.end_ns;
+	n = __atomic_load_n(&lk->skel->bss->dropped, __ATOMIC_RELAXED);
+	lk->w.dropped = n - lk->dropped_seen;
+	lk->dropped_seen = n;
+	lk->flipped = 1;
+}
+
 /**
  * pp_bpf_lock__drain() - move the futex wait aggregates into LOCK items.
  * @lk: collector; @payload: receives a WINDOW item then LOCK items;
@@ -102,20 +125,16 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 		       struct pp_buf *mmaps)
 {
 	int afd = bpf_map__fd(lk->skel->maps.agg), stfd = bpf_map__fd(lk->skel->maps.stacks);
-	unsigned int old = lk->skel->bss->gen & 1;
-	struct pp_bpf_agg_window w = { .source = PP_BPF_SRC_LOCK };
 	struct pp_lock_key key, *prev = NULL;
+	struct pp_bpf_agg_window w;
+	unsigned int old;
 	size_t nr = 0, at;
-	uint64_t dropped;
 	int items = 0;
 
-	__atomic_store_n(&lk->skel->bss->gen, old ^ 1, __ATOMIC_RELEASE);
-	w.start_ns = lk->window_start;
-	w.end_ns = pp_bpf_mono_ns();
-	lk->window_start = w.end_ns;
-	dropped = __atomic_load_n(&lk->skel->bss->dropped, __ATOMIC_RELAXED);
-	w.dropped = dropped - lk->dropped_seen;
-	lk->dropped_seen = dropped;
+	pp_bpf_lock__flip(lk);
+	lk->flipped = 0;
+	w = lk->w;
+	old = lk->old;
 	while (nr < PP_LOCK_MAX_KEYS && !bpf_map_get_next_key(afd, prev, &lk->keys[nr])) {
 		if (lk->keys[nr].gen == old) {
 			prev = &lk->keys[nr];

@@ -60,6 +60,9 @@ struct pp_bpf_offcpu {
 	struct pp_bpf_stacks *scanned;	/* stacks (user: per process) marked as hit */
 	uint64_t stacks_lost_seen;
 	uint32_t window;		/* drains so far */
+	int flipped;			/* a window closed by __flip(), not drained yet */
+	unsigned int old;		/* its generation */
+	struct pp_bpf_agg_window w;	/* and its header */
 	int no_batch;			/* the kernel has no batch map operations */
 	struct u64set held;		/* stacks sleeping threads hold (at a release) */
 	struct u64set orphans;		/* in the map, never read: at the last release */
@@ -483,6 +486,34 @@ static long take_old(struct pp_bpf_offcpu *oc, unsigned int old)
 }
 
 /**
+ * pp_bpf_offcpu__flip() - close the window: switches from now on are summed
+ * into the next one. A no-op while a closed window waits for its drain.
+ * @oc: collector.
+ */
+void pp_bpf_offcpu__flip(struct pp_bpf_offcpu *oc)
+{
+	struct pp_bpf_agg_window *w = &oc->w;
+	uint64_t n;
+
+	if (oc->flipped)
+		return;
+	oc->old = oc->skel->bss->gen & 1;
+	__atomic_store_n(&oc->skel->bss->gen, oc->old ^ 1, __ATOMIC_RELEASE);
+	memset(w, 0, sizeof(*w));
+	w->source = PP_BPF_SRC_OFFCPU;
+	w->start_ns = oc->window_start;
+	w->end_ns = pp_bpf_mono_ns();
+	oc->window_start = w->end_ns;
+	n = __atomic_load_n(&oc->skel->bss->dropped, __ATOMIC_RELAXED);
+	w->dropped = n - oc->dropped_seen;
+	oc->dropped_seen = n;
+	n = __atomic_load_n(&oc->skel->bss->stacks_lost, __ATOMIC_RELAXED);
+	w->stacks_lost = n - oc->stacks_lost_seen;
+	oc->stacks_lost_seen = n;
+	oc->flipped = 1;
+}
+
+/**
  * pp_bpf_offcpu__drain() - move the aggregates into BPF_AGG items.
  * @oc: collector; @payload: receives a WINDOW item then OFFCPU items;
  * @first_ts, @last_ts: receive the window; @syms, @tasks, @mmaps: optional
@@ -493,27 +524,16 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 			 uint64_t *last_ts, struct pp_syms *syms, struct pp_buf *tasks,
 			 struct pp_buf *mmaps)
 {
-	unsigned int old = oc->skel->bss->gen & 1;
-	struct pp_bpf_agg_window w = { .source = PP_BPF_SRC_OFFCPU };
-	uint64_t dropped;
+	struct pp_bpf_agg_window w;
 	size_t at;
 	long nr;
 	int items = 0;
 
-	/* New switches go to the other generation from now on. */
-	__atomic_store_n(&oc->skel->bss->gen, old ^ 1, __ATOMIC_RELEASE);
+	pp_bpf_offcpu__flip(oc);
+	oc->flipped = 0;
+	w = oc->w;
 	oc->window++;
-	w.start_ns = oc->window_start;
-	w.end_ns = pp_bpf_mono_ns();
-	oc->window_start = w.end_ns;
-	dropped = __atomic_load_n(&oc->skel->bss->dropped, __ATOMIC_RELAXED);
-	w.dropped = dropped - oc->dropped_seen;
-	oc->dropped_seen = dropped;
-	dropped = __atomic_load_n(&oc->skel->bss->stacks_lost, __ATOMIC_RELAXED);
-	w.stacks_lost = dropped - oc->stacks_lost_seen;
-	oc->stacks_lost_seen = dropped;
-
-	nr = take_old(oc, old);
+	nr = take_old(oc, oc->old);
 	if (nr < 0)
 		return (int)nr;
 	at = pp_item__begin(payload, PP_BPF_AGG_WINDOW);

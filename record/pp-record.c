@@ -1013,6 +1013,7 @@ struct rec {
 	struct pp_bpf_lock *lockp;	/* pp-record lock */
 	struct pp_bpf_output *bpfout;	/* --bpf-output */
 	int agg_pending;		/* the writer should drain the aggregator */
+	int agg_busy;			/* the writer is draining it */
 	uint64_t agg_items, agg_windows;
 	uint64_t stepped_down;		/* chunks compressed faster to keep up */
 	uint64_t data_raw, data_stored, data_chunks;
@@ -1249,6 +1250,26 @@ static void write_agg(struct rec *r)
 }
 
 /*
+ * Close the aggregator's window (pp_bpf_offcpu__flip) unless the writer
+ * still has one to drain or is draining it. Return: whether it was closed.
+ */
+static int agg_close(struct rec *r)
+{
+	int ok;
+
+	pthread_mutex_lock(&r->lock);
+	ok = !r->agg_pending && !r->agg_busy;
+	pthread_mutex_unlock(&r->lock);
+	if (!ok)
+		return 0;
+	if (r->offcpu)
+		pp_bpf_offcpu__flip(r->offcpu);
+	else
+		pp_bpf_lock__flip(r->lockp);
+	return 1;
+}
+
+/*
  * The BPF parts: the filter program on every event fd (not the side-band
  * dummy, which has no samples), and the offcpu/lock aggregator of
  * `pp-record offcpu|lock`, limited to the workload or -p process.
@@ -1360,8 +1381,10 @@ static void *writer_main(void *arg)
 		lost = r->lost_pending;
 		/* the aggregate after the data queued before it (see the main loop) */
 		agg = r->agg_pending && !r->qlen;
-		if (agg)
+		if (agg) {
 			r->agg_pending = 0;
+			r->agg_busy = 1;
+		}
 		it.buf = NULL;
 		if (r->qlen) {
 			it = r->q[r->qhead];
@@ -1373,8 +1396,12 @@ static void *writer_main(void *arg)
 
 		if (lost)
 			write_lost(r);
-		if (agg)
+		if (agg) {
 			write_agg(r);
+			pthread_mutex_lock(&r->lock);
+			r->agg_busy = 0;
+			pthread_mutex_unlock(&r->lock);
+		}
 		if (!it.buf)
 			continue;
 		if (!r->fatal) {
@@ -1926,12 +1953,16 @@ int main(int argc, char **argv)
 		drain(&r);
 		now = now_ns();
 		flush_old(&r, now, 0);
-		if ((r.offcpu || r.lockp) && now - agg_last >= 1000000000ull) {
+		if ((r.offcpu || r.lockp) && now - agg_last >= 1000000000ull &&
+		    agg_close(&r)) {
 			/*
-			 * Side-band first: once the writer has scanned the FORKs
-			 * and MMAP2s, the drain need not read /proc for the
-			 * processes they describe.
+			 * The window is closed, then the side-band read: every
+			 * process it names forked or mapped before the close,
+			 * so its FORK and MMAP2 records are in what is flushed
+			 * now, and the writer scans them before it drains: the
+			 * drain need not read /proc for those processes.
 			 */
+			drain(&r);
 			flush_old(&r, now, 1);
 			pthread_mutex_lock(&r.lock);
 			r.agg_pending = 1;
@@ -1951,6 +1982,8 @@ int main(int argc, char **argv)
 	}
 
 	/* stop */
+	if (r.offcpu || r.lockp)
+		agg_close(&r);
 	pp_perf_evlist__disable(r.el);
 	drain(&r);
 	flush_old(&r, now_ns(), 1);

@@ -348,6 +348,17 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 			 uint64_t *last_ts, struct pp_syms *syms, struct pp_buf *tasks,
 			 struct pp_buf *mmaps);
 
+/**
+ * pp_bpf_offcpu__flip() - close the window the next drain reads (the drain
+ * closes it itself when this was not called): what is summed from now on
+ * goes into the next one. A no-op while a closed window awaits its drain.
+ * Lets the recorder read the side-band after the window is closed, so the
+ * FORK and MMAP2 records of every process the window names are known when
+ * it is drained. Not concurrently with __drain().
+ * @oc: collector.
+ */
+void pp_bpf_offcpu__flip(struct pp_bpf_offcpu *oc);
+
 /** pp_bpf_offcpu__free() - detach and free; accepts NULL. */
 void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc);
 
@@ -375,6 +386,9 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t *first_ts,
 		       uint64_t *last_ts, struct pp_syms *syms, struct pp_buf *tasks,
 		       struct pp_buf *mmaps);
+
+/** pp_bpf_lock__flip() - as pp_bpf_offcpu__flip(). @lk: collector. */
+void pp_bpf_lock__flip(struct pp_bpf_lock *lk);
 
 /** pp_bpf_lock__free() - detach and free; accepts NULL. */
 void pp_bpf_lock__free(struct pp_bpf_lock *lk);
