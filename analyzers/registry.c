@@ -209,3 +209,43 @@ int pp_analyzer__source_events(const char *entry, struct pp_event_reqs *out, cha
 	out->system_wide = a->needs_system_wide;
 	return 1;
 }
+
+/**
+ * pp_analyzer__help() - print @a's help (what `pp-analyze NAME help` shows) to @f.
+ */
+void pp_analyzer__help(const struct pp_analyzer *a, FILE *f)
+{
+	fprintf(f, "%s - %s\n\n%s", a->name, a->desc, a->help);
+	fprintf(f, "\ncommon options accepted:");
+	if (a->opts & PP_OPT_EVENTS)
+		fprintf(f, " -e");
+	if (a->opts & PP_OPT_INTERVAL)
+		fprintf(f, " -i MS");
+	if (a->opts & PP_OPT_CALLCHAIN)
+		fprintf(f, " -g");
+	if (a->opts & PP_OPT_FREQ)
+		fprintf(f, " -F HZ");
+	if (a->opts & PP_OPT_FLAME)
+		fprintf(f, " --flame-graph FILE");
+	if (a->opts & PP_OPT_THAN)
+		fprintf(f, " --than");
+	if (a->opts & PP_OPT_PERINS)
+		fprintf(f, " --perins");
+	if (a->opts & PP_OPT_JSON)
+		fprintf(f, " --json");
+	fprintf(f, " -C -p -t -N -o --input --live\n");
+	if (a->mod_opts && a->mod_opts->name) {
+		fprintf(f, "%s options:\n", a->name);
+		for (const struct pp_mod_opt *m = a->mod_opts; m->name; m++) {
+			const char *h = m->help ? m->help : "", *sep = strstr(h, "  ");
+			int vl = m->has_arg && sep ? (int)(sep - h) : 0;
+			char flag[64], sh[8] = "    ";
+
+			if (m->short_name)
+				snprintf(sh, sizeof(sh), "-%c, ", m->short_name);
+			/* "VALUE  text": the value name goes after the flag. */
+			snprintf(flag, sizeof(flag), "%s--%s%s%.*s", sh, m->name, vl ? " " : "", vl, h);
+			fprintf(f, "  %-28s %s\n", flag, vl ? sep + 2 : h);
+		}
+	}
+}

@@ -216,8 +216,12 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 	char err[512];
 	int i, k, n = argc - 1;
 
-	for (k = 0; k < n && strcmp(argv[1 + k], "--"); k++)
-		;
+	for (k = 0; k < n && strcmp(argv[1 + k], "--"); k++) {
+		if (!strcmp(argv[1 + k], "-h") || !strcmp(argv[1 + k], "--help")) {
+			pp_analyzer__help(pp_analyzer__find(argv[0]), stdout);
+			exit(0);
+		}
+	}
 	if (pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err)))
 		die_usage("%s: %s", argv[0], err);
 	if (k < n) {

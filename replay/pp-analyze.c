@@ -55,43 +55,6 @@ static void cmd_list(void)
 	       "dump", "every record of a trace file, raw");
 }
 
-static void cmd_help(const struct pp_analyzer *a)
-{
-	printf("%s - %s\n\n%s", a->name, a->desc, a->help);
-	printf("\ncommon options accepted:");
-	if (a->opts & PP_OPT_EVENTS)
-		printf(" -e");
-	if (a->opts & PP_OPT_INTERVAL)
-		printf(" -i MS");
-	if (a->opts & PP_OPT_CALLCHAIN)
-		printf(" -g");
-	if (a->opts & PP_OPT_FREQ)
-		printf(" -F HZ");
-	if (a->opts & PP_OPT_FLAME)
-		printf(" --flame-graph FILE");
-	if (a->opts & PP_OPT_THAN)
-		printf(" --than");
-	if (a->opts & PP_OPT_PERINS)
-		printf(" --perins");
-	if (a->opts & PP_OPT_JSON)
-		printf(" --json");
-	printf(" -C -p -t -N -o --input --live\n");
-	if (a->mod_opts && a->mod_opts->name) {
-		printf("%s options:\n", a->name);
-		for (const struct pp_mod_opt *m = a->mod_opts; m->name; m++) {
-			const char *h = m->help ? m->help : "", *sep = strstr(h, "  ");
-			int vl = m->has_arg && sep ? (int)(sep - h) : 0;
-			char flag[64], sh[8] = "    ";
-
-			if (m->short_name)
-				snprintf(sh, sizeof(sh), "-%c, ", m->short_name);
-			/* "VALUE  text": the value name goes after the flag. */
-			snprintf(flag, sizeof(flag), "%s--%s%s%.*s", sh, m->name, vl ? " " : "", vl, h);
-			printf("  %-28s %s\n", flag, vl ? sep + 2 : h);
-		}
-	}
-}
-
 /* ---- info ---- */
 
 struct info {
@@ -444,8 +407,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pp-analyze: unknown command or profiler '%s' (see pp-analyze list)\n", argv[1]);
 		return 2;
 	}
-	if (argc > 2 && !strcmp(argv[2], "help")) {
-		cmd_help(a);
+	if (argc > 2 && (!strcmp(argv[2], "help") || !strcmp(argv[2], "-h") ||
+			 !strcmp(argv[2], "--help"))) {
+		pp_analyzer__help(a, stdout);
 		return 0;
 	}
 	return cmd_profiler(a, argc - 2, argv + 2);

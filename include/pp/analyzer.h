@@ -16,6 +16,7 @@
 #ifndef PP_ANALYZER_H
 #define PP_ANALYZER_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -286,6 +287,9 @@ int pp_analyzer__source_events(const char *entry, struct pp_event_reqs *out, cha
  * Return: the module, or NULL.
  */
 const struct pp_analyzer *pp_analyzer__find(const char *name);
+
+/** pp_analyzer__help() - print @a's help (`pp-analyze NAME help`) to @f. */
+void pp_analyzer__help(const struct pp_analyzer *a, FILE *f);
 
 /**
  * pp_analyzer__nth() - the @i-th registered module, for listing.

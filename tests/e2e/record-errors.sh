@@ -37,6 +37,14 @@ for o in event freq call-graph exclude-user exclude-kernel all-cpus cpu pid tid 
 	"$REC" --help | grep -q -- "--$o" || fail "--help does not list --$o"
 done
 
+# PROFILER --help / -h shows that profiler's help, in both tools, and exits 0
+for h in --help -h; do
+	"$REC" offcpu $h > "$TMP/h.out" 2>&1 || fail "pp-record offcpu $h exits non-zero"
+	grep -q '^offcpu - ' "$TMP/h.out" || fail "pp-record offcpu $h does not show its help"
+	"$B/pp-analyze" task-state $h > "$TMP/h.out" 2>&1 || fail "pp-analyze task-state $h exits non-zero"
+	grep -q '^task-state - ' "$TMP/h.out" || fail "pp-analyze task-state $h does not show its help"
+done
+
 # symlink: FILE -> victim; the victim must stay untouched, FILE becomes ours, FILE.old the link
 echo precious > "$TMP/victim"
 ln -s "$TMP/victim" "$TMP/link.trace"
