@@ -1699,6 +1699,7 @@ int main(int argc, char **argv)
 	struct pp_buf b;
 	char cpulist[1024] = "";
 	uint64_t t0, t_end = 0, agg_last = 0;
+	int agg_only;
 	pthread_t wt;
 	struct sigaction sa;
 	char sz[32];
@@ -1940,9 +1941,23 @@ int main(int argc, char **argv)
 		child = -1;	/* reaped */
 	}
 
+	/*
+	 * An aggregator alone (its ring buffers hold only the side-band, which
+	 * wakes the loop by watermark) needs the loop once a second, for its
+	 * drain; otherwise every 250 ms, to flush streams a second old.
+	 */
+	for (i = 0, agg_only = r.offcpu || r.lockp; i < r.el->nr_evsels; i++)
+		agg_only &= r.el->evsels[i].attr.type == PERF_TYPE_SOFTWARE &&
+			    r.el->evsels[i].attr.config == PERF_COUNT_SW_DUMMY;
 	while (!got_stop) {
 		int timeout = 250, hup = 0;
 		uint64_t now;
+
+		if (agg_only) {
+			now = now_ns();
+			timeout = agg_last + 1000000000ull > now ?
+				  (int)((agg_last + 1000000000ull - now) / 1000000) + 1 : 0;
+		}
 
 		if (t_end) {
 			now = now_ns();
