@@ -3,7 +3,7 @@
  * A minimal BTF of the running kernel for the CO-RE relocations of the
  * aggregators (offcpu, lock), in the manner of `bpftool gen min_core_btf`:
  * only the structs and fields their programs read, with this kernel's
- * offsets, found by one pass over /sys/kernel/btf/vmlinux.
+ * offsets, found by walking /sys/kernel/btf/vmlinux only as far as they are.
  *
  * Why: given the whole vmlinux BTF, libbpf copies its 5.5 MB twice and
  * indexes every type for each object it loads, which cost more recorder CPU
@@ -71,7 +71,10 @@ struct vmbtf {
 	const char *strs;
 	uint32_t type_len, str_len;
 	uint32_t *ckpt;			/* offset in types of ids 0, CKPT, 2 CKPT, ... */
-	uint32_t nr;			/* ids 1..nr-1 */
+	uint32_t cap;			/* entries of ckpt */
+	uint32_t nr;			/* ids 1..nr-1 walked so far */
+	uint32_t pos;			/* offset of id nr */
+	int bad;			/* the walk met a malformed type */
 	const char *const *names;	/* structs wanted, NULL-terminated */
 	const struct btf_t **found;	/* their first complete definition */
 };
@@ -110,14 +113,48 @@ static long extra_size(const struct btf_t *t)
 }
 
 /*
- * One pass over the types: checkpoints for vmbtf_type(), and the wanted
- * structs by name (the pass is bound by memory, a second one would cost
- * as much again).
+ * Walk one more type: its checkpoint, and whether it is a wanted struct.
+ * Return: 1, 0 at the end, -EINVAL for a malformed type.
+ */
+static int vmbtf_step(struct vmbtf *v)
+{
+	const struct btf_t *t = (const void *)(v->types + v->pos);
+	long extra;
+
+	if (v->bad)
+		return -EINVAL;
+	if (v->pos + sizeof(struct btf_t) > v->type_len)
+		return v->pos == v->type_len ? 0 : (v->bad = -EINVAL);
+	extra = extra_size(t);
+	if (extra < 0 || v->pos + sizeof(*t) + (size_t)extra > v->type_len ||
+	    v->nr >> CKPT_SHIFT >= v->cap)
+		return (v->bad = -EINVAL);
+	if (!(v->nr & (CKPT - 1)))
+		v->ckpt[v->nr >> CKPT_SHIFT] = v->pos;
+	if (KIND(t) == BTF_KIND_STRUCT && VLEN(t) && t->name_off < v->str_len) {
+		const char *name = v->strs + t->name_off;
+
+		for (size_t i = 0; v->names[i]; i++)
+			if (!v->found[i] && !strcmp(name, v->names[i]))
+				v->found[i] = t;
+	}
+	v->nr++;
+	v->pos += (uint32_t)(sizeof(*t) + (size_t)extra);
+	return 1;
+}
+
+/*
+ * Walk the types until every wanted struct is found. The walk goes no
+ * further than it must: vmlinux BTF is 3.5 MB of cold memory (2 ms to
+ * read through), and the structs the aggregators read come in its first
+ * few hundred types; vmbtf_type() walks on when it is asked for more.
+ * Return: 0, -ENOENT if a struct is missing, -EINVAL, -ENOMEM.
  */
 static int vmbtf_index(struct vmbtf *v, const uint8_t *data, size_t len)
 {
 	struct btf_hdr h;
-	uint32_t cap, pos = 0;
+	size_t missing;
+	int r;
 
 	if (len < sizeof(h))
 		return -EINVAL;
@@ -133,39 +170,29 @@ static int vmbtf_index(struct vmbtf *v, const uint8_t *data, size_t len)
 	if (v->strs[v->str_len - 1])
 		return -EINVAL;
 	/* at most one type per 12 bytes */
-	cap = (v->type_len / sizeof(struct btf_t) + 2) / CKPT + 1;
-	v->ckpt = malloc((size_t)cap * sizeof(*v->ckpt));
+	v->cap = (v->type_len / (uint32_t)sizeof(struct btf_t) + 2) / CKPT + 1;
+	v->ckpt = malloc((size_t)v->cap * sizeof(*v->ckpt));
 	if (!v->ckpt)
 		return -ENOMEM;
 	v->ckpt[0] = 0;		/* id 0 (void) has no record: never walked from */
 	v->nr = 1;
-	while (pos + sizeof(struct btf_t) <= v->type_len) {
-		const struct btf_t *t = (const void *)(v->types + pos);
-		long extra = extra_size(t);
-
-		if (extra < 0 || pos + sizeof(*t) + (size_t)extra > v->type_len ||
-		    v->nr >> CKPT_SHIFT >= cap)
-			return -EINVAL;
-		if (!(v->nr & (CKPT - 1)))
-			v->ckpt[v->nr >> CKPT_SHIFT] = pos;
-		if (KIND(t) == BTF_KIND_STRUCT && VLEN(t) && t->name_off < v->str_len) {
-			const char *name = v->strs + t->name_off;
-
-			for (size_t i = 0; v->names[i]; i++)
-				if (!v->found[i] && !strcmp(name, v->names[i]))
-					v->found[i] = t;
-		}
-		v->nr++;
-		pos += (uint32_t)(sizeof(*t) + (size_t)extra);
-	}
-	return pos == v->type_len ? 0 : -EINVAL;
+	do {
+		for (missing = 0; v->names[missing] && v->found[missing]; missing++)
+			;
+		if (!v->names[missing])
+			return 0;
+	} while ((r = vmbtf_step(v)) > 0);
+	return r < 0 ? r : -ENOENT;
 }
 
-static const struct btf_t *vmbtf_type(const struct vmbtf *v, uint32_t id)
+static const struct btf_t *vmbtf_type(struct vmbtf *v, uint32_t id)
 {
 	uint32_t cur, pos;
 
-	if (!id || id >= v->nr)
+	while (id >= v->nr)
+		if (vmbtf_step(v) <= 0)
+			return NULL;
+	if (!id)
 		return NULL;
 	cur = id & ~(CKPT - 1);
 	pos = v->ckpt[id >> CKPT_SHIFT];
@@ -173,7 +200,7 @@ static const struct btf_t *vmbtf_type(const struct vmbtf *v, uint32_t id)
 		cur = 1;
 		pos = 0;
 	}
-	for (; cur < id; cur++)	/* checked by vmbtf_index() */
+	for (; cur < id; cur++)	/* checked by vmbtf_step() */
 		pos += (uint32_t)(sizeof(struct btf_t) +
 				  (size_t)extra_size((const void *)(v->types + pos)));
 	return (const void *)(v->types + pos);
@@ -185,7 +212,7 @@ static const char *vmbtf_name(const struct vmbtf *v, uint32_t off)
 }
 
 /* Skip typedefs and qualifiers. */
-static const struct btf_t *vmbtf_resolve(const struct vmbtf *v, uint32_t id)
+static const struct btf_t *vmbtf_resolve(struct vmbtf *v, uint32_t id)
 {
 	const struct btf_t *t = vmbtf_type(v, id);
 	int depth = 0;
@@ -210,7 +237,7 @@ static const struct btf_t *vmbtf_resolve(const struct vmbtf *v, uint32_t id)
  * Member @name of struct/union @t, looking into anonymous members.
  * @base: bit offset of @t. Return: the member's type, *@bit_off set, or NULL.
  */
-static const struct btf_t *vmbtf_member(const struct vmbtf *v, const struct btf_t *t,
+static const struct btf_t *vmbtf_member(struct vmbtf *v, const struct btf_t *t,
 					const char *name, uint32_t base, uint32_t *bit_off,
 					int depth)
 {
@@ -265,7 +292,7 @@ static uint32_t min_type(struct minbtf *b, uint32_t name_off, uint32_t kind, uin
 }
 
 /* An INT of @bytes, or an array of them, standing for the field type @t. */
-static int min_field_type(struct minbtf *b, const struct vmbtf *v, const struct btf_t *t,
+static int min_field_type(struct minbtf *b, struct vmbtf *v, const struct btf_t *t,
 			  uint32_t *id)
 {
 	uint32_t enc, arr[3];
@@ -311,7 +338,7 @@ static const struct {
 
 #define NR_WANTED	(sizeof(wanted) / sizeof(wanted[0]))
 
-static int min_struct(struct minbtf *b, const struct vmbtf *v, const struct btf_t *t,
+static int min_struct(struct minbtf *b, struct vmbtf *v, const struct btf_t *t,
 		      const char *name, const char *const *fields)
 {
 	struct btf_m m[8];
@@ -402,7 +429,7 @@ const char *pp_bpf_core_btf(void)
 	if (fd < 0)
 		return NULL;
 	if (!fstat(fd, &st) && st.st_size > 0)
-		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	pp_buf__init(&b);
 	if (data == MAP_FAILED) {
 		/* Kernels before 6.16 cannot map it: read it. */
