@@ -77,7 +77,14 @@ void pp_bpf_put_ref(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, 
  * map (bpf/follow.bpf.h); its children join at fork. @tgid 0: no target.
  */
 struct bpf_map;
+struct bpf_program;
 void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid);
+
+/**
+ * pp_bpf_follow__prepare() - before loading: with no target (@tgid 0) the
+ * fork program @fork is not loaded and @procs keeps one entry.
+ */
+void pp_bpf_follow__prepare(struct bpf_program *fork, struct bpf_map *procs, unsigned int tgid);
 
 /**
  * pp_bpf_read_stack() - stack @id of the stack map @fd into @ips (innermost

@@ -67,6 +67,7 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	c->tgid = o ? (unsigned int)o->pid : 0;
 	c->min_ns = o ? o->min_ns : 0;
 	c->futex_nr = SYS_futex;
+	pp_bpf_follow__prepare(lk->skel->progs.pp_follow_fork, lk->skel->maps.procs, c->tgid);
 	pp_bpf_lazy_hash(lk->skel->maps.agg);
 	pp_bpf_lazy_hash(lk->skel->maps.procs);
 	pp_bpf_lazy_hash(lk->skel->maps.start);

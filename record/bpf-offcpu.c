@@ -155,6 +155,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	c->kernel_stack = !o->no_kernel_stack;
 	c->user_stack = !o->no_user_stack;
 	c->min_ns = o->min_ns;
+	pp_bpf_follow__prepare(oc->skel->progs.pp_follow_fork, oc->skel->maps.procs, c->tgid);
 	pp_bpf_lazy_hash(oc->skel->maps.agg);
 	pp_bpf_lazy_hash(oc->skel->maps.procs);
 	pp_bpf_lazy_hash(oc->skel->maps.stacks);

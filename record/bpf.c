@@ -517,6 +517,15 @@ void pp_bpf_filter__free(struct pp_bpf_filter *f)
 	free(f);
 }
 
+void pp_bpf_follow__prepare(struct bpf_program *fork, struct bpf_map *procs, unsigned int tgid)
+{
+	if (tgid)
+		return;
+	/* every process: no fork to follow (one program load and attach less) */
+	bpf_program__set_autoload(fork, false);
+	bpf_map__set_max_entries(procs, 1);
+}
+
 void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid)
 {
 	__u8 one = 1;
