@@ -2,7 +2,8 @@
 /*
  * Following a target process and the processes it forks, for the BPF
  * aggregators (offcpu, lock). Include after the program's `cfg` (which has a
- * `tgid`, 0 = every process); user space puts the target in `procs`
+ * `tgid`, 0 = every process, and an `exclude_tgid`, the recorder's own
+ * process when it records every other); user space puts the target in `procs`
  * (pp_bpf_follow__seed()), and each fork of a followed process adds the
  * child.
  */
@@ -27,9 +28,11 @@ int BPF_PROG(pp_follow_fork, struct task_struct *parent, struct task_struct *chi
 	return 0;
 }
 
-/* Is process @tgid one to record? */
+/* Is process @tgid one to record? (Not the recorder itself.) */
 static __always_inline int pp_followed(__u32 tgid)
 {
+	if (tgid == cfg.exclude_tgid)
+		return 0;
 	return !cfg.tgid || bpf_map_lookup_elem(&procs, &tgid);
 }
 

@@ -14,6 +14,8 @@
 struct pp_lock_cfg {
 	unsigned int tgid;		/* 0 = every process */
 	unsigned int futex_nr;		/* futex(2) syscall number of this arch */
+	unsigned int exclude_tgid;	/* the recorder itself, when tgid is 0 */
+	unsigned int pad;
 	unsigned long long min_ns;
 };
 

@@ -18,7 +18,7 @@ struct pp_offcpu_cfg {
 	unsigned int kernel_threads;
 	unsigned int kernel_stack;
 	unsigned int user_stack;
-	unsigned int pad;
+	unsigned int exclude_tgid;	/* the recorder itself, when tgid is 0 */
 	unsigned long long min_ns;
 };
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
@@ -65,6 +66,7 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	}
 	c = (struct pp_lock_cfg *)&lk->skel->rodata->cfg;
 	c->tgid = o ? (unsigned int)o->pid : 0;
+	c->exclude_tgid = c->tgid ? 0 : (unsigned int)getpid();
 	c->min_ns = o ? o->min_ns : 0;
 	c->futex_nr = SYS_futex;
 	pp_bpf_follow__prepare(lk->skel->progs.pp_follow_fork, lk->skel->maps.procs, c->tgid);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 
@@ -150,6 +151,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	}
 	c = (struct pp_offcpu_cfg *)&oc->skel->rodata->cfg;
 	c->tgid = (unsigned int)o->pid;
+	c->exclude_tgid = o->pid ? 0 : (unsigned int)getpid();
 	c->include_preempted = !!o->include_preempted;
 	c->kernel_threads = !!o->kernel_threads;
 	c->kernel_stack = !o->no_kernel_stack;
