@@ -1272,32 +1272,73 @@ static int load_jit(struct dso *d, struct pp_buf *out)
 	return 0;
 }
 
+/* Function symbols being read from an ELF file. */
+struct usym_vec {
+	struct usym *v;
+	size_t nv, cap;
+	size_t names_len;	/* bytes of their names, NULs included */
+};
+
 /*
- * Make the @nv symbols @v (names of @names_len bytes, in a buffer about to
- * go) @d's: the names copied into one block, sorted, each symbol without a
- * size given the room to the next. Return: 0, or -1 without memory.
+ * Add function @name at virtual address @value (in one of the @nph PT_LOAD
+ * segments @ph, else it is skipped), as a file offset. @name must live
+ * until usyms_keep(). Return: 0, or -1 without memory.
  */
-static int usyms_keep(struct dso *d, struct usym *v, size_t nv, size_t names_len)
+static int usym_vec_add(struct usym_vec *u, const Elf64_Phdr *ph, size_t nph, uint64_t value,
+			uint64_t size, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < nph; k++)
+		if (value >= ph[k].p_vaddr && value < ph[k].p_vaddr + ph[k].p_memsz)
+			break;
+	if (k == nph)
+		return 0;
+	if (u->nv == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 1024;
+		struct usym *nn = realloc(u->v, cap * sizeof(*nn));
+
+		if (!nn)
+			return -1;
+		u->v = nn;
+		u->cap = cap;
+	}
+	u->v[u->nv].start = value - ph[k].p_vaddr + ph[k].p_offset;
+	u->v[u->nv].size = (uint32_t)size;
+	u->v[u->nv].emitted = 0;
+	u->v[u->nv].name = name;
+	u->names_len += strlen(name) + 1;
+	u->nv++;
+	return 0;
+}
+
+/*
+ * Make the symbols of @u @d's: their names copied into one block (they
+ * live in a buffer about to go), sorted, each symbol without a size given
+ * the room to the next. Return: 0 (@u is then empty), or -1 without memory.
+ */
+static int usyms_keep(struct dso *d, struct usym_vec *u)
 {
 	size_t at = 0;
 
-	d->names = malloc(names_len ? names_len : 1);
+	d->names = malloc(u->names_len ? u->names_len : 1);
 	if (!d->names)
 		return -1;
-	for (size_t i = 0; i < nv; i++) {
-		size_t l = strlen(v[i].name) + 1;
+	for (size_t i = 0; i < u->nv; i++) {
+		size_t l = strlen(u->v[i].name) + 1;
 
-		memcpy(d->names + at, v[i].name, l);
-		v[i].name = d->names + at;
+		memcpy(d->names + at, u->v[i].name, l);
+		u->v[i].name = d->names + at;
 		at += l;
 	}
-	if (nv)
-		qsort(v, nv, sizeof(*v), usym_cmp);
-	for (size_t i = 0; i + 1 < nv; i++)
-		if (!v[i].size && v[i + 1].start - v[i].start < 0xffffffffu)
-			v[i].size = (uint32_t)(v[i + 1].start - v[i].start);
-	d->syms = v;
-	d->nr_syms = nv;
+	if (u->nv)
+		qsort(u->v, u->nv, sizeof(*u->v), usym_cmp);
+	for (size_t i = 0; i + 1 < u->nv; i++)
+		if (!u->v[i].size && u->v[i + 1].start - u->v[i].start < 0xffffffffu)
+			u->v[i].size = (uint32_t)(u->v[i + 1].start - u->v[i].start);
+	d->syms = u->v;
+	d->nr_syms = u->nv;
+	memset(u, 0, sizeof(*u));
 	return 0;
 }
 
@@ -1321,9 +1362,9 @@ static int elf64_load_table(struct dso *d, int fd)
 	Elf64_Phdr ph[64];
 	Elf64_Shdr *sh = NULL;
 	Elf64_Sym *sym = NULL;
-	struct usym *v = NULL;
+	struct usym_vec u = { 0 };
 	char *str = NULL;
-	size_t nv = 0, cap = 0, nsym, nph = 0, k, names_len = 0;
+	size_t nsym, nph = 0;
 	uint64_t strsz;
 	int si = -1, ret = -1;
 
@@ -1357,54 +1398,32 @@ static int elf64_load_table(struct dso *d, int fd)
 	}
 	if (si < -1)
 		si = -2 - si;
-	if (si < 0)
-		goto done;	/* no symbols: nothing to name */
-	if (sh[si].sh_entsize != sizeof(Elf64_Sym) || sh[si].sh_link >= eh.e_shnum ||
-	    sh[si].sh_size > (256u << 20) || sh[sh[si].sh_link].sh_size > (256u << 20))
-		goto out;
-	nsym = sh[si].sh_size / sizeof(Elf64_Sym);
-	strsz = sh[sh[si].sh_link].sh_size;
-	sym = malloc(nsym * sizeof(*sym) + 1);
-	str = malloc(strsz + 1);
-	if (!sym || !str || pread_full(fd, sym, nsym * sizeof(*sym), sh[si].sh_offset) ||
-	    pread_full(fd, str, strsz, sh[sh[si].sh_link].sh_offset))
-		goto out;
-	str[strsz] = 0;
-	for (size_t i = 0; i < nsym; i++) {
-		const Elf64_Sym *es = &sym[i];
+	if (si >= 0) {
+		if (sh[si].sh_entsize != sizeof(Elf64_Sym) || sh[si].sh_link >= eh.e_shnum ||
+		    sh[si].sh_size > (256u << 20) || sh[sh[si].sh_link].sh_size > (256u << 20))
+			goto out;
+		nsym = sh[si].sh_size / sizeof(Elf64_Sym);
+		strsz = sh[sh[si].sh_link].sh_size;
+		sym = malloc(nsym * sizeof(*sym) + 1);
+		str = malloc(strsz + 1);
+		if (!sym || !str || pread_full(fd, sym, nsym * sizeof(*sym), sh[si].sh_offset) ||
+		    pread_full(fd, str, strsz, sh[sh[si].sh_link].sh_offset))
+			goto out;
+		str[strsz] = 0;
+		for (size_t i = 0; i < nsym; i++) {
+			const Elf64_Sym *es = &sym[i];
 
-		if (ELF64_ST_TYPE(es->st_info) != STT_FUNC || !es->st_value ||
-		    es->st_shndx == SHN_UNDEF || es->st_name >= strsz || !str[es->st_name])
-			continue;
-		for (k = 0; k < nph; k++)
-			if (es->st_value >= ph[k].p_vaddr && es->st_value < ph[k].p_vaddr + ph[k].p_memsz)
-				break;
-		if (k == nph)
-			continue;
-		if (nv == cap) {
-			struct usym *nn;
-
-			cap = cap ? cap * 2 : 1024;
-			nn = realloc(v, cap * sizeof(*nn));
-			if (!nn)
+			if (ELF64_ST_TYPE(es->st_info) != STT_FUNC || !es->st_value ||
+			    es->st_shndx == SHN_UNDEF || es->st_name >= strsz || !str[es->st_name])
+				continue;
+			if (usym_vec_add(&u, ph, nph, es->st_value, es->st_size, str + es->st_name))
 				goto out;
-			v = nn;
 		}
-		v[nv].start = es->st_value - ph[k].p_vaddr + ph[k].p_offset;
-		v[nv].size = (uint32_t)es->st_size;
-		v[nv].emitted = 0;
-		v[nv].name = str + es->st_name;
-		names_len += strlen(v[nv].name) + 1;
-		nv++;
 	}
-done:
-	/* the function names only (a .symtab names much more) */
-	if (!usyms_keep(d, v, nv, names_len)) {
-		v = NULL;
-		ret = 0;
-	}
+	/* no symbol table at all: nothing to name */
+	ret = usyms_keep(d, &u);
 out:
-	free(v);
+	free(u.v);
 	free(str);
 	free(sym);
 	free(sh);
@@ -1420,12 +1439,11 @@ out:
  */
 static int load_elf_table(struct dso *d, const char *path)
 {
-	struct usym *v = NULL;
-	size_t nv = 0, cap = 0, i, nph = 0;
+	struct usym_vec u = { 0 };
+	size_t i, nph = 0;
 	GElf_Phdr ph[16];
 	Elf_Scn *scn = NULL;
 	int fd, have_symtab = 0, ret = -1;
-	size_t names_len = 0;
 	Elf *elf;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1463,9 +1481,8 @@ static int load_elf_table(struct dso *d, const char *path)
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *data, *str;
+		Elf_Data *data;
 		size_t n;
-		int direct;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -1475,75 +1492,24 @@ static int load_elf_table(struct dso *d, const char *path)
 		if (!data || !sh.sh_entsize)
 			continue;
 		n = sh.sh_size / sh.sh_entsize;
-		/*
-		 * The common case read in place: 64-bit symbols in host order
-		 * and the string table as mapped (gelf_getsym and elf_strptr
-		 * per symbol were most of the cost of a DSO's first hit).
-		 */
-		str = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
-		direct = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM &&
-			 data->d_size >= n * sizeof(Elf64_Sym) && str && str->d_buf;
 		for (i = 0; i < n; i++) {
 			GElf_Sym sym;
 			const char *nm;
-			uint64_t off = 0;
-			size_t k;
-			int ok = 0;
 
-			if (direct) {
-				const Elf64_Sym *es = (const Elf64_Sym *)data->d_buf + i;
-
-				if (ELF64_ST_TYPE(es->st_info) != STT_FUNC || !es->st_value ||
-				    es->st_shndx == SHN_UNDEF || es->st_name >= str->d_size)
-					continue;
-				sym.st_value = es->st_value;
-				sym.st_size = es->st_size;
-				nm = (const char *)str->d_buf + es->st_name;
-				if (!memchr(nm, 0, str->d_size - es->st_name))
-					continue;
-			} else {
-				if (!gelf_getsym(data, (int)i, &sym) ||
-				    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value ||
-				    sym.st_shndx == SHN_UNDEF)
-					continue;
-				nm = elf_strptr(elf, sh.sh_link, sym.st_name);
-			}
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
+				continue;
+			nm = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!nm || !*nm)
 				continue;
-			for (k = 0; k < nph; k++) {
-				if (sym.st_value >= ph[k].p_vaddr &&
-				    sym.st_value < ph[k].p_vaddr + ph[k].p_memsz) {
-					off = sym.st_value - ph[k].p_vaddr + ph[k].p_offset;
-					ok = 1;
-					break;
-				}
-			}
-			if (!ok)
-				continue;
-			if (nv == cap) {
-				struct usym *nn;
-
-				cap = cap ? cap * 2 : 1024;
-				nn = realloc(v, cap * sizeof(*nn));
-				if (!nn)
-					goto out;
-				v = nn;
-			}
-			v[nv].start = off;
-			v[nv].size = (uint32_t)sym.st_size;
-			v[nv].emitted = 0;
-			v[nv].name = nm;
-			names_len += strlen(nm) + 1;
-			nv++;
+			if (usym_vec_add(&u, ph, nph, sym.st_value, sym.st_size, nm))
+				goto out;
 		}
 	}
-	/* the names live in the ELF image until elf_end() */
-	if (!usyms_keep(d, v, nv, names_len)) {
-		v = NULL;
-		ret = 0;
-	}
+	/* the names live in the ELF image until elf_end(): usyms_keep copies them */
+	ret = usyms_keep(d, &u);
 out:
-	free(v);
+	free(u.v);
 	elf_end(elf);
 	close(fd);
 	return ret;
