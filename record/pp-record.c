@@ -1964,8 +1964,9 @@ int main(int argc, char **argv)
 
 		if (agg_only) {
 			now = now_ns();
+			/* overdue: the writer still drains the last window */
 			timeout = agg_last + 1000000000ull > now ?
-				  (int)((agg_last + 1000000000ull - now) / 1000000) + 1 : 0;
+				  (int)((agg_last + 1000000000ull - now) / 1000000) + 1 : 10;
 		}
 
 		if (t_end) {
