@@ -396,3 +396,40 @@ int pp_bpf_agg__for_each_chunk(const char *path,
 	pp_reader__free(r);
 	return ret;
 }
+
+void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
+			   const unsigned long long *dropped, const unsigned long long *lost)
+{
+	struct pp_bpf_agg_window *w = &ws->w;
+	uint64_t n;
+
+	if (ws->closed)
+		return;
+	ws->old = __atomic_load_n(gen, __ATOMIC_RELAXED) & 1;
+	/* New events go to the other generation from now on. */
+	__atomic_store_n(gen, ws->old ^ 1, __ATOMIC_RELEASE);
+	memset(w, 0, sizeof(*w));
+	w->source = source;
+	w->start_ns = ws->start_ns;
+	w->end_ns = pp_bpf_mono_ns();
+	ws->start_ns = w->end_ns;
+	n = __atomic_load_n(dropped, __ATOMIC_RELAXED);
+	w->dropped = n - ws->dropped_seen;
+	ws->dropped_seen = n;
+	if (lost) {
+		n = __atomic_load_n(lost, __ATOMIC_RELAXED);
+		w->stacks_lost = n - ws->lost_seen;
+		ws->lost_seen = n;
+	}
+	ws->closed = 1;
+}
+
+unsigned int pp_bpf_windows__take(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
+				  const unsigned long long *dropped,
+				  const unsigned long long *lost, struct pp_bpf_agg_window *w)
+{
+	pp_bpf_windows__close(ws, gen, source, dropped, lost);
+	ws->closed = 0;
+	*w = ws->w;
+	return ws->old;
+}

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pp/bpf.h"
+
 struct pp_buf;
 struct pp_syms;
 struct pp_bpf_agg_waker;
@@ -122,5 +124,34 @@ const char *pp_bpf_core_btf(void);
  */
 struct bpf_object_open_opts;
 void pp_bpf_core_opts(struct bpf_object_open_opts *opts);
+
+/*
+ * The windows of an aggregator. Its programs sum into the generation
+ * `gen` (in .bss) names; closing a window flips it, and the drain reads
+ * the old generation. Counters of what was lost go into each window.
+ */
+struct pp_bpf_windows {
+	uint64_t start_ns;		/* of the open window */
+	uint64_t dropped_seen, lost_seen;
+	int closed;			/* a window closed, not drained yet */
+	unsigned int old;		/* its generation */
+	struct pp_bpf_agg_window w;	/* its header */
+};
+
+/*
+ * pp_bpf_windows__close() - close the open window: flip *@gen, fill the
+ * header (@source, and what the cumulative counters @dropped and @lost
+ * grew by). A no-op while a closed window awaits its drain.
+ */
+void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
+			   const unsigned long long *dropped, const unsigned long long *lost);
+
+/*
+ * pp_bpf_windows__take() - the closed window to drain (closing the open
+ * one first if none is): its header into @w. Return: its generation.
+ */
+unsigned int pp_bpf_windows__take(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
+				  const unsigned long long *dropped,
+				  const unsigned long long *lost, struct pp_bpf_agg_window *w);
 
 #endif /* PP_RECORD_BPF_INTERNAL_H */

@@ -21,11 +21,7 @@
 
 struct pp_bpf_lock {
 	struct lock_bpf *skel;
-	uint64_t window_start;
-	uint64_t dropped_seen;
-	int flipped;			/* a window closed by __flip(), not drained yet */
-	unsigned int old;		/* its generation */
-	struct pp_bpf_agg_window w;	/* and its header */
+	struct pp_bpf_windows ws;
 	struct pp_lock_key *keys;
 	uint64_t *uips, *wips;
 	struct pp_buf synth;
@@ -85,7 +81,7 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 		snprintf(err, errlen, "lock: attaching to sys_enter/sys_exit failed: %s", strerror(-ret));
 		goto fail;
 	}
-	lk->window_start = pp_bpf_mono_ns();
+	lk->ws.start_ns = pp_bpf_mono_ns();
 	return lk;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -99,21 +95,8 @@ fail:
 /** pp_bpf_lock__flip() - as pp_bpf_offcpu__flip(). @lk: collector. */
 void pp_bpf_lock__flip(struct pp_bpf_lock *lk)
 {
-	uint64_t n;
-
-	if (lk->flipped)
-		return;
-	lk->old = lk->skel->bss->gen & 1;
-	__atomic_store_n(&lk->skel->bss->gen, lk->old ^ 1, __ATOMIC_RELEASE);
-	memset(&lk->w, 0, sizeof(lk->w));
-	lk->w.source = PP_BPF_SRC_LOCK;
-	lk->w.start_ns = lk->window_start;
-	lk->w.end_ns = pp_bpf_mono_ns();
-	lk->window_start = lk->w.end_ns;
-	n = __atomic_load_n(&lk->skel->bss->dropped, __ATOMIC_RELAXED);
-	lk->w.dropped = n - lk->dropped_seen;
-	lk->dropped_seen = n;
-	lk->flipped = 1;
+	pp_bpf_windows__close(&lk->ws, &lk->skel->bss->gen, PP_BPF_SRC_LOCK,
+			      &lk->skel->bss->dropped, NULL);
 }
 
 /**
@@ -134,10 +117,8 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 	size_t nr = 0, at;
 	int items = 0;
 
-	pp_bpf_lock__flip(lk);
-	lk->flipped = 0;
-	w = lk->w;
-	old = lk->old;
+	old = pp_bpf_windows__take(&lk->ws, &lk->skel->bss->gen, PP_BPF_SRC_LOCK,
+				   &lk->skel->bss->dropped, NULL, &w);
 	while (nr < PP_LOCK_MAX_KEYS && !bpf_map_get_next_key(afd, prev, &lk->keys[nr])) {
 		if (lk->keys[nr].gen == old) {
 			prev = &lk->keys[nr];

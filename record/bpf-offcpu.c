@@ -43,8 +43,7 @@ struct u64set {
 
 struct pp_bpf_offcpu {
 	struct offcpu_bpf *skel;
-	uint64_t window_start;
-	uint64_t dropped_seen;
+	struct pp_bpf_windows ws;
 	struct pp_offcpu_key *keys;	/* PP_OFFCPU_MAX_KEYS, drain scratch */
 	struct pp_offcpu_val *vals;	/* idem */
 	uint64_t *kips, *uips;		/* PP_OFFCPU_MAX_DEPTH each */
@@ -59,11 +58,7 @@ struct pp_bpf_offcpu {
 	uint32_t nr_cached;
 	struct pp_bpf_stacks *written;	/* stacks defined in the output so far */
 	struct pp_bpf_stacks *scanned;	/* stacks (user: per process) marked as hit */
-	uint64_t stacks_lost_seen;
 	uint32_t window;		/* drains so far */
-	int flipped;			/* a window closed by __flip(), not drained yet */
-	unsigned int old;		/* its generation */
-	struct pp_bpf_agg_window w;	/* and its header */
 	int no_batch;			/* the kernel has no batch map operations */
 	struct u64set held;		/* stacks sleeping threads hold (at a release) */
 	struct u64set orphans;		/* in the map, never read: at the last release */
@@ -174,7 +169,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 		snprintf(err, errlen, "offcpu: attaching to sched_switch failed: %s", strerror(-ret));
 		goto fail;
 	}
-	oc->window_start = pp_bpf_mono_ns();
+	oc->ws.start_ns = pp_bpf_mono_ns();
 	return oc;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -495,25 +490,8 @@ static long take_old(struct pp_bpf_offcpu *oc, unsigned int old)
  */
 void pp_bpf_offcpu__flip(struct pp_bpf_offcpu *oc)
 {
-	struct pp_bpf_agg_window *w = &oc->w;
-	uint64_t n;
-
-	if (oc->flipped)
-		return;
-	oc->old = oc->skel->bss->gen & 1;
-	__atomic_store_n(&oc->skel->bss->gen, oc->old ^ 1, __ATOMIC_RELEASE);
-	memset(w, 0, sizeof(*w));
-	w->source = PP_BPF_SRC_OFFCPU;
-	w->start_ns = oc->window_start;
-	w->end_ns = pp_bpf_mono_ns();
-	oc->window_start = w->end_ns;
-	n = __atomic_load_n(&oc->skel->bss->dropped, __ATOMIC_RELAXED);
-	w->dropped = n - oc->dropped_seen;
-	oc->dropped_seen = n;
-	n = __atomic_load_n(&oc->skel->bss->stacks_lost, __ATOMIC_RELAXED);
-	w->stacks_lost = n - oc->stacks_lost_seen;
-	oc->stacks_lost_seen = n;
-	oc->flipped = 1;
+	pp_bpf_windows__close(&oc->ws, &oc->skel->bss->gen, PP_BPF_SRC_OFFCPU,
+			      &oc->skel->bss->dropped, &oc->skel->bss->stacks_lost);
 }
 
 /**
@@ -528,15 +506,15 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 			 struct pp_buf *mmaps)
 {
 	struct pp_bpf_agg_window w;
+	unsigned int old;
 	size_t at;
 	long nr;
 	int items = 0;
 
-	pp_bpf_offcpu__flip(oc);
-	oc->flipped = 0;
-	w = oc->w;
+	old = pp_bpf_windows__take(&oc->ws, &oc->skel->bss->gen, PP_BPF_SRC_OFFCPU,
+				   &oc->skel->bss->dropped, &oc->skel->bss->stacks_lost, &w);
 	oc->window++;
-	nr = take_old(oc, oc->old);
+	nr = take_old(oc, old);
 	if (nr < 0)
 		return (int)nr;
 	at = pp_item__begin(payload, PP_BPF_AGG_WINDOW);
