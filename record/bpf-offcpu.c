@@ -77,24 +77,35 @@ struct pp_bpf_offcpu {
 static void warm_stacks(struct pp_bpf_offcpu *oc)
 {
 	int fd = bpf_map__fd(oc->skel->maps.stacks), ncpu = libbpf_num_possible_cpus();
-	struct pp_offcpu_stack *v = calloc(1, sizeof(*v));
+	struct pp_offcpu_stack *v = calloc(WARM_STACKS, sizeof(*v));
+	uint64_t keys[WARM_STACKS];
 	cpu_set_t old, one;
 
 	if (!v || ncpu <= 0 || sched_getaffinity(0, sizeof(old), &old)) {
 		free(v);
 		return;
 	}
+	for (int i = 0; i < WARM_STACKS; i++)
+		keys[i] = 2 * (uint64_t)(i + 1);	/* even: never a stack name */
 	for (int cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE; cpu++) {
+		__u32 n = WARM_STACKS;
+
 		if (!CPU_ISSET(cpu, &old))
 			continue;
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		if (sched_setaffinity(0, sizeof(one), &one))
 			continue;
-		for (uint64_t k = 2; k <= 2 * WARM_STACKS; k += 2)	/* even: never a stack name */
-			bpf_map_update_elem(fd, &k, v, BPF_NOEXIST);
-		for (uint64_t k = 2; k <= 2 * WARM_STACKS; k += 2)
-			bpf_map_delete_elem(fd, &k);
+		/* in two syscalls where the kernel has batch operations */
+		if (bpf_map_update_batch(fd, keys, v, &n, NULL)) {
+			for (int i = 0; i < WARM_STACKS; i++)
+				bpf_map_update_elem(fd, &keys[i], &v[i], BPF_NOEXIST);
+		}
+		n = WARM_STACKS;
+		if (bpf_map_delete_batch(fd, keys, &n, NULL)) {
+			for (int i = 0; i < WARM_STACKS; i++)
+				bpf_map_delete_elem(fd, &keys[i]);
+		}
 	}
 	sched_setaffinity(0, sizeof(old), &old);
 	free(v);
