@@ -2049,11 +2049,16 @@ int main(int argc, char **argv)
 			total += r.counts[i];
 		if (!o.quiet) {
 			fmt_bytes(sz, sizeof(sz), (double)bytes);
-			fprintf(stderr, "pp-record: %.3f s, %llu events recorded, %s written to %s "
-				"(%.1f bytes/event, data compression %.2fx)\n", secs,
-				(unsigned long long)total, sz, o.output,
-				total ? (double)bytes / (double)total : 0.0,
-				r.data_stored ? (double)r.data_raw / (double)r.data_stored : 0.0);
+			if (total || !(r.offcpu || r.lockp))
+				fprintf(stderr, "pp-record: %.3f s, %llu events recorded, %s written "
+					"to %s (%.1f bytes/event, data compression %.2fx)\n", secs,
+					(unsigned long long)total, sz, o.output,
+					total ? (double)bytes / (double)total : 0.0,
+					r.data_stored ? (double)r.data_raw / (double)r.data_stored :
+							0.0);
+			else	/* an aggregator alone records no event */
+				fprintf(stderr, "pp-record: %.3f s, %s written to %s\n", secs, sz,
+					o.output);
 			for (i = 0; i < r.el->nr_evsels; i++) {
 				if (!strcmp(r.el->evsels[i].name, "sideband"))
 					continue;
