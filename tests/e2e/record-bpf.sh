@@ -35,7 +35,10 @@ $AN offcpu "$TMP/kids.trace" > "$TMP/kids.out" 2>&1
 # /proc when its first stack is drained, and its function is named
 "$HELP/bpf-sleeper" 40 50 > /dev/null & sl=$!
 sleep 0.1
-$REC -q -a -d 1.5 -o "$TMP/sys.trace" offcpu || fail "pp-record -a offcpu"
+$REC -a -d 1.5 -o "$TMP/sys.trace" offcpu 2> "$TMP/sys.err" || { cat "$TMP/sys.err"; fail "pp-record -a offcpu"; }
+grep -q "written to $TMP/sys.trace" "$TMP/sys.err" && ! grep -q "0 events recorded" "$TMP/sys.err" ||
+	{ cat "$TMP/sys.err"; fail "the summary of an aggregator alone"; }
+grep -q "offcpu: .* aggregated stacks in .* windows" "$TMP/sys.err" || { cat "$TMP/sys.err"; fail "no aggregator line in the summary"; }
 wait $sl
 $AN offcpu -p $sl "$TMP/sys.trace" > "$TMP/sys.out" 2>&1
 grep -q pp_sleep_here "$TMP/sys.out" || { head -30 "$TMP/sys.out"; fail "system-wide offcpu does not name pp_sleep_here of a process started before it"; }
