@@ -49,12 +49,8 @@ struct {
 	__type(value, __u64);
 } waking SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, PP_LOCK_MAX_STACKS);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, PP_LOCK_MAX_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+#define PP_STACKS_MAX	PP_LOCK_MAX_STACKS
+#include "stack.bpf.h"
 
 #define FUTEX_WAIT		0
 #include "follow.bpf.h"
@@ -97,8 +93,8 @@ int BPF_PROG(pp_lock_enter, struct pt_regs *regs, long id)
 	s.ts = bpf_ktime_get_ns();
 	s.uaddr = BPF_CORE_READ(regs, di);
 	s.tgid = tgid;
-	s.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	s.waker_ustack = -1;
+	s.ustack = stack_of((struct bpf_raw_tracepoint_args *)ctx, BPF_F_USER_STACK);
+	s.waker_ustack = 0;
 	if (bpf_map_update_elem(&start, &pid, &s, BPF_ANY))
 		__sync_fetch_and_add(&dropped, 1);
 	return 0;
@@ -125,7 +121,7 @@ int BPF_PROG(pp_lock_exit, struct pt_regs *regs, long ret)
 	k.ustack = s->ustack;
 	k.gen = gen & 1;
 	k.waker_tid = s->waker_tid;
-	k.waker_ustack = s->waker_tid ? s->waker_ustack : -1;
+	k.waker_ustack = s->waker_tid ? s->waker_ustack : 0;
 	__builtin_memcpy(wcomm, s->waker_comm, sizeof(wcomm));
 	bpf_map_delete_elem(&start, &pid);
 	if (delta < cfg.min_ns)
@@ -165,7 +161,7 @@ int BPF_PROG(pp_lock_waking, struct task_struct *p)
 	if (!s)
 		return 0;
 	s->waker_tid = me;
-	s->waker_ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	s->waker_ustack = stack_of((struct bpf_raw_tracepoint_args *)ctx, BPF_F_USER_STACK);
 	bpf_get_current_comm(&s->waker_comm, sizeof(s->waker_comm));
 	return 0;
 }

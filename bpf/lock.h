@@ -6,8 +6,10 @@
 #ifndef PP_BPF_LOCK_H
 #define PP_BPF_LOCK_H
 
-#define PP_LOCK_MAX_DEPTH	127
-#define PP_LOCK_MAX_STACKS	4096
+#include "stack.h"
+
+#define PP_LOCK_MAX_DEPTH	PP_STACK_DEPTH
+#define PP_LOCK_MAX_STACKS	4096	/* distinct user stacks of a run */
 #define PP_LOCK_MAX_KEYS	16384
 #define PP_LOCK_MAX_TASKS	16384
 
@@ -23,21 +25,20 @@ struct pp_lock_cfg {
 struct pp_lock_start {
 	unsigned long long ts;
 	unsigned long long uaddr;
-	int ustack;
+	unsigned long long ustack;	/* stack names (struct pp_stack), 0 none */
+	unsigned long long waker_ustack;	/* the waker's at the wake-up */
 	unsigned int tgid;
 	unsigned int waker_tid;		/* the thread whose futex wake woke it, 0 unknown */
-	int waker_ustack;		/* its user stack at the wake-up, < 0 missing */
 	char waker_comm[16];
 };
 
 /* A wait is aggregated per waiter and per waker (tid and stack). */
 struct pp_lock_key {
 	unsigned long long uaddr;
+	unsigned long long ustack, waker_ustack;
 	unsigned int tgid, pid;
-	int ustack;
 	unsigned int gen;
 	unsigned int waker_tid;
-	int waker_ustack;
 };
 
 struct pp_lock_val {

@@ -37,59 +37,8 @@ struct {
 	__type(value, struct pp_offcpu_val);
 } agg SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PP_OFFCPU_MAX_STACKS);	/* allocated as used: 6.1+ */
-	__type(key, __u64);
-	__type(value, struct pp_offcpu_stack);
-} stacks SEC(".maps");
-
-/* Where a stack is taken before it is known to be new. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pp_offcpu_stack);
-} scratch SEC(".maps");
-
-unsigned long long stacks_lost;		/* stacks not stored: map full */
-
-#define EEXIST	17
-
-/*
- * The current stack (kernel, or user with BPF_F_USER_STACK) stored in
- * `stacks`. Return: its hash, 0 if there is none or it could not be stored.
- */
-__noinline __u64 stack_of(struct bpf_raw_tracepoint_args *ctx, __u64 flags)
-{
-	__u32 zero = 0;
-	struct pp_offcpu_stack *st = bpf_map_lookup_elem(&scratch, &zero);
-	__u64 h = 0xcbf29ce484222325ull;
-	long n;
-
-	if (!st)
-		return 0;
-	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
-	if (n <= 0)
-		return 0;
-	n /= 8;
-	for (int i = 0; i < PP_OFFCPU_MAX_DEPTH; i++) {
-		if (i >= n)
-			break;
-		h = (h ^ st->ips[i]) * 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	h |= 1;				/* never 0 */
-	if (!bpf_map_lookup_elem(&stacks, &h)) {
-		long ret = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
-
-		if (ret && ret != -EEXIST) {	/* EEXIST: another CPU stored it */
-			__sync_fetch_and_add(&stacks_lost, 1);
-			return 0;
-		}
-	}
-	return h;
-}
+#define PP_STACKS_MAX	PP_OFFCPU_MAX_STACKS
+#include "stack.bpf.h"
 
 #include "follow.bpf.h"
 

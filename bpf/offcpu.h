@@ -7,7 +7,9 @@
 #ifndef PP_BPF_OFFCPU_H
 #define PP_BPF_OFFCPU_H
 
-#define PP_OFFCPU_MAX_DEPTH	127	/* PERF_MAX_STACK_DEPTH */
+#include "stack.h"
+
+#define PP_OFFCPU_MAX_DEPTH	PP_STACK_DEPTH
 #define PP_OFFCPU_MAX_STACKS	16384	/* distinct stacks held at once */
 #define PP_OFFCPU_MAX_KEYS	16384
 #define PP_OFFCPU_MAX_TASKS	16384
@@ -20,16 +22,6 @@ struct pp_offcpu_cfg {
 	unsigned int user_stack;
 	unsigned int exclude_tgid;	/* the recorder itself, when tgid is 0 */
 	unsigned long long min_ns;
-};
-
-/*
- * A stack is named by a 64-bit hash of its frames (0 = none): the `stacks`
- * hash maps it to the frames, zero-padded. Unlike a stack-trace map, whose
- * ids are hash buckets that two stacks can collide in, nothing is lost
- * until the map is full, and nothing is allocated before it is used.
- */
-struct pp_offcpu_stack {
-	unsigned long long ips[PP_OFFCPU_MAX_DEPTH];
 };
 
 /* Per sleeping thread, from switch-out to switch-in. */

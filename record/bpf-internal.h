@@ -89,10 +89,11 @@ void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid);
 void pp_bpf_follow__prepare(struct bpf_program *fork, struct bpf_map *procs, unsigned int tgid);
 
 /**
- * pp_bpf_read_stack() - stack @id of the stack map @fd into @ips (innermost
- * first, @max entries). Return: frames, 0 for a missing (< 0) or evicted id.
+ * pp_bpf_read_stack() - the stack named @name (0: none) of the `stacks`
+ * hash @fd into @ips (PP_STACK_DEPTH entries, innermost first).
+ * Return: its number of frames, 0 if unknown.
  */
-unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max);
+unsigned int pp_bpf_read_stack(int fd, uint64_t name, uint64_t *ips);
 
 /**
  * pp_bpf_lazy_hash() - let the hash map @m allocate its elements as they are
@@ -103,6 +104,12 @@ unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max);
  * whose entries are deleted as they are used, like a thread's start time.
  */
 void pp_bpf_lazy_hash(struct bpf_map *m);
+
+/**
+ * pp_bpf_warm_stacks() - fill the per-CPU element caches of the lazy
+ * `stacks` hash @fd (struct pp_stack values) before its programs run.
+ */
+void pp_bpf_warm_stacks(int fd);
 
 /**
  * pp_bpf_min_btf() - build into @out a minimal BTF holding only the structs

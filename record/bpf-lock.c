@@ -70,12 +70,14 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	pp_bpf_lazy_hash(lk->skel->maps.procs);
 	pp_bpf_lazy_hash(lk->skel->maps.start);
 	pp_bpf_lazy_hash(lk->skel->maps.waking);
+	pp_bpf_lazy_hash(lk->skel->maps.stacks);
 	ret = lock_bpf__load(lk->skel);
 	if (ret) {
 		pp_bpf_load_error("lock", ret, err, errlen);
 		goto fail;
 	}
 	pp_bpf_follow__seed(lk->skel->maps.procs, lk->skel->rodata->cfg.tgid);
+	pp_bpf_warm_stacks(bpf_map__fd(lk->skel->maps.stacks));
 	ret = lock_bpf__attach(lk->skel);
 	if (ret) {
 		snprintf(err, errlen, "lock: attaching to sys_enter/sys_exit failed: %s", strerror(-ret));
@@ -96,7 +98,7 @@ fail:
 void pp_bpf_lock__flip(struct pp_bpf_lock *lk)
 {
 	pp_bpf_windows__close(&lk->ws, &lk->skel->bss->gen, PP_BPF_SRC_LOCK,
-			      &lk->skel->bss->dropped, NULL);
+			      &lk->skel->bss->dropped, &lk->skel->bss->stacks_lost);
 }
 
 /**
@@ -118,7 +120,7 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 	int items = 0;
 
 	old = pp_bpf_windows__take(&lk->ws, &lk->skel->bss->gen, PP_BPF_SRC_LOCK,
-				   &lk->skel->bss->dropped, NULL, &w);
+				   &lk->skel->bss->dropped, &lk->skel->bss->stacks_lost, &w);
 	while (nr < PP_LOCK_MAX_KEYS && !bpf_map_get_next_key(afd, prev, &lk->keys[nr])) {
 		if (lk->keys[nr].gen == old) {
 			prev = &lk->keys[nr];
@@ -142,8 +144,8 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 		if (bpf_map_lookup_elem(afd, k, &v))
 			continue;
 		bpf_map_delete_elem(afd, k);
-		nu = pp_bpf_read_stack(stfd, k->ustack, lk->uips, PP_LOCK_MAX_DEPTH);
-		nw = pp_bpf_read_stack(stfd, k->waker_ustack, lk->wips, PP_LOCK_MAX_DEPTH);
+		nu = pp_bpf_read_stack(stfd, k->ustack, lk->uips);
+		nw = pp_bpf_read_stack(stfd, k->waker_ustack, lk->wips);
 		memset(&s, 0, sizeof(s));
 		s.pid = k->tgid;
 		s.tid = k->pid;

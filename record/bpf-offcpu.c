@@ -4,7 +4,6 @@
  * sched_switch program, and drain its aggregates into BPF_AGG items.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,6 @@
 #include "../bpf/offcpu.h"
 #include "bpf/offcpu.skel.h"
 
-#define WARM_STACKS	16	/* elements allocated per CPU at start */
 #define RELEASE_EVERY	16	/* drains between releases of unused stacks */
 
 /* Batch size of map reads: more than any hash bucket holds. */
@@ -67,49 +65,6 @@ struct pp_bpf_offcpu {
 	struct pp_buf synth;
 	struct pp_bpf_seen seen;
 };
-
-/*
- * A map allocated as used starts with one free element per CPU for values
- * this big, refilled from irq_work, which cannot run inside the scheduler:
- * the first switch would store its kernel stack and lose its user stack.
- * Allocating and freeing a few elements on every CPU fills those caches.
- */
-static void warm_stacks(struct pp_bpf_offcpu *oc)
-{
-	int fd = bpf_map__fd(oc->skel->maps.stacks), ncpu = libbpf_num_possible_cpus();
-	struct pp_offcpu_stack *v = calloc(WARM_STACKS, sizeof(*v));
-	uint64_t keys[WARM_STACKS];
-	cpu_set_t old, one;
-
-	if (!v || ncpu <= 0 || sched_getaffinity(0, sizeof(old), &old)) {
-		free(v);
-		return;
-	}
-	for (int i = 0; i < WARM_STACKS; i++)
-		keys[i] = 2 * (uint64_t)(i + 1);	/* even: never a stack name */
-	for (int cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE; cpu++) {
-		__u32 n = WARM_STACKS;
-
-		if (!CPU_ISSET(cpu, &old))
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one))
-			continue;
-		/* in two syscalls where the kernel has batch operations */
-		if (bpf_map_update_batch(fd, keys, v, &n, NULL)) {
-			for (int i = 0; i < WARM_STACKS; i++)
-				bpf_map_update_elem(fd, &keys[i], &v[i], BPF_NOEXIST);
-		}
-		n = WARM_STACKS;
-		if (bpf_map_delete_batch(fd, keys, &n, NULL)) {
-			for (int i = 0; i < WARM_STACKS; i++)
-				bpf_map_delete_elem(fd, &keys[i]);
-		}
-	}
-	sched_setaffinity(0, sizeof(old), &old);
-	free(v);
-}
 
 /**
  * pp_bpf_offcpu__new() - load and attach the off-CPU program.
@@ -174,7 +129,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 		goto fail;
 	}
 	pp_bpf_follow__seed(oc->skel->maps.procs, oc->skel->rodata->cfg.tgid);
-	warm_stacks(oc);
+	pp_bpf_warm_stacks(bpf_map__fd(oc->skel->maps.stacks));
 	ret = offcpu_bpf__attach(oc->skel);
 	if (ret) {
 		snprintf(err, errlen, "offcpu: attaching to sched_switch failed: %s", strerror(-ret));

@@ -5,6 +5,7 @@
  * availability probe, libbpf's print hook and one-line load errors.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "pp/perf.h"
 #include "bpf-internal.h"
 #include "../bpf/filter.h"
+#include "../bpf/stack.h"
 #include "bpf/filter.skel.h"
 
 static int bpf_verbose;
@@ -545,17 +547,58 @@ void pp_bpf_lazy_hash(struct bpf_map *m)
 	bpf_map__set_map_flags(m, bpf_map__map_flags(m) | BPF_F_NO_PREALLOC);
 }
 
-unsigned int pp_bpf_read_stack(int fd, int id, uint64_t *ips, unsigned int max)
+unsigned int pp_bpf_read_stack(int fd, uint64_t name, uint64_t *ips)
 {
-	uint32_t k = (uint32_t)id;
 	unsigned int n = 0;
 
-	if (id < 0)
+	if (!name || bpf_map_lookup_elem(fd, &name, ips))
 		return 0;
-	memset(ips, 0, max * sizeof(uint64_t));
-	if (bpf_map_lookup_elem(fd, &k, ips))
-		return 0;
-	while (n < max && ips[n])
+	while (n < PP_STACK_DEPTH && ips[n])
 		n++;
 	return n;
+}
+
+#define WARM_STACKS	16	/* elements allocated per CPU at start */
+
+/*
+ * A map allocated as used starts with one free element per CPU for values
+ * this big, refilled from irq_work, which cannot run inside the scheduler:
+ * the first switch (or wake-up) would store one stack and lose the next.
+ * Allocating and freeing a few elements on every CPU fills those caches.
+ */
+void pp_bpf_warm_stacks(int fd)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct pp_stack *v = calloc(WARM_STACKS, sizeof(*v));
+	uint64_t keys[WARM_STACKS];
+	cpu_set_t old, one;
+
+	if (!v || ncpu <= 0 || sched_getaffinity(0, sizeof(old), &old)) {
+		free(v);
+		return;
+	}
+	for (int i = 0; i < WARM_STACKS; i++)
+		keys[i] = 2 * (uint64_t)(i + 1);	/* even: never a stack name */
+	for (int cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE; cpu++) {
+		__u32 n = WARM_STACKS;
+
+		if (!CPU_ISSET(cpu, &old))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		/* in two syscalls where the kernel has batch operations */
+		if (bpf_map_update_batch(fd, keys, v, &n, NULL)) {
+			for (int i = 0; i < WARM_STACKS; i++)
+				bpf_map_update_elem(fd, &keys[i], &v[i], BPF_NOEXIST);
+		}
+		n = WARM_STACKS;
+		if (bpf_map_delete_batch(fd, keys, &n, NULL)) {
+			for (int i = 0; i < WARM_STACKS; i++)
+				bpf_map_delete_elem(fd, &keys[i]);
+		}
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	free(v);
 }

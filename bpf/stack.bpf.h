@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * Stacks named by a 64-bit hash of their frames, for the aggregators
+ * (offcpu, lock). Define PP_STACKS_MAX (entries of `stacks`) first.
+ *
+ * Unlike a STACK_TRACE map, whose ids are hash buckets that two different
+ * stacks can collide in (the second one is then lost, for the whole run),
+ * nothing is lost until the map is full, and the map is allocated as used
+ * (pp_bpf_lazy_hash()); user space warms it up (pp_bpf_warm_hash()).
+ */
+#ifndef PP_STACK_BPF_H
+#define PP_STACK_BPF_H
+
+#include "stack.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PP_STACKS_MAX);
+	__type(key, __u64);
+	__type(value, struct pp_stack);
+} stacks SEC(".maps");
+
+/* Where a stack is taken before it is known to be new. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pp_stack);
+} scratch SEC(".maps");
+
+unsigned long long stacks_lost;		/* stacks not stored: map full */
+
+#define PP_EEXIST	17
+
+/*
+ * The current stack (kernel, or user with BPF_F_USER_STACK) stored in
+ * `stacks`. Return: its hash, 0 if there is none or it could not be stored.
+ */
+__noinline __u64 stack_of(struct bpf_raw_tracepoint_args *ctx, __u64 flags)
+{
+	__u32 zero = 0;
+	struct pp_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 h = 0xcbf29ce484222325ull;
+	long n;
+
+	if (!st)
+		return 0;
+	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (n <= 0)
+		return 0;
+	n /= 8;
+	for (int i = 0; i < PP_STACK_DEPTH; i++) {
+		if (i >= n)
+			break;
+		h = (h ^ st->ips[i]) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	h |= 1;				/* never 0 */
+	if (!bpf_map_lookup_elem(&stacks, &h)) {
+		long ret = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+
+		if (ret && ret != -PP_EEXIST) {	/* EEXIST: another CPU stored it */
+			__sync_fetch_and_add(&stacks_lost, 1);
+			return 0;
+		}
+	}
+	return h;
+}
+
+#endif /* PP_STACK_BPF_H */
