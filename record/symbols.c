@@ -739,8 +739,10 @@ static void fork_link(struct pp_syms *s, uint32_t ppid, uint32_t pid, uint64_t n
 {
 	struct pmaps *pm = pm_get(s, pid);
 
-	if (!pm || pm->ppid || (ns && ns < pm->exec_ns))
-		return;		/* linked already, or exec'd since (scanned first) */
+	if (!pm || (ns && ns < pm->exec_ns))
+		return;		/* exec'd since (scanned first): the link is moot */
+	if (ns)
+		pm->exec_ns = ns;	/* older maps were a process before it with this pid */
 	pm->ppid = ppid;
 	pm->fork_ns = ns ? ns : UINT64_MAX;
 }

@@ -280,6 +280,11 @@ static void test_streams_out_of_order(void **state)
 	assert_false(pp_syms__has_maps(s, 701));
 	assert_false(pp_syms__has_maps(s, 702));
 
+	/* a pid used again: the new process forked from one without maps has none */
+	put_fork_at(&b, 700, 900, 260);
+	scan(s, &b);
+	assert_false(pp_syms__has_maps(s, 700));
+
 	/* the function of a child resolves through its parent */
 	put_sample(&b, 607, fn);
 	scan(s, &b);
