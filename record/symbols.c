@@ -84,7 +84,7 @@ struct map {
  */
 struct pmaps {
 	uint32_t pid;
-	uint8_t used, jit_tried;
+	uint8_t used, jit_tried;	/* jit_tried: 1 looked, 2 has a perf map */
 	uint32_t ppid;		/* forked from, or 0 */
 	uint64_t fork_ns;	/* the parent's maps older than this are ours */
 	uint64_t exec_ns;	/* our own maps older than this are gone */
@@ -121,6 +121,16 @@ struct pp_syms {
 	size_t pm_cap, pm_used;
 	uint32_t last_pid;	/* the map uaddr_hit found last */
 	size_t last_map;
+	/*
+	 * User addresses no map held when scanned: the FORK, exec or MMAP2
+	 * that tells their map may come in another CPU's stream, scanned
+	 * later. Tried again after each scan, for UPEND_SCANS scans.
+	 */
+	struct upend {
+		uint64_t addr;
+		uint32_t pid, scans;
+	} *upend;
+	size_t nr_upend, cap_upend;
 
 	struct pp_buf new_mmaps;
 };
@@ -171,6 +181,7 @@ void pp_syms__free(struct pp_syms *s)
 	for (i = 0; i < s->pm_cap; i++)
 		free(s->pm[i].v);
 	free(s->pm);
+	free(s->upend);
 	pp_buf__exit(&s->new_mmaps);
 	free(s);
 }
@@ -987,23 +998,26 @@ static void dso_pend(struct pp_syms *s, int di)
 	s->dpend[s->nr_dpend++] = di;
 }
 
-static void jit_try(struct pp_syms *s, uint32_t pid)
+/* Look for @pid's perf map of JIT code, once. Return: whether it has one. */
+static int jit_try(struct pp_syms *s, uint32_t pid)
 {
 	struct pmaps *pm = pm_get(s, pid);
 	char path[64];
 	int di;
 
 	if (!pm || pm->jit_tried)
-		return;
+		return pm && pm->jit_tried == 2;
 	pm->jit_tried = 1;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
 	if (access(path, R_OK))
-		return;
+		return 0;
 	di = add_dso(s, path, NULL, 0);
 	if (di < 0)
-		return;
+		return 0;
 	s->dsos[di].jit = 1;
 	dso_pend(s, di);
+	pm->jit_tried = 2;
+	return 1;
 }
 
 static int load_elf_table(struct dso *d, const char *path);
@@ -1066,7 +1080,51 @@ static void usym_hit(struct dso *d, uint64_t off)
 	d->hits[d->nr_hits++] = i;
 }
 
+#define UPEND_SCANS	16		/* scans an unmapped address waits */
+#define UPEND_MAX	4096		/* addresses waiting at most */
+
+static void upend_add(struct pp_syms *s, uint32_t pid, uint64_t addr)
+{
+	if (s->nr_upend == s->cap_upend) {
+		size_t cap = s->cap_upend ? 2 * s->cap_upend : 256;
+		struct upend *nv;
+
+		if (cap > UPEND_MAX)
+			return;
+		nv = realloc(s->upend, cap * sizeof(*nv));
+		if (!nv)
+			return;
+		s->upend = nv;
+		s->cap_upend = cap;
+	}
+	s->upend[s->nr_upend++] = (struct upend){ .addr = addr, .pid = pid };
+}
+
+static int uaddr_try(struct pp_syms *s, uint32_t pid, uint64_t addr);
+
+/* After a scan: the waiting addresses whose map is known now are hit. */
+static void upend_retry(struct pp_syms *s)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < s->nr_upend; i++) {
+		struct upend u = s->upend[i];
+
+		if (!uaddr_try(s, u.pid, u.addr) && ++u.scans < UPEND_SCANS)
+			s->upend[j++] = u;
+	}
+	s->nr_upend = j;
+}
+
 static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
+{
+	/* JIT code is in no map, and its perf map covers all of it */
+	if (!uaddr_try(s, pid, addr) && !jit_try(s, pid))
+		upend_add(s, pid, addr);
+}
+
+/* Mark @addr of @pid as hit. Return: 0 if no map holds it (yet). */
+static int uaddr_try(struct pp_syms *s, uint32_t pid, uint64_t addr)
 {
 	struct pmaps *pm = pm_find(s, pid);
 	struct map *m = NULL;
@@ -1085,16 +1143,14 @@ static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
 			s->last_map = at;
 		}
 	}
-	if (!m) {
-		jit_try(s, pid);
-		return;
-	}
+	if (!m)
+		return 0;
 	if (m->dso < 0)
-		return;
+		return 1;
 	if (s->dsos[m->dso].jit) {
 		if (!s->dsos[m->dso].state)
 			dso_pend(s, m->dso);
-		return;
+		return 1;
 	}
 	if (!s->dsos[m->dso].state) {
 		dso_load(s, m->dso);
@@ -1108,6 +1164,7 @@ static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
 		if (d->nr_hits == 1)
 			dso_pend(s, m->dso);
 	}
+	return 1;
 }
 
 static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size, uint64_t ns)
@@ -1208,6 +1265,7 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 			}
 		}
 	}
+	upend_retry(s);
 }
 
 static int idx_cmp(const void *a, const void *b)

@@ -294,11 +294,38 @@ static void test_streams_out_of_order(void **state)
 	pp_syms__free(s);
 }
 
+/*
+ * A sample scanned before the records that tell its map (CPU 1's chunk
+ * with the sample first, CPU 0's with the FORK and the parent's map
+ * after): its address waits, and is named once they are scanned.
+ */
+static void test_sample_before_its_fork(void **state)
+{
+	struct pp_syms *s = pp_syms__new(0);
+	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
+	struct pp_buf b;
+
+	assert_non_null(s);
+	if (find_text())
+		skip();
+	pp_buf__init(&b);
+	put_sample(&b, 651, fn);
+	scan(s, &b);
+	assert_false(names_target(s));
+	put_mmap2_at(&b, 650, text.path, 200);
+	put_fork_at(&b, 651, 650, 300);
+	scan(s, &b);
+	assert_true(names_target(s));
+	pp_buf__exit(&b);
+	pp_syms__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_maps_follow_processes),
 		cmocka_unit_test(test_streams_out_of_order),
+		cmocka_unit_test(test_sample_before_its_fork),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
