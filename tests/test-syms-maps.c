@@ -186,53 +186,76 @@ static int names_target(struct pp_syms *s)
 	return found;
 }
 
+/* Each test: a fresh collector and a buffer of records to scan. */
+struct fixture {
+	struct pp_syms *s;
+	struct pp_buf b;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f || !(f->s = pp_syms__new(0)))
+		return -1;
+	pp_buf__init(&f->b);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	pp_buf__exit(&f->b);
+	pp_syms__free(f->s);
+	free(f);
+	return 0;
+}
+
 static void test_maps_follow_processes(void **state)
 {
-	struct pp_syms *s = pp_syms__new(0);
+	struct fixture *f = *state;
+	struct pp_syms *s = f->s;
+	struct pp_buf *b = &f->b;
 	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
-	struct pp_buf b;
 
-	assert_non_null(s);
-	if (find_text())
+	if (!text.len)
 		skip();
 	assert_int_equal(syms_target_fn(1), 4);
-	pp_buf__init(&b);
 	for (uint32_t i = 0; i < NR_PROCS; i++)
-		put_mmap2(&b, FIRST_PID + i, text.path);
-	scan(s, &b);
+		put_mmap2(b, FIRST_PID + i, text.path);
+	scan(s, b);
 	for (uint32_t i = 0; i < NR_PROCS; i++)
 		assert_true(pp_syms__has_maps(s, FIRST_PID + i));
 	assert_false(pp_syms__has_maps(s, FIRST_PID - 1));
 	assert_false(pp_syms__has_maps(s, FIRST_PID + NR_PROCS));
 
 	/* a child inherits its parent's maps; a child of an unknown parent has none */
-	put_fork(&b, 90000, FIRST_PID);
-	put_fork(&b, 90001, 7);
-	scan(s, &b);
+	put_fork(b, 90000, FIRST_PID);
+	put_fork(b, 90001, 7);
+	scan(s, b);
 	assert_true(pp_syms__has_maps(s, 90000));
 	assert_false(pp_syms__has_maps(s, 90001));
 
 	/* exec drops the maps of that process only */
-	put_exec(&b, FIRST_PID);
-	scan(s, &b);
+	put_exec(b, FIRST_PID);
+	scan(s, b);
 	assert_false(pp_syms__has_maps(s, FIRST_PID));
 	assert_true(pp_syms__has_maps(s, 90000));
 	assert_true(pp_syms__has_maps(s, FIRST_PID + 1));
 
 	/* a newer map at the same place shadows the older one */
-	put_mmap2(&b, FIRST_PID + 1, "/nonexistent/pp-test-shadow");
-	put_sample(&b, FIRST_PID + 1, fn);
-	put_sample(&b, FIRST_PID, fn);		/* exec'd: no maps any more */
-	scan(s, &b);
+	put_mmap2(b, FIRST_PID + 1, "/nonexistent/pp-test-shadow");
+	put_sample(b, FIRST_PID + 1, fn);
+	put_sample(b, FIRST_PID, fn);		/* exec'd: no maps any more */
+	scan(s, b);
 	assert_false(names_target(s));
 
 	/* the inherited map resolves the function */
-	put_sample(&b, 90000, fn);
-	scan(s, &b);
+	put_sample(b, 90000, fn);
+	scan(s, b);
 	assert_true(names_target(s));
-
-	pp_buf__exit(&b);
-	pp_syms__free(s);
 }
 
 /*
@@ -242,56 +265,52 @@ static void test_maps_follow_processes(void **state)
  */
 static void test_streams_out_of_order(void **state)
 {
-	struct pp_syms *s = pp_syms__new(0);
+	struct fixture *f = *state;
+	struct pp_syms *s = f->s;
+	struct pp_buf *b = &f->b;
 	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
-	struct pp_buf b;
 
-	assert_non_null(s);
-	if (find_text())
+	if (!text.len)
 		skip();
-	pp_buf__init(&b);
 	/* CPU 0: the children, forked at 300..310 */
 	for (uint32_t i = 0; i < 10; i++)
-		put_fork_at(&b, 600 + i, 500, 300 + i);
+		put_fork_at(b, 600 + i, 500, 300 + i);
 	/* and a child that exec'd at 400 into an image not yet described */
-	put_exec_at(&b, 605, 400);
-	scan(s, &b);
+	put_exec_at(b, 605, 400);
+	scan(s, b);
 	assert_false(pp_syms__has_maps(s, 600));
 	/* CPU 1: the parent's exec at 100, its new text at 200 */
-	put_exec_at(&b, 500, 100);
-	put_mmap2_at(&b, 500, text.path, 200);
-	scan(s, &b);
+	put_exec_at(b, 500, 100);
+	put_mmap2_at(b, 500, text.path, 200);
+	scan(s, b);
 	assert_true(pp_syms__has_maps(s, 500));
 	assert_true(pp_syms__has_maps(s, 600));
 	assert_true(pp_syms__has_maps(s, 609));
 	assert_false(pp_syms__has_maps(s, 605));	/* exec'd: not its parent's image */
 
 	/* an exec scanned after the new image's map keeps that map */
-	put_mmap2_at(&b, 700, text.path, 250);
-	put_exec_at(&b, 700, 240);
+	put_mmap2_at(b, 700, text.path, 250);
+	put_exec_at(b, 700, 240);
 	/* and a map of the old image, scanned after the exec, is dropped */
-	put_mmap2_at(&b, 701, text.path, 230);
-	put_exec_at(&b, 702, 240);
-	scan(s, &b);
-	put_exec_at(&b, 701, 240);
-	put_mmap2_at(&b, 702, text.path, 230);
-	scan(s, &b);
+	put_mmap2_at(b, 701, text.path, 230);
+	put_exec_at(b, 702, 240);
+	scan(s, b);
+	put_exec_at(b, 701, 240);
+	put_mmap2_at(b, 702, text.path, 230);
+	scan(s, b);
 	assert_true(pp_syms__has_maps(s, 700));
 	assert_false(pp_syms__has_maps(s, 701));
 	assert_false(pp_syms__has_maps(s, 702));
 
 	/* a pid used again: the new process forked from one without maps has none */
-	put_fork_at(&b, 700, 900, 260);
-	scan(s, &b);
+	put_fork_at(b, 700, 900, 260);
+	scan(s, b);
 	assert_false(pp_syms__has_maps(s, 700));
 
 	/* the function of a child resolves through its parent */
-	put_sample(&b, 607, fn);
-	scan(s, &b);
+	put_sample(b, 607, fn);
+	scan(s, b);
 	assert_true(names_target(s));
-
-	pp_buf__exit(&b);
-	pp_syms__free(s);
 }
 
 /*
@@ -301,32 +320,31 @@ static void test_streams_out_of_order(void **state)
  */
 static void test_sample_before_its_fork(void **state)
 {
-	struct pp_syms *s = pp_syms__new(0);
+	struct fixture *f = *state;
+	struct pp_syms *s = f->s;
+	struct pp_buf *b = &f->b;
 	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
-	struct pp_buf b;
 
-	assert_non_null(s);
-	if (find_text())
+	if (!text.len)
 		skip();
-	pp_buf__init(&b);
-	put_sample(&b, 651, fn);
-	scan(s, &b);
+	put_sample(b, 651, fn);
+	scan(s, b);
 	assert_false(names_target(s));
-	put_mmap2_at(&b, 650, text.path, 200);
-	put_fork_at(&b, 651, 650, 300);
-	scan(s, &b);
+	put_mmap2_at(b, 650, text.path, 200);
+	put_fork_at(b, 651, 650, 300);
+	scan(s, b);
 	assert_true(names_target(s));
-	pp_buf__exit(&b);
-	pp_syms__free(s);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_maps_follow_processes),
-		cmocka_unit_test(test_streams_out_of_order),
-		cmocka_unit_test(test_sample_before_its_fork),
+		cmocka_unit_test_setup_teardown(test_maps_follow_processes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_streams_out_of_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_before_its_fork, setup, teardown),
 	};
+
+	find_text();	/* the tests skip if this binary's text is not found */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
