@@ -328,47 +328,6 @@ void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b)
 }
 
 /**
- * pp_bpf_seen_learn() - make sure @syms knows @pid's maps, once.
- * @seen: set of pids done; @syms: collector; @pid: process;
- * @tasks, @mmaps: receive TASKS/MMAPS items.
- *
- * A process the collector already follows (from the start-up snapshot, or a
- * FORK of a known parent, or its MMAP2 records in the side-band) is not read
- * again from /proc: only those it has not seen yet are.
- * Return: 0 or -ENOMEM.
- */
-int pp_bpf_seen_learn(struct pp_bpf_seen *seen, struct pp_syms *syms, uint32_t pid,
-		      struct pp_buf *tasks, struct pp_buf *mmaps)
-{
-	pid_t p = (pid_t)pid;
-
-	for (size_t i = 0; i < seen->nr; i++) {
-		if (seen->pids[i] == pid)
-			return 0;
-	}
-	if (seen->nr == seen->cap) {
-		size_t ncap = seen->cap ? seen->cap * 2 : 64;
-		uint32_t *n = realloc(seen->pids, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		seen->pids = n;
-		seen->cap = ncap;
-	}
-	seen->pids[seen->nr++] = pid;
-	if (!pp_syms__has_maps(syms, pid))
-		pp_syms__snapshot(syms, tasks, mmaps, &p, 1);
-	return 0;
-}
-
-/** pp_bpf_seen_free() - free the set. @seen: set. */
-void pp_bpf_seen_free(struct pp_bpf_seen *seen)
-{
-	free(seen->pids);
-	memset(seen, 0, sizeof(*seen));
-}
-
-/**
  * pp_bpf_agg__for_each_chunk() - call @fn for each BPF_AGG chunk of a trace.
  * @path: trace file; @fn: callback; @ctx: for @fn.
  *

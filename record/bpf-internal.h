@@ -26,21 +26,6 @@ void pp_bpf_init_print(void);
 uint64_t pp_bpf_mono_ns(void);
 
 /* Processes whose maps the symbol collector already learnt. */
-struct pp_bpf_seen {
-	uint32_t *pids;
-	size_t nr, cap;
-};
-
-/**
- * pp_bpf_seen_learn() - make @syms know the maps of @pid once
- * (TASKS and MMAPS items into @tasks, @mmaps). Return: 0 or -ENOMEM.
- */
-int pp_bpf_seen_learn(struct pp_bpf_seen *seen, struct pp_syms *syms, uint32_t pid,
-		      struct pp_buf *tasks, struct pp_buf *mmaps);
-
-/** pp_bpf_seen_free() - free the set. */
-void pp_bpf_seen_free(struct pp_bpf_seen *seen);
-
 /**
  * pp_bpf_synth_sample() - append to @b a synthetic PERF_RECORD_SAMPLE
  * (IDENTIFIER|TID|CALLCHAIN) carrying one aggregated stack, so that

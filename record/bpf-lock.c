@@ -15,6 +15,7 @@
 
 #include "pp/bpf.h"
 #include "pp/meta.h"
+#include "record.h"
 #include "bpf-internal.h"
 #include "../bpf/lock.h"
 #include "bpf/lock.skel.h"
@@ -25,7 +26,6 @@ struct pp_bpf_lock {
 	struct pp_lock_key *keys;
 	uint64_t *uips, *wips;
 	struct pp_buf synth;
-	struct pp_bpf_seen seen;
 };
 
 /**
@@ -165,7 +165,7 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 		pp_bpf_put_stack(payload, PP_BPF_AGG_LOCK, &s, NULL, 0, lk->uips, nu,
 				 k->waker_tid ? &wk : NULL, lk->wips);
 		if (syms) {
-			pp_bpf_seen_learn(&lk->seen, syms, s.pid, tasks, mmaps);
+			pp_syms__learn(syms, s.pid, tasks, mmaps);
 			pp_bpf_synth_sample(&lk->synth, s.pid, s.tid, NULL, 0, lk->uips, nu);
 			if (k->waker_tid && nw)
 				pp_bpf_synth_sample(&lk->synth, s.pid, wk.tid, NULL, 0, lk->wips, nw);
@@ -199,6 +199,5 @@ void pp_bpf_lock__free(struct pp_bpf_lock *lk)
 	free(lk->uips);
 	free(lk->wips);
 	pp_buf__exit(&lk->synth);
-	pp_bpf_seen_free(&lk->seen);
 	free(lk);
 }

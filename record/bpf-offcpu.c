@@ -13,6 +13,7 @@
 
 #include "pp/bpf.h"
 #include "pp/meta.h"
+#include "record.h"
 #include "bpf-internal.h"
 #include "../bpf/offcpu.h"
 #include "bpf/offcpu.skel.h"
@@ -63,7 +64,6 @@ struct pp_bpf_offcpu {
 	uint32_t *skeys;		/* BATCH, to read `start` */
 	struct pp_offcpu_start *svals;	/* BATCH */
 	struct pp_buf synth;
-	struct pp_bpf_seen seen;
 };
 
 /**
@@ -520,7 +520,7 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 			unsigned int sk = nk && pp_bpf_stacks__mark(oc->scanned, k->kstack) == 1 ? nk : 0;
 			unsigned int su = nu && pp_bpf_stacks__mark(oc->scanned, ukey) == 1 ? nu : 0;
 
-			pp_bpf_seen_learn(&oc->seen, syms, s.pid, tasks, mmaps);
+			pp_syms__learn(syms, s.pid, tasks, mmaps);
 			if (sk || su)
 				pp_bpf_synth_sample(&oc->synth, s.pid, s.tid, kips, sk, uips, su);
 		}
@@ -561,6 +561,5 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 	free(oc->kips);
 	free(oc->uips);
 	pp_buf__exit(&oc->synth);
-	pp_bpf_seen_free(&oc->seen);
 	free(oc);
 }

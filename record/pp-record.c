@@ -1877,7 +1877,7 @@ int main(int argc, char **argv)
 					  (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN));
 		/*
 		 * A system-wide aggregator reads /proc for the processes its
-		 * stacks name, at each drain (pp_bpf_seen_learn): of a host's
+		 * stacks name, at each drain (pp_syms__learn): of a host's
 		 * processes, only those that block are read, not all at start.
 		 */
 		if (!follow && !(o.agg_kind && !nr_procs && !r.scan_syms))

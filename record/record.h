@@ -90,6 +90,14 @@ void pp_syms__snapshot(struct pp_syms *s, struct pp_buf *tasks, struct pp_buf *m
 int pp_syms__has_maps(const struct pp_syms *s, uint32_t pid);
 
 /**
+ * pp_syms__learn() - make @s know the maps of @pid: unless the snapshot,
+ * a FORK of a known parent or MMAP2 records told them, read /proc once for
+ * this process (again after it forks anew or execs), TASKS and MMAPS items
+ * into @tasks and @mmaps.
+ */
+void pp_syms__learn(struct pp_syms *s, uint32_t pid, struct pp_buf *tasks, struct pp_buf *mmaps);
+
+/**
  * pp_syms__scan() - learn from a DATA payload: MMAP2/COMM/EXIT records
  * update the maps; sample ips and callchains mark symbols as hit.
  * @s: collector; @data, @len: raw perf records.

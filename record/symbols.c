@@ -85,6 +85,7 @@ struct map {
 struct pmaps {
 	uint32_t pid;
 	uint8_t used, jit_tried;	/* jit_tried: 1 looked, 2 has a perf map */
+	uint8_t learnt;		/* pp_syms__learn() read /proc for this process */
 	uint32_t ppid;		/* forked from, or 0 */
 	uint64_t fork_ns;	/* the parent's maps older than this are ours */
 	uint64_t exec_ns;	/* our own maps older than this are gone */
@@ -743,6 +744,7 @@ static void exec_maps(struct pp_syms *s, uint32_t pid, uint64_t ns)
 	if (ns > pm->exec_ns)
 		pm->exec_ns = ns;
 	pm->ppid = 0;		/* a FORK scanned later does not link again */
+	pm->learnt = 0;
 }
 
 /* @pid was forked from @ppid at @ns (0: unknown). */
@@ -756,6 +758,7 @@ static void fork_link(struct pp_syms *s, uint32_t ppid, uint32_t pid, uint64_t n
 		pm->exec_ns = ns;	/* older maps were a process before it with this pid */
 	pm->ppid = ppid;
 	pm->fork_ns = ns ? ns : UINT64_MAX;
+	pm->learnt = 0;
 }
 
 /*
@@ -977,6 +980,20 @@ void pp_syms__snapshot(struct pp_syms *s, struct pp_buf *tasks, struct pp_buf *m
 		snapshot_maps(s, mmaps, pid);
 	}
 	closedir(dir);
+}
+
+void pp_syms__learn(struct pp_syms *s, uint32_t pid, struct pp_buf *tasks, struct pp_buf *mmaps)
+{
+	struct pmaps *pm;
+	pid_t p = (pid_t)pid;
+
+	if (pp_syms__has_maps(s, pid))
+		return;
+	pm = pm_get(s, pid);
+	if (!pm || pm->learnt)
+		return;		/* read already: a kernel thread, or gone */
+	pm->learnt = 1;
+	pp_syms__snapshot(s, tasks, mmaps, &p, 1);
 }
 
 static void dso_pend(struct pp_syms *s, int di)

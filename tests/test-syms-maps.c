@@ -336,12 +336,44 @@ static void test_sample_before_its_fork(void **state)
 	assert_true(names_target(s));
 }
 
+/*
+ * pp_syms__learn() reads /proc once per process: this one gets its maps;
+ * kthreadd (pid 2) has none, and is not read a second time.
+ */
+static void test_learn_once(void **state)
+{
+	struct fixture *f = *state;
+	struct pp_buf t, m;
+
+	pp_buf__init(&t);
+	pp_buf__init(&m);
+	pp_syms__learn(f->s, (uint32_t)getpid(), &t, &m);
+	assert_true(pp_syms__has_maps(f->s, (uint32_t)getpid()));
+	assert_true(t.len > 0 && m.len > 0);
+	pp_buf__reset(&t);
+	pp_buf__reset(&m);
+	pp_syms__learn(f->s, (uint32_t)getpid(), &t, &m);
+	assert_int_equal(t.len + m.len, 0);
+	if (access("/proc/2/stat", R_OK))
+		goto out;	/* no kthreadd in this pid namespace */
+	pp_syms__learn(f->s, 2, &t, &m);
+	assert_false(pp_syms__has_maps(f->s, 2));
+	assert_true(t.len > 0);
+	pp_buf__reset(&t);
+	pp_syms__learn(f->s, 2, &t, &m);
+	assert_int_equal(t.len + m.len, 0);
+out:
+	pp_buf__exit(&t);
+	pp_buf__exit(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_maps_follow_processes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_streams_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_before_its_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_learn_once, setup, teardown),
 	};
 
 	find_text();	/* the tests skip if this binary's text is not found */
