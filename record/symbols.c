@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "pp/sample.h"
@@ -63,7 +64,9 @@ struct dso {
 	 */
 	struct usym *syms;
 	size_t nr_syms;
-	char *names;		/* one block holding every name */
+	char *names;		/* one block holding every name, or: */
+	void *map;		/* the mapped string table they point into */
+	size_t map_len;
 	size_t *hits;		/* indices into syms hit since the last flush */
 	size_t nr_hits, cap_hits;
 	uint8_t announced;	/* a USYMS item was written: the file covers this DSO */
@@ -175,6 +178,8 @@ void pp_syms__free(struct pp_syms *s)
 		free(s->dsos[i].path);
 		free(s->dsos[i].syms);
 		free(s->dsos[i].names);
+		if (s->dsos[i].map)
+			munmap(s->dsos[i].map, s->dsos[i].map_len);
 		free(s->dsos[i].hits);
 	}
 	free(s->dsos);
@@ -1353,13 +1358,12 @@ static int load_jit(struct dso *d, struct pp_buf *out)
 struct usym_vec {
 	struct usym *v;
 	size_t nv, cap;
-	size_t names_len;	/* bytes of their names, NULs included */
 };
 
 /*
  * Add function @name at virtual address @value (in one of the @nph PT_LOAD
  * segments @ph, else it is skipped), as a file offset. @name must live
- * until usyms_keep(). Return: 0, or -1 without memory.
+ * until usyms_keep() or as long as @d. Return: 0, or -1 without memory.
  */
 static int usym_vec_add(struct usym_vec *u, const Elf64_Phdr *ph, size_t nph, uint64_t value,
 			uint64_t size, const char *name)
@@ -1384,21 +1388,80 @@ static int usym_vec_add(struct usym_vec *u, const Elf64_Phdr *ph, size_t nph, ui
 	u->v[u->nv].size = (uint32_t)size;
 	u->v[u->nv].emitted = 0;
 	u->v[u->nv].name = name;
-	u->names_len += strlen(name) + 1;
 	u->nv++;
 	return 0;
 }
 
 /*
- * Make the symbols of @u @d's: their names copied into one block (they
- * live in a buffer about to go), sorted, each symbol without a size given
- * the room to the next. Return: 0 (@u is then empty), or -1 without memory.
+ * Sort @n symbols by start, keeping the order of equal ones: a radix sort a
+ * byte at a time, skipping the bytes every start shares. qsort's merge sort,
+ * a callback per comparison, was a sixth of the drain that read a library.
+ */
+static void usyms_sort(struct usym *v, size_t n)
+{
+	struct usym *tmp, *src = v, *dst;
+	size_t cnt[256], i;
+
+	for (i = 1; i < n && v[i - 1].start <= v[i].start; i++)
+		;
+	if (i >= n)
+		return;		/* sorted already */
+	tmp = n >= 64 ? malloc(n * sizeof(*tmp)) : NULL;
+	if (!tmp) {
+		qsort(v, n, sizeof(*v), usym_cmp);
+		return;
+	}
+	dst = tmp;
+	for (unsigned int shift = 0; shift < 64; shift += 8) {
+		size_t at = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(src[i].start >> shift) & 0xff]++;
+		if (cnt[(src[0].start >> shift) & 0xff] == n)
+			continue;
+		for (i = 0; i < 256; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = at;
+			at += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i].start >> shift) & 0xff]++] = src[i];
+		dst = src;
+		src = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
+
+/*
+ * Make the symbols of @u @d's: sorted, each symbol without a size given
+ * the room to the next. Their names must live as long as @d. @u is then empty.
+ */
+static void usyms_take(struct dso *d, struct usym_vec *u)
+{
+	usyms_sort(u->v, u->nv);
+	for (size_t i = 0; i + 1 < u->nv; i++)
+		if (!u->v[i].size && u->v[i + 1].start - u->v[i].start < 0xffffffffu)
+			u->v[i].size = (uint32_t)(u->v[i + 1].start - u->v[i].start);
+	d->syms = u->v;
+	d->nr_syms = u->nv;
+	memset(u, 0, sizeof(*u));
+}
+
+/*
+ * usyms_take(), the names first copied into one block of @d's (they live
+ * in a buffer about to go). Return: 0, or -1 without memory.
  */
 static int usyms_keep(struct dso *d, struct usym_vec *u)
 {
-	size_t at = 0;
+	size_t at = 0, len = 1;
 
-	d->names = malloc(u->names_len ? u->names_len : 1);
+	for (size_t i = 0; i < u->nv; i++)
+		len += strlen(u->v[i].name) + 1;
+	d->names = malloc(len);
 	if (!d->names)
 		return -1;
 	for (size_t i = 0; i < u->nv; i++) {
@@ -1408,16 +1471,11 @@ static int usyms_keep(struct dso *d, struct usym_vec *u)
 		u->v[i].name = d->names + at;
 		at += l;
 	}
-	if (u->nv)
-		qsort(u->v, u->nv, sizeof(*u->v), usym_cmp);
-	for (size_t i = 0; i + 1 < u->nv; i++)
-		if (!u->v[i].size && u->v[i + 1].start - u->v[i].start < 0xffffffffu)
-			u->v[i].size = (uint32_t)(u->v[i + 1].start - u->v[i].start);
-	d->syms = u->v;
-	d->nr_syms = u->nv;
-	memset(u, 0, sizeof(*u));
+	usyms_take(d, u);
 	return 0;
 }
+
+#define SYM_BATCH	2048		/* ELF symbols read at once */
 
 static int pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
@@ -1425,10 +1483,13 @@ static int pread_full(int fd, void *buf, size_t len, uint64_t off)
 }
 
 /*
- * load_elf_table() for a 64-bit ELF in host byte order, with pread: the
- * headers, the symbol table and its strings, nothing else (mapping the
- * file through libelf cost a page fault per page it touched and a TLB
- * shootdown at the end, a millisecond per DSO here).
+ * load_elf_table() for a 64-bit ELF in host byte order: the headers and
+ * the symbol table read with pread, a buffer at a time, its strings mapped
+ * (mapping the whole file through libelf cost a page fault per page it
+ * touched and a TLB shootdown at the end, a millisecond per DSO here;
+ * reading every name cost as much for a library of long C++ names). A file
+ * truncated in place while mapped would fault at the next name read:
+ * package managers replace files, they do not rewrite them.
  * Return: 0, 1 (a 64-bit ELF of another build-id: not the file mapped),
  * -1 to let libelf try.
  */
@@ -1440,7 +1501,7 @@ static int elf64_load_table(struct dso *d, int fd)
 	Elf64_Shdr *sh = NULL;
 	Elf64_Sym *sym = NULL;
 	struct usym_vec u = { 0 };
-	char *str = NULL;
+	const char *str;
 	size_t nsym, nph = 0;
 	uint64_t strsz;
 	int si = -1, ret = -1;
@@ -1476,32 +1537,66 @@ static int elf64_load_table(struct dso *d, int fd)
 	if (si < -1)
 		si = -2 - si;
 	if (si >= 0) {
-		if (sh[si].sh_entsize != sizeof(Elf64_Sym) || sh[si].sh_link >= eh.e_shnum ||
-		    sh[si].sh_size > (256u << 20) || sh[sh[si].sh_link].sh_size > (256u << 20))
-			goto out;
-		nsym = sh[si].sh_size / sizeof(Elf64_Sym);
-		strsz = sh[sh[si].sh_link].sh_size;
-		sym = malloc(nsym * sizeof(*sym) + 1);
-		str = malloc(strsz + 1);
-		if (!sym || !str || pread_full(fd, sym, nsym * sizeof(*sym), sh[si].sh_offset) ||
-		    pread_full(fd, str, strsz, sh[sh[si].sh_link].sh_offset))
-			goto out;
-		str[strsz] = 0;
-		for (size_t i = 0; i < nsym; i++) {
-			const Elf64_Sym *es = &sym[i];
+		const Elf64_Shdr *ss = &sh[si], *sl;
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), moff;
+		struct stat st;
 
-			if (ELF64_ST_TYPE(es->st_info) != STT_FUNC || !es->st_value ||
-			    es->st_shndx == SHN_UNDEF || es->st_name >= strsz || !str[es->st_name])
-				continue;
-			if (usym_vec_add(&u, ph, nph, es->st_value, es->st_size, str + es->st_name))
+		if (ss->sh_entsize != sizeof(Elf64_Sym) || ss->sh_link >= eh.e_shnum ||
+		    fstat(fd, &st))
+			goto out;
+		sl = &sh[ss->sh_link];
+		strsz = sl->sh_size;
+		if (!strsz || ss->sh_offset > (uint64_t)st.st_size ||
+		    ss->sh_size > (uint64_t)st.st_size - ss->sh_offset ||
+		    sl->sh_offset > (uint64_t)st.st_size || strsz > (uint64_t)st.st_size - sl->sh_offset)
+			goto out;
+		/*
+		 * The strings are mapped, not read: of a library's hundreds of
+		 * kilobytes of names only the pages of the few named in the
+		 * file are ever touched. Kept mapped as long as @d.
+		 */
+		moff = sl->sh_offset & ~(page - 1);
+		d->map_len = (size_t)(sl->sh_offset + strsz - moff);
+		d->map = mmap(NULL, d->map_len, PROT_READ, MAP_PRIVATE, fd, (off_t)moff);
+		if (d->map == MAP_FAILED) {
+			d->map = NULL;
+			goto out;
+		}
+		str = (char *)d->map + (sl->sh_offset - moff);
+		if (str[strsz - 1])
+			goto out;	/* not NUL-terminated: libelf judges */
+		/* the symbols, a buffer at a time */
+		sym = malloc(SYM_BATCH * sizeof(*sym));
+		if (!sym)
+			goto out;
+		nsym = ss->sh_size / sizeof(Elf64_Sym);
+		for (size_t i = 0; i < nsym; i += SYM_BATCH) {
+			size_t n = nsym - i < SYM_BATCH ? nsym - i : SYM_BATCH;
+
+			if (pread_full(fd, sym, n * sizeof(*sym), ss->sh_offset + i * sizeof(*sym)))
 				goto out;
+			for (size_t j = 0; j < n; j++) {
+				const Elf64_Sym *es = &sym[j];
+
+				if (ELF64_ST_TYPE(es->st_info) != STT_FUNC || !es->st_value ||
+				    es->st_shndx == SHN_UNDEF || es->st_name >= strsz ||
+				    !str[es->st_name])
+					continue;
+				if (usym_vec_add(&u, ph, nph, es->st_value, es->st_size,
+						 str + es->st_name))
+					goto out;
+			}
 		}
 	}
 	/* no symbol table at all: nothing to name */
-	ret = usyms_keep(d, &u);
+	usyms_take(d, &u);
+	ret = 0;
 out:
+	if (ret && d->map) {
+		munmap(d->map, d->map_len);
+		d->map = NULL;
+	}
 	free(u.v);
-	free(str);
 	free(sym);
 	free(sh);
 	return ret;

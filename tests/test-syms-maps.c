@@ -8,6 +8,7 @@
  * order: a child's FORK before its parent's MMAP2, an exec after the maps
  * of the new image.
  */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -367,6 +368,64 @@ out:
 	pp_buf__exit(&m);
 }
 
+/*
+ * Functions of a library with thousands of symbols in no order (libc's
+ * .dynsym): each sampled address is named by the symbol that starts where
+ * its function starts.
+ */
+static void test_names_library_functions(void **state)
+{
+	static const char *const fns[] = { "qsort", "strtoul", "fputs", "getenv", "mkstemp" };
+	struct fixture *f = *state;
+	struct pp_buf t, m, k, u;
+	uint32_t pid = (uint32_t)getpid();
+
+	pp_buf__init(&t);
+	pp_buf__init(&m);
+	pp_buf__init(&k);
+	pp_buf__init(&u);
+	pp_syms__learn(f->s, pid, &t, &m);
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		void *fn = dlsym(RTLD_DEFAULT, fns[i]);
+
+		assert_non_null(fn);
+		put_sample(&f->b, pid, (uint64_t)(uintptr_t)fn + 1);
+	}
+	scan(f->s, &f->b);
+	pp_syms__pending(f->s, &k, &u, &m);
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		void *fn = dlsym(RTLD_DEFAULT, fns[i]);
+		char maps[PATH_MAX + 128];
+		uint64_t off = 0;
+		const uint8_t *p = NULL;
+		FILE *mf = fopen("/proc/self/maps", "r");
+
+		/* the function's file offset, from the mapping that holds it */
+		assert_non_null(mf);
+		while (fgets(maps, sizeof(maps), mf)) {
+			unsigned long long s, e, pg;
+
+			if (sscanf(maps, "%llx-%llx %*s %llx", &s, &e, &pg) == 3 &&
+			    (uintptr_t)fn >= s && (uintptr_t)fn < e)
+				off = (uint64_t)(uintptr_t)fn - s + pg;
+		}
+		fclose(mf);
+		assert_true(off != 0);
+		/* a USYMS entry (start, size, name) at that offset, naming an alias of it */
+		for (size_t at = 0; at + 12 < u.len; at++)
+			if (!memcmp(u.data + at, &off, 8)) {
+				p = u.data + at;
+				break;
+			}
+		assert_non_null(p);
+		assert_ptr_equal(dlsym(RTLD_DEFAULT, (const char *)p + 12), fn);
+	}
+	pp_buf__exit(&t);
+	pp_buf__exit(&m);
+	pp_buf__exit(&k);
+	pp_buf__exit(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +433,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_streams_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_before_its_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_learn_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_library_functions, setup, teardown),
 	};
 
 	find_text();	/* the tests skip if this binary's text is not found */
