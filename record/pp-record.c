@@ -1460,13 +1460,28 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Whether a buffer is free, allocated at its first use: a recording whose
+ * data fits in a few chunks at a time (an aggregator's side-band) never
+ * pays for the whole pool. Called with r->lock held.
+ */
+static int pool_ready(struct rec *r)
+{
+	uint8_t **b;
+
+	if (!r->nr_pool)
+		return 0;
+	b = &r->pool[r->nr_pool - 1];
+	return *b || (*b = malloc(r->o->chunk_size));
+}
+
 /* Hand a stream's buffer to the writer; drop it (counted) if no buffer is free. */
 static void stream_flush(struct rec *r, struct stream *s)
 {
 	if (!s->len)
 		return;
 	pthread_mutex_lock(&r->lock);
-	if (r->nr_pool && r->qlen < r->qcap && !r->fatal) {
+	if (pool_ready(r) && r->qlen < r->qcap && !r->fatal) {
 		struct qitem *it = &r->q[(r->qhead + r->qlen) % r->qcap];
 
 		it->buf = s->buf;
@@ -1913,12 +1928,7 @@ int main(int argc, char **argv)
 		if (!r.streams[i].buf)
 			die("out of memory");
 	}
-	for (i = 0; i < r.qcap; i++) {
-		r.pool[i] = malloc(o.chunk_size);
-		if (!r.pool[i])
-			die("out of memory");
-	}
-	r.nr_pool = r.qcap;
+	r.nr_pool = r.qcap;	/* allocated as used: pool_ready() */
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
 	{
