@@ -19,13 +19,19 @@ struct pp_bpf_agg_waker;
  */
 int pp_bpf_load_error(const char *what, int ret, char *err, size_t errlen);
 
+/**
+ * pp_bpf_btf_check() - fail early, with the reason, where the kernel has no
+ * BTF; whether bpf(2) works is asked by pp_bpf_load_error() on a failure.
+ * Return: 0 or -EOPNOTSUPP.
+ */
+int pp_bpf_btf_check(char *err, size_t errlen);
+
 /** pp_bpf_init_print() - install pp's libbpf print hook once. */
 void pp_bpf_init_print(void);
 
 /** pp_bpf_mono_ns() - CLOCK_MONOTONIC now, ns. */
 uint64_t pp_bpf_mono_ns(void);
 
-/* Processes whose maps the symbol collector already learnt. */
 /**
  * pp_bpf_synth_sample() - append to @b a synthetic PERF_RECORD_SAMPLE
  * (IDENTIFIER|TID|CALLCHAIN) carrying one aggregated stack, so that

@@ -40,7 +40,7 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	struct pp_lock_cfg *c;
 	int ret;
 
-	ret = pp_bpf__available(err, errlen);
+	ret = pp_bpf_btf_check(err, errlen);
 	if (ret) {
 		errno = -ret;
 		return NULL;

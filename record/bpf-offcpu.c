@@ -82,7 +82,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 
 	if (!o)
 		o = &def;
-	ret = pp_bpf__available(err, errlen);
+	ret = pp_bpf_btf_check(err, errlen);
 	if (ret) {
 		errno = -ret;
 		return NULL;

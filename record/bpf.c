@@ -58,6 +58,18 @@ uint64_t pp_bpf_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* No kernel BTF: the one reason told before trying. Return: 0 or -EOPNOTSUPP. */
+int pp_bpf_btf_check(char *err, size_t errlen)
+{
+	pp_bpf_init_print();
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen, "BPF unavailable: the kernel has no BTF "
+			 "(/sys/kernel/btf/vmlinux missing; needs CONFIG_DEBUG_INFO_BTF)");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /**
  * pp_bpf__available() - whether this kernel can load pp's BPF programs.
  * @err, @errlen: the reason when it cannot.
@@ -65,18 +77,15 @@ uint64_t pp_bpf_mono_ns(void)
  */
 int pp_bpf__available(char *err, size_t errlen)
 {
-	int ret;
+	int ret = pp_bpf_btf_check(err, errlen);
 
-	pp_bpf_init_print();
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, errlen, "BPF unavailable: the kernel has no BTF "
-			 "(/sys/kernel/btf/vmlinux missing; needs CONFIG_DEBUG_INFO_BTF)");
-		return -EOPNOTSUPP;
-	}
+	if (ret)
+		return ret;
 	ret = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_PERF_EVENT, NULL);
 	if (ret == 1)
 		return 0;
-	if (ret == -EPERM || ret == -EACCES) {
+	/* the probe answers "not supported" where it was refused */
+	if (ret == -EPERM || ret == -EACCES || geteuid()) {
 		snprintf(err, errlen, "BPF not permitted: run as root (or with CAP_BPF and CAP_PERFMON)");
 		return -EPERM;
 	}
@@ -92,6 +101,12 @@ int pp_bpf__available(char *err, size_t errlen)
  */
 int pp_bpf_load_error(const char *what, int ret, char *err, size_t errlen)
 {
+	/*
+	 * Whether bpf(2) works at all is asked only now: its probe (three
+	 * program loads) was a tenth of an off-CPU profiler's start-up.
+	 */
+	if (pp_bpf__available(err, errlen))
+		return ret;
 	if (ret == -EPERM || ret == -EACCES)
 		snprintf(err, errlen, "%s: loading the BPF program is not permitted "
 			 "(run as root, or with CAP_BPF and CAP_PERFMON)", what);
@@ -360,7 +375,7 @@ struct pp_bpf_filter *pp_bpf_filter__new(const struct pp_bpf_filter_opts *o, cha
 	struct pp_filter_cfg *c;
 	int ret;
 
-	ret = pp_bpf__available(err, errlen);
+	ret = pp_bpf_btf_check(err, errlen);
 	if (ret) {
 		errno = -ret;
 		return NULL;
