@@ -32,6 +32,38 @@ unsigned long long stacks_lost;		/* stacks not stored: map full */
 
 #define PP_EEXIST	17
 
+/* Set by user space where bpf_loop() exists (5.17): rodata, so the other path is dead code. */
+const volatile bool pp_stack_loop;
+
+#define STACK_BLOCK	8		/* frames hashed per step */
+
+struct stack_hash {
+	const struct pp_stack *st;
+	__u64 h;
+};
+
+static __always_inline __u64 stack_mix(__u64 h, const struct pp_stack *st, __u32 block)
+{
+#pragma unroll
+	for (__u32 j = 0; j < STACK_BLOCK; j++) {
+		__u32 i = block * STACK_BLOCK + j;
+
+		if (i < PP_STACK_DEPTH) {
+			h = (h ^ st->ips[i]) * 0x100000001b3ull;
+			h ^= h >> 29;
+		}
+	}
+	return h;
+}
+
+static long stack_hash_block(__u32 block, void *arg)
+{
+	struct stack_hash *x = arg;
+
+	x->h = stack_mix(x->h, x->st, block);
+	return 0;
+}
+
 /*
  * The current stack (kernel, or user with BPF_F_USER_STACK) stored in
  * `stacks`. Return: its hash, 0 if there is none or it could not be stored.
@@ -48,12 +80,23 @@ __noinline __u64 stack_of(struct bpf_raw_tracepoint_args *ctx, __u64 flags)
 	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
 	if (n <= 0)
 		return 0;
-	n /= 8;
-	for (int i = 0; i < PP_STACK_DEPTH; i++) {
-		if (i >= n)
-			break;
-		h = (h ^ st->ips[i]) * 0x100000001b3ull;
-		h ^= h >> 29;
+	/*
+	 * A block of frames at a time (bpf_get_stack() zeroes the rest of the
+	 * buffer): the verifier follows a branch per block, not per frame.
+	 * Where bpf_loop() exists its callback is verified once.
+	 */
+	n = (n / 8 + STACK_BLOCK - 1) / STACK_BLOCK;
+	if (pp_stack_loop) {
+		struct stack_hash x = { .st = st, .h = h };
+
+		bpf_loop((__u32)n, stack_hash_block, &x, 0);
+		h = x.h;
+	} else {
+		for (__u32 b = 0; b < (PP_STACK_DEPTH + STACK_BLOCK - 1) / STACK_BLOCK; b++) {
+			if (b >= n)
+				break;
+			h = stack_mix(h, st, b);
+		}
 	}
 	h |= 1;				/* never 0 */
 	if (!bpf_map_lookup_elem(&stacks, &h)) {

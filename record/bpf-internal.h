@@ -29,6 +29,9 @@ int pp_bpf_btf_check(char *err, size_t errlen);
 /** pp_bpf_init_print() - install pp's libbpf print hook once. */
 void pp_bpf_init_print(void);
 
+/** pp_bpf_kernel_at_least() - whether the kernel is @maj.@min or later (0 if unknown). */
+int pp_bpf_kernel_at_least(int maj, int min);
+
 /** pp_bpf_mono_ns() - CLOCK_MONOTONIC now, ns. */
 uint64_t pp_bpf_mono_ns(void);
 

@@ -71,6 +71,7 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	pp_bpf_lazy_hash(lk->skel->maps.start);
 	pp_bpf_lazy_hash(lk->skel->maps.waking);
 	pp_bpf_lazy_hash(lk->skel->maps.stacks);
+	lk->skel->rodata->pp_stack_loop = pp_bpf_kernel_at_least(5, 17);
 	ret = lock_bpf__load(lk->skel);
 	if (ret) {
 		pp_bpf_load_error("lock", ret, err, errlen);

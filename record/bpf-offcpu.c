@@ -122,6 +122,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	pp_bpf_lazy_hash(oc->skel->maps.agg);
 	pp_bpf_lazy_hash(oc->skel->maps.procs);
 	pp_bpf_lazy_hash(oc->skel->maps.stacks);
+	oc->skel->rodata->pp_stack_loop = !o->no_bpf_loop && pp_bpf_kernel_at_least(5, 17);
 	pp_bpf_lazy_hash(oc->skel->maps.start);
 	ret = offcpu_bpf__load(oc->skel);
 	if (ret) {

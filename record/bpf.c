@@ -340,7 +340,7 @@ struct pp_bpf_filter {
  * TIF bits in 6.18 (bit 4); before, it was bit 3.
  */
 /* Whether the running kernel is @maj.@min or later; 0 if unknown. */
-static int kernel_at_least(int maj, int min)
+int pp_bpf_kernel_at_least(int maj, int min)
 {
 	struct utsname u;
 	int a = 0, b = 0;
@@ -360,7 +360,7 @@ static int tif_need_resched_bit(char *err, size_t errlen)
 		snprintf(err, errlen, "--tif_need_resched: not supported on %s yet", u.machine);
 		return -EOPNOTSUPP;
 	}
-	return kernel_at_least(6, 18) ? 4 : 3;
+	return pp_bpf_kernel_at_least(6, 18) ? 4 : 3;
 }
 
 /**
@@ -554,7 +554,7 @@ void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid)
 void pp_bpf_lazy_hash(struct bpf_map *m)
 {
 	/* Before 6.1 the verifier refuses them in tracing programs. */
-	if (!kernel_at_least(6, 1))
+	if (!pp_bpf_kernel_at_least(6, 1))
 		return;
 	/* An LRU hash is always preallocated (16384 elements: a tenth of start-up). */
 	if (bpf_map__type(m) == BPF_MAP_TYPE_LRU_HASH)

@@ -189,7 +189,7 @@ static void write_trace(const char *path, struct collected *col, struct pp_buf *
 	pp_buf__exit(&mm);
 }
 
-static void test_offcpu_sleeper(void **state)
+static void offcpu_sleeper(int no_bpf_loop)
 {
 	static const char *const helpers[] = { "helpers/bpf-sleeper", "../../tests/helpers/bpf-sleeper",
 					       NULL };
@@ -214,6 +214,7 @@ static void test_offcpu_sleeper(void **state)
 	}
 	assert_int_equal(sleeper_start(&sl, helper), 0);
 	oo.pid = sl.pid;
+	oo.no_bpf_loop = no_bpf_loop;
 	oc = pp_bpf_offcpu__new(&oo, err, sizeof(err));
 	if (!oc)
 		print_message("%s\n", err);
@@ -277,6 +278,17 @@ static void test_offcpu_sleeper(void **state)
 	pp_bpf_offcpu__free(oc);
 	close(sl.go);
 	close(sl.out);
+}
+
+static void test_offcpu_sleeper(void **state)
+{
+	offcpu_sleeper(0);
+}
+
+/* The same where the kernel has no bpf_loop() (before 5.17): stacks hashed in blocks. */
+static void test_offcpu_sleeper_no_bpf_loop(void **state)
+{
+	offcpu_sleeper(1);
 }
 
 /*
@@ -385,6 +397,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_window_sizes),
 		cmocka_unit_test(test_stack_refs),
 		cmocka_unit_test(test_offcpu_sleeper),
+		cmocka_unit_test(test_offcpu_sleeper_no_bpf_loop),
 	};
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);

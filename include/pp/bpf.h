@@ -316,6 +316,7 @@ struct pp_bpf_offcpu_opts {
 	int kernel_threads;		/* include kernel threads */
 	int no_kernel_stack;
 	int no_user_stack;
+	int no_bpf_loop;		/* hash stacks as before 5.17, without bpf_loop() (tests) */
 };
 
 struct pp_bpf_offcpu;
