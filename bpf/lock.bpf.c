@@ -54,6 +54,7 @@ struct {
 
 #define FUTEX_WAIT		0
 #include "follow.bpf.h"
+#include "ksym.bpf.h"
 
 #define FUTEX_WAKE		1
 #define FUTEX_REQUEUE		3

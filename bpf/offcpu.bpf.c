@@ -41,6 +41,7 @@ struct {
 #include "stack.bpf.h"
 
 #include "follow.bpf.h"
+#include "ksym.bpf.h"
 
 #define TASK_RUNNING		0x0000
 #define TASK_INTERRUPTIBLE	0x0001

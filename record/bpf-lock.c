@@ -190,6 +190,13 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 	return payload->error ? payload->error : items;
 }
 
+/** pp_bpf_lock__ksym() - a resolver on the object's pp_ksym program. */
+struct pp_ksym_bpf *pp_bpf_lock__ksym(struct pp_bpf_lock *lk)
+{
+	return pp_ksym_bpf__use(bpf_program__fd(lk->skel->progs.pp_ksym), &lk->skel->bss->ksym_addr,
+				lk->skel->bss->ksym_text, &lk->skel->bss->ksym_ret);
+}
+
 /** pp_bpf_lock__free() - detach and free; accepts NULL. @lk: collector. */
 void pp_bpf_lock__free(struct pp_bpf_lock *lk)
 {

@@ -541,6 +541,13 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 	return payload->error ? payload->error : items;
 }
 
+/** pp_bpf_offcpu__ksym() - a resolver on the object's pp_ksym program. */
+struct pp_ksym_bpf *pp_bpf_offcpu__ksym(struct pp_bpf_offcpu *oc)
+{
+	return pp_ksym_bpf__use(bpf_program__fd(oc->skel->progs.pp_ksym), &oc->skel->bss->ksym_addr,
+				oc->skel->bss->ksym_text, &oc->skel->bss->ksym_ret);
+}
+
 /** pp_bpf_offcpu__free() - detach and free; accepts NULL. @oc: collector. */
 void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 {

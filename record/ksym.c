@@ -17,8 +17,11 @@
 #include "bpf/ksym.skel.h"
 
 struct pp_ksym_bpf {
-	struct ksym_bpf *skel;
+	struct ksym_bpf *skel;		/* its own object, or NULL: an aggregator's */
 	int prog_fd;
+	volatile unsigned long long *addr;	/* the program's globals (mapped .bss) */
+	volatile char *text;
+	volatile long *ret;
 };
 
 /**
@@ -41,10 +44,33 @@ struct pp_ksym_bpf *pp_ksym_bpf__new(void)
 		return NULL;
 	}
 	k->prog_fd = bpf_program__fd(k->skel->progs.pp_ksym);
+	k->addr = &k->skel->bss->ksym_addr;
+	k->text = k->skel->bss->ksym_text;
+	k->ret = &k->skel->bss->ksym_ret;
 	return k;
 }
 
-/** pp_ksym_bpf__free() - unload; accepts NULL. @k: resolver. */
+/**
+ * pp_ksym_bpf__use() - a resolver on the pp_ksym program of a loaded
+ * object (bpf/ksym.bpf.h), which stays its owner.
+ * @prog_fd: the program; @addr, @text, @ret: its globals, mapped.
+ * Return: resolver, or NULL without memory.
+ */
+struct pp_ksym_bpf *pp_ksym_bpf__use(int prog_fd, unsigned long long *addr, char *text,
+				     long *ret)
+{
+	struct pp_ksym_bpf *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->prog_fd = prog_fd;
+	k->addr = addr;
+	k->text = text;
+	k->ret = ret;
+	return k;
+}
+
+/** pp_ksym_bpf__free() - unload (unless borrowed); accepts NULL. @k: resolver. */
 void pp_ksym_bpf__free(struct pp_ksym_bpf *k)
 {
 	if (!k)
@@ -61,20 +87,21 @@ void pp_ksym_bpf__free(struct pp_ksym_bpf *k)
 int pp_ksym_bpf__lookup(struct pp_ksym_bpf *k, uint64_t addr, char *text, size_t len)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	size_t i;
 	int ret;
 
 	if (!len)
 		return -EINVAL;
-	k->skel->bss->addr = addr;
-	k->skel->bss->ret = 0;
+	*k->addr = addr;
+	*k->ret = 0;
 	ret = bpf_prog_test_run_opts(k->prog_fd, &opts);
 	if (ret)
 		return ret < 0 ? ret : -EIO;
-	if (k->skel->bss->ret <= 0)
-		return k->skel->bss->ret < 0 ? (int)k->skel->bss->ret : -EIO;
-	k->skel->bss->text[PP_KSYM_TEXT_LEN - 1] = 0;
-	strncpy(text, k->skel->bss->text, len - 1);
-	text[len - 1] = 0;
+	if (*k->ret <= 0)
+		return *k->ret < 0 ? (int)*k->ret : -EIO;
+	for (i = 0; i + 1 < len && i + 1 < PP_KSYM_TEXT_LEN && k->text[i]; i++)
+		text[i] = k->text[i];
+	text[i] = 0;
 	return 0;
 }
 

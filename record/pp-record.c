@@ -1061,7 +1061,9 @@ static int ksym_text(void *ctx, uint64_t addr, char *text, size_t len)
 
 	if (!r->ksym_tried) {
 		r->ksym_tried = 1;
-		r->ksym = pp_ksym_bpf__new();
+		/* an aggregator's object carries the program: no second load */
+		r->ksym = r->offcpu ? pp_bpf_offcpu__ksym(r->offcpu) :
+			  r->lockp ? pp_bpf_lock__ksym(r->lockp) : pp_ksym_bpf__new();
 	}
 	if (!r->ksym)
 		return -ENOSYS;
@@ -2118,9 +2120,9 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	pp_ksym_bpf__free(r.ksym);	/* may be on the aggregator's program */
 	pp_bpf_filter__free(r.filter);
 	pp_bpf_offcpu__free(r.offcpu);
-	pp_ksym_bpf__free(r.ksym);
 	pp_bpf_lock__free(r.lockp);
 	pp_bpf_output__free(r.bpfout);
 	if (child > 0 && child_done && !ret) {

@@ -128,7 +128,14 @@ struct pp_ksym_bpf;
 
 /** pp_ksym_bpf__new() - load bpf/ksym.bpf.c. Return: NULL if BPF is unavailable. */
 struct pp_ksym_bpf *pp_ksym_bpf__new(void);
-/** pp_ksym_bpf__free() - unload; accepts NULL. */
+/**
+ * pp_ksym_bpf__use() - a resolver on the pp_ksym program of an object that
+ * includes bpf/ksym.bpf.h (@addr, @text, @ret: its mapped globals); the
+ * object stays loaded by its owner. Return: NULL without memory.
+ */
+struct pp_ksym_bpf *pp_ksym_bpf__use(int prog_fd, unsigned long long *addr, char *text,
+				     long *ret);
+/** pp_ksym_bpf__free() - unload (unless borrowed); accepts NULL. */
 void pp_ksym_bpf__free(struct pp_ksym_bpf *k);
 /** pp_ksym_bpf__lookup() - the kernel's "%pS" text of @addr. Return: 0 or -errno. */
 int pp_ksym_bpf__lookup(struct pp_ksym_bpf *k, uint64_t addr, char *text, size_t len);

@@ -189,6 +189,11 @@ static void write_trace(const char *path, struct collected *col, struct pp_buf *
 	pp_buf__exit(&mm);
 }
 
+static int ksym_text(void *ctx, uint64_t addr, char *text, size_t len)
+{
+	return pp_ksym_bpf__lookup(ctx, addr, text, len);
+}
+
 static void offcpu_sleeper(int no_bpf_loop)
 {
 	static const char *const helpers[] = { "helpers/bpf-sleeper", "../../tests/helpers/bpf-sleeper",
@@ -196,6 +201,7 @@ static void offcpu_sleeper(int no_bpf_loop)
 	static const char *const analyzers[] = { "../pp-analyze", NULL };
 	struct pp_bpf_offcpu_opts oo = { 0 };
 	struct pp_bpf_offcpu *oc;
+	struct pp_ksym_bpf *ksym;
 	struct collected col = { .nr = 0 };
 	struct pp_buf tasks, mmaps;
 	struct pp_syms *syms;
@@ -221,6 +227,10 @@ static void offcpu_sleeper(int no_bpf_loop)
 	assert_non_null(oc);
 	syms = pp_syms__new(0);
 	assert_non_null(syms);
+	/* kernel symbols through the program the object carries (as pp-record) */
+	ksym = pp_bpf_offcpu__ksym(oc);
+	assert_non_null(ksym);
+	pp_syms__set_ksym_fn(syms, ksym_text, ksym);
 	pp_buf__init(&tasks);
 	pp_buf__init(&mmaps);
 	assert_int_equal(sleeper_go(&sl), 0);
@@ -261,10 +271,12 @@ static void offcpu_sleeper(int no_bpf_loop)
 			while (fgets(line, sizeof(line), p)) {
 				print_message("| %s", line);
 				if (strstr(line, "pp_sleep_here"))
-					named = 1;
+					named |= 1;
+				if (strstr(line, "do_nanosleep_[k]"))
+					named |= 2;
 			}
 			assert_int_equal(pclose(p), 0);
-			assert_true(named);
+			assert_int_equal(named, 3);
 		} else {
 			print_message("pp-analyze not beside the test: file round trip not checked\n");
 		}
@@ -275,6 +287,7 @@ static void offcpu_sleeper(int no_bpf_loop)
 	pp_buf__exit(&tasks);
 	pp_buf__exit(&mmaps);
 	pp_syms__free(syms);
+	pp_ksym_bpf__free(ksym);
 	pp_bpf_offcpu__free(oc);
 	close(sl.go);
 	close(sl.out);

@@ -22,6 +22,7 @@
 struct pp_buf;
 struct pp_syms;
 struct pp_item;
+struct pp_ksym_bpf;
 
 /**
  * pp_bpf__available() - whether this kernel can load pp's BPF programs.
@@ -360,6 +361,13 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
  */
 void pp_bpf_offcpu__flip(struct pp_bpf_offcpu *oc);
 
+/**
+ * pp_bpf_offcpu__ksym() - a kernel symbol resolver (record/ksym.c) on the
+ * program the off-CPU object carries for it; free it before @oc.
+ * Return: NULL without memory.
+ */
+struct pp_ksym_bpf *pp_bpf_offcpu__ksym(struct pp_bpf_offcpu *oc);
+
 /** pp_bpf_offcpu__free() - detach and free; accepts NULL. */
 void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc);
 
@@ -390,6 +398,9 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 
 /** pp_bpf_lock__flip() - as pp_bpf_offcpu__flip(). @lk: collector. */
 void pp_bpf_lock__flip(struct pp_bpf_lock *lk);
+
+/** pp_bpf_lock__ksym() - as pp_bpf_offcpu__ksym(), on the lock object. */
+struct pp_ksym_bpf *pp_bpf_lock__ksym(struct pp_bpf_lock *lk);
 
 /** pp_bpf_lock__free() - detach and free; accepts NULL. */
 void pp_bpf_lock__free(struct pp_bpf_lock *lk);
