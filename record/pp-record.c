@@ -125,6 +125,7 @@ struct opts {
 	const char *cgroups;
 	int all_cpus;
 	double duration;	/* seconds, 0 = none */
+	int output_set;		/* -o given (else "pp.trace") */
 	int freq;
 	int callgraph;
 	int exclude_user, exclude_kernel;
@@ -258,6 +259,17 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 				o->tids = po.tids;
 			if (po.cpus && !o->cpus)
 				o->cpus = po.cpus;
+			/* and so do the file and the duration: `pp-record offcpu -o F -d 5` */
+			if (po.output) {
+				if (!*po.output)
+					die_usage("empty output file name");
+				if (o->output_set && strcmp(o->output, po.output))
+					die_usage("two output files: '%s' and '%s'", o->output,
+						  po.output);
+				o->output = po.output;
+			}
+			if (po.duration_ns && !o->duration)
+				o->duration = (double)po.duration_ns / 1e9;
 		}
 	}
 	o->profiler = argv[0];
@@ -430,6 +442,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			if (!*optarg)
 				die_usage("empty output file name");
 			o->output = optarg;
+			o->output_set = 1;
 			break;
 		case 'd':
 			o->duration = parse_duration(optarg);

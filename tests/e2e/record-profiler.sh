@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pp-record PROFILER records exactly what `pp-analyze PROFILER` needs:
 # profile -> cpu-clock stacks resolving to the helper's functions; stat -e EV
-# -> exactly N events; an unknown option of the profiler is a usage error.
+# -> exactly N events; -o and -d after the profiler name are the recorder's;
+# an unknown option of the profiler is a usage error.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 AN=$B/pp-analyze
 [ -x "$AN" ] || skip "no $AN"
@@ -19,6 +20,18 @@ b=$(awk '/;spin_beta / { s += $NF } END { print s + 0 }' "$TMP/p.out")
 $REC -q -o "$TMP/s.trace" stat -e syscalls:sys_enter_getppid -- "$HELP/getppid-n" 777 || fail "pp-record stat"
 n=$($AN stat "$TMP/s.trace" | awk '$2 == "syscalls:sys_enter_getppid" { print $3 }')
 [ "$n" = 777 ] || fail "stat: $n events, want 777"
+
+# the file and the duration after the name, as the targets: not ignored
+(cd "$TMP" && $REC -q stat -e syscalls:sys_enter_getppid -o "$TMP/o.trace" -d 10 -- "$HELP/getppid-n" 5) ||
+	fail "pp-record stat -o FILE"
+[ -s "$TMP/o.trace" ] && [ ! -e "$TMP/pp.trace" ] || fail "stat -o after the profiler name: not the file written"
+t0=$(date +%s%N)
+$REC -q -a stat -e syscalls:sys_enter_getppid -o "$TMP/d.trace" -d 300ms || fail "pp-record stat -d"
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ -s "$TMP/d.trace" ] && [ "$ms" -lt 5000 ] || fail "stat -d 300ms after the profiler name: ran $ms ms"
+$REC -q -o "$TMP/a.trace" stat -e syscalls:sys_enter_getppid -o "$TMP/b.trace" -- true 2> "$TMP/err"
+rc=$?
+[ $rc = 2 ] && grep -q "two output files" "$TMP/err" || { cat "$TMP/err"; fail "two -o: exit $rc"; }
 
 $REC -q -o "$TMP/x.trace" profile --no-such-option -- true 2> "$TMP/err"
 rc=$?
