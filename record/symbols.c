@@ -59,11 +59,14 @@ struct dso {
 	dev_t dev;
 	ino_t ino;
 	/*
-	 * Function symbols read at first sight (while the file is there),
-	 * sorted; only those that samples hit go into the file, as they are hit.
+	 * Function symbols read at first sight (while the file is there), in
+	 * file order until the lookups make sorting them pay (dso_sort()); only
+	 * those that samples hit go into the file, as they are hit.
 	 */
 	struct usym *syms;
 	size_t nr_syms;
+	uint8_t sorted;		/* syms sorted by start (else in file order) */
+	uint32_t lookups;	/* addresses looked up while not sorted */
 	char *names;		/* one block holding every name, or: */
 	void *map;		/* the mapped string table they point into */
 	size_t map_len;
@@ -1071,13 +1074,59 @@ static void dso_load(struct pp_syms *s, int di)
 	d->state = r ? -1 : 1;
 }
 
-/* The symbol of @d holding file offset @off becomes due for the file, once. */
-static void usym_hit(struct dso *d, uint64_t off)
+#define LINEAR_LOOKUPS	16	/* lookups in a DSO before its symbols are sorted */
+
+static void usyms_sort(struct usym *v, size_t n);
+
+/*
+ * Sort @d's symbols by start, each without a size given the room to the
+ * next; the pending hits (indices) follow their symbols.
+ */
+static void dso_sort(struct dso *d)
+{
+	for (size_t k = 0; k < d->nr_hits; k++)
+		d->syms[d->hits[k]].emitted = 2;
+	usyms_sort(d->syms, d->nr_syms);
+	for (size_t i = 0; i + 1 < d->nr_syms; i++)
+		if (!d->syms[i].size && d->syms[i + 1].start - d->syms[i].start < 0xffffffffu)
+			d->syms[i].size = (uint32_t)(d->syms[i + 1].start - d->syms[i].start);
+	d->nr_hits = 0;
+	for (size_t i = 0; i < d->nr_syms; i++)
+		if (d->syms[i].emitted == 2) {
+			d->syms[i].emitted = 1;
+			d->hits[d->nr_hits++] = i;
+		}
+	d->sorted = 1;
+}
+
+/*
+ * Index of the symbol of @d holding file offset @off, or nr_syms. The
+ * last one starting at or below @off (of equal starts, the last in the
+ * table, as a stable sort leaves it) holds it within its size, or up to
+ * the next symbol when it has none.
+ */
+static size_t usym_find(struct dso *d, uint64_t off)
 {
 	size_t lo = 0, hi = d->nr_syms, i;
 
+	if (!d->sorted) {
+		/*
+		 * A few lookups scan the table: most libraries see a handful
+		 * in a whole recording, cheaper than sorting thousands.
+		 */
+		if (++d->lookups <= LINEAR_LOOKUPS) {
+			size_t best = d->nr_syms;
+
+			for (i = 0; i < d->nr_syms; i++)
+				if (d->syms[i].start <= off &&
+				    (best == d->nr_syms || d->syms[i].start >= d->syms[best].start))
+					best = i;
+			return best;
+		}
+		dso_sort(d);
+	}
 	if (!hi || off < d->syms[0].start)
-		return;
+		return d->nr_syms;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -1086,9 +1135,17 @@ static void usym_hit(struct dso *d, uint64_t off)
 		else
 			hi = mid;
 	}
-	i = lo;
-	if (d->syms[i].emitted || (d->syms[i].size && off >= d->syms[i].start + d->syms[i].size))
-		return;
+	return lo;
+}
+
+/* The symbol of @d holding file offset @off becomes due for the file, once. */
+static void usym_hit(struct dso *d, uint64_t off)
+{
+	size_t i = usym_find(d, off);
+
+	if (i == d->nr_syms || d->syms[i].emitted ||
+	    (d->syms[i].size && off - d->syms[i].start >= d->syms[i].size) || !d->syms[i].name[0])
+		return;		/* emitted, beyond it, or nameless (names are read only now) */
 	if (d->nr_hits == d->cap_hits) {
 		size_t nc = d->cap_hits ? d->cap_hits * 2 : 64, *nv;
 
@@ -1290,11 +1347,28 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 	upend_retry(s);
 }
 
-static int idx_cmp(const void *a, const void *b)
+/* Hits (indices into @ctx's symbols) by start, then index: as a stable sort orders them. */
+static int hit_cmp(const void *a, const void *b, void *ctx)
 {
+	const struct dso *d = ctx;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t sx = d->syms[x].start, sy = d->syms[y].start;
 
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
 	return x < y ? -1 : x > y;
+}
+
+/* The size of unsized symbol @i of @d not sorted yet: the room to the next. */
+static uint32_t usym_room(const struct dso *d, size_t i)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (size_t j = 0; j < d->nr_syms; j++)
+		if (d->syms[j].start > d->syms[i].start && d->syms[j].start < next)
+			next = d->syms[j].start;
+	return next != UINT64_MAX && next - d->syms[i].start < 0xffffffffu ?
+	       (uint32_t)(next - d->syms[i].start) : 0;
 }
 
 static int usym_cmp(const void *a, const void *b)
@@ -1399,8 +1473,11 @@ static int usym_vec_add(struct usym_vec *u, const Elf64_Phdr *ph, size_t nph, ui
  */
 static void usyms_sort(struct usym *v, size_t n)
 {
+	size_t cnt[8][256];
 	struct usym *tmp, *src = v, *dst;
-	size_t cnt[256], i;
+	uint64_t diff = 0;
+	unsigned int bytes = 0;
+	size_t i;
 
 	for (i = 1; i < n && v[i - 1].start <= v[i].start; i++)
 		;
@@ -1411,23 +1488,27 @@ static void usyms_sort(struct usym *v, size_t n)
 		qsort(v, n, sizeof(*v), usym_cmp);
 		return;
 	}
+	/* the bytes in which starts differ, and all their counts in one pass */
+	for (i = 1; i < n; i++)
+		diff |= v[i].start ^ v[0].start;
+	while (bytes < 8 && diff >> (8 * bytes))
+		bytes++;
+	memset(cnt, 0, bytes * sizeof(cnt[0]));
+	for (i = 0; i < n; i++)
+		for (unsigned int b = 0; b < bytes; b++)
+			cnt[b][(v[i].start >> (8 * b)) & 0xff]++;
 	dst = tmp;
-	for (unsigned int shift = 0; shift < 64; shift += 8) {
+	for (unsigned int b = 0; b < bytes; b++) {
 		size_t at = 0;
 
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < n; i++)
-			cnt[(src[i].start >> shift) & 0xff]++;
-		if (cnt[(src[0].start >> shift) & 0xff] == n)
-			continue;
 		for (i = 0; i < 256; i++) {
-			size_t c = cnt[i];
+			size_t c = cnt[b][i];
 
-			cnt[i] = at;
+			cnt[b][i] = at;
 			at += c;
 		}
 		for (i = 0; i < n; i++)
-			dst[cnt[(src[i].start >> shift) & 0xff]++] = src[i];
+			dst[cnt[b][(src[i].start >> (8 * b)) & 0xff]++] = src[i];
 		dst = src;
 		src = src == v ? tmp : v;
 	}
@@ -1437,17 +1518,16 @@ static void usyms_sort(struct usym *v, size_t n)
 }
 
 /*
- * Make the symbols of @u @d's: sorted, each symbol without a size given
- * the room to the next. Their names must live as long as @d. @u is then empty.
+ * Make the symbols of @u @d's, in file order: sorted only at the
+ * LINEAR_LOOKUPS+1st address looked up in @d (dso_sort()). Their names must
+ * live as long as @d. @u is then empty.
  */
 static void usyms_take(struct dso *d, struct usym_vec *u)
 {
-	usyms_sort(u->v, u->nv);
-	for (size_t i = 0; i + 1 < u->nv; i++)
-		if (!u->v[i].size && u->v[i + 1].start - u->v[i].start < 0xffffffffu)
-			u->v[i].size = (uint32_t)(u->v[i + 1].start - u->v[i].start);
 	d->syms = u->v;
 	d->nr_syms = u->nv;
+	d->sorted = 0;
+	d->lookups = 0;
 	memset(u, 0, sizeof(*u));
 }
 
@@ -1570,6 +1650,11 @@ static int elf64_load_table(struct dso *d, int fd)
 		if (!sym)
 			goto out;
 		nsym = ss->sh_size / sizeof(Elf64_Sym);
+		/* room for all at once: growing by doubling copied them over and over */
+		u.v = malloc((nsym ? nsym : 1) * sizeof(*u.v));
+		if (!u.v)
+			goto out;
+		u.cap = nsym;
 		for (size_t i = 0; i < nsym; i += SYM_BATCH) {
 			size_t n = nsym - i < SYM_BATCH ? nsym - i : SYM_BATCH;
 
@@ -1579,8 +1664,7 @@ static int elf64_load_table(struct dso *d, int fd)
 				const Elf64_Sym *es = &sym[j];
 
 				if (ELF64_ST_TYPE(es->st_info) != STT_FUNC || !es->st_value ||
-				    es->st_shndx == SHN_UNDEF || es->st_name >= strsz ||
-				    !str[es->st_name])
+				    es->st_shndx == SHN_UNDEF || es->st_name >= strsz)
 					continue;
 				if (usym_vec_add(&u, ph, nph, es->st_value, es->st_size,
 						 str + es->st_name))
@@ -1607,7 +1691,7 @@ out:
 
 /*
  * Read the .symtab (or .dynsym) functions of @d from @path into d->syms,
- * sorted by file offset, with a size to the next symbol where ELF has none.
+ * by file offset (usyms_take(): in file order until sorted).
  */
 static int load_elf_table(struct dso *d, const char *path)
 {
@@ -1764,12 +1848,13 @@ void pp_syms__pending(struct pp_syms *s, struct pp_buf *ksyms, struct pp_buf *us
 		d->announced = 1;
 		/* the symbols hit since the last flush, sorted by start */
 		if (d->nr_hits)
-			qsort(d->hits, d->nr_hits, sizeof(*d->hits), idx_cmp);
+			qsort_r(d->hits, d->nr_hits, sizeof(*d->hits), hit_cmp, d);
 		usyms_item_begin(usyms, d, (uint32_t)d->nr_hits, &at, &nr_at);
 		for (size_t k = 0; k < d->nr_hits; k++) {
 			const struct usym *u = &d->syms[d->hits[k]];
+			uint32_t size = u->size || d->sorted ? u->size : usym_room(d, d->hits[k]);
 
-			usym_put(usyms, u->start, u->size, u->name);
+			usym_put(usyms, u->start, size, u->name);
 		}
 		pp_item__end(usyms, at);
 		d->nr_hits = 0;

@@ -371,11 +371,18 @@ out:
 /*
  * Functions of a library with thousands of symbols in no order (libc's
  * .dynsym): each sampled address is named by the symbol that starts where
- * its function starts.
+ * its function starts, whether found by a scan of the table (the first
+ * lookups) or in the sorted table.
  */
 static void test_names_library_functions(void **state)
 {
-	static const char *const fns[] = { "qsort", "strtoul", "fputs", "getenv", "mkstemp" };
+	/* more than LINEAR_LOOKUPS: the table is sorted with hits pending */
+	static const char *const fns[] = {
+		"qsort", "strtoul", "fputs", "getenv", "mkstemp", "fopen", "fclose", "fread",
+		"fwrite", "printf", "snprintf", "sscanf", "atoi", "calloc", "realloc", "free",
+		"malloc", "close", "lseek", "getppid", "sleep", "usleep", "abort", "rewind",
+		"setvbuf", "fflush",
+	};
 	struct fixture *f = *state;
 	struct pp_buf t, m, k, u;
 	uint32_t pid = (uint32_t)getpid();
@@ -398,6 +405,7 @@ static void test_names_library_functions(void **state)
 		char maps[PATH_MAX + 128];
 		uint64_t off = 0;
 		const uint8_t *p = NULL;
+		void *alias;
 		FILE *mf = fopen("/proc/self/maps", "r");
 
 		/* the function's file offset, from the mapping that holds it */
@@ -411,14 +419,20 @@ static void test_names_library_functions(void **state)
 		}
 		fclose(mf);
 		assert_true(off != 0);
-		/* a USYMS entry (start, size, name) at that offset, naming an alias of it */
+		/*
+		 * A USYMS entry (start, size, name) at that offset: an alias of
+		 * it, which dlsym() finds unless only an old version has it
+		 * (cfree@GLIBC_2.2.5 for free).
+		 */
 		for (size_t at = 0; at + 12 < u.len; at++)
 			if (!memcmp(u.data + at, &off, 8)) {
 				p = u.data + at;
 				break;
 			}
 		assert_non_null(p);
-		assert_ptr_equal(dlsym(RTLD_DEFAULT, (const char *)p + 12), fn);
+		assert_true(p[12] != 0);
+		alias = dlsym(RTLD_DEFAULT, (const char *)p + 12);
+		assert_true(alias == fn || !alias);
 	}
 	pp_buf__exit(&t);
 	pp_buf__exit(&m);
