@@ -57,19 +57,37 @@ def peak_rss_kib(pid):
         return 0
 
 
-def run_workload():
+def run_workload(pid=None):
+    """Run the workload; returns its wall seconds. With @pid (a recorder),
+    also the recorder's CPU seconds per second from 2 s into the workload to
+    its end, past the first sight of its processes: (wall, rate or None)."""
     t0 = time.monotonic()
-    subprocess.run(WORKLOAD, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.monotonic() - t0
+    w = subprocess.Popen(WORKLOAD, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rate = None
+    if pid is not None:
+        try:
+            w.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            c0, m0 = cpu_ns(pid), time.monotonic()
+            w.wait()
+            c1, m1 = cpu_ns(pid), time.monotonic()
+            rate = (c1 - c0) / 1e9 / (m1 - m0) if m1 > m0 + 1 else None
+    if w.wait() != 0:
+        die("workload failed: %s" % " ".join(WORKLOAD))
+    wall = time.monotonic() - t0
+    return (wall, rate) if pid is not None else wall
 
 
 def measure_recorder(cmd, out):
     """Start a system-wide recorder, run the workload, stop it with SIGINT.
     Returns (workload seconds, recorder CPU seconds, recorder peak RSS KiB
-    up to the stop signal, its output, recorder CPU seconds after start-up). CPU comes from the
+    up to the stop signal, its output, recorder CPU seconds after start-up,
+    recorder CPU seconds per second in steady state or None). CPU comes from the
     kernel's accounting of the reaped process (wait4), to the microsecond;
     "after start-up" leaves out what it spent before the workload began
-    (loading, snapshot), which a long recording amortises."""
+    (loading, snapshot), which a long recording amortises; "steady state"
+    is the rate from 2 s into the workload to its end, which a long
+    recording pays for every second."""
     for f in (out, out + ".old"):
         if os.path.exists(f):
             os.unlink(f)
@@ -80,7 +98,7 @@ def measure_recorder(cmd, out):
         time.sleep(0.05)
     time.sleep(0.5)             # let it settle: events enabled, snapshot written
     startup = cpu_ns(p.pid) / 1e9
-    wall = run_workload()
+    wall, rate = run_workload(p.pid)
     time.sleep(0.2)
     rss = peak_rss_kib(p.pid)
     os.kill(p.pid, signal.SIGINT)
@@ -91,7 +109,7 @@ def measure_recorder(cmd, out):
     if p.returncode not in (0, -signal.SIGINT) or not os.path.exists(out):
         die("recorder failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), text[-2000:]))
     cpu = ru.ru_utime + ru.ru_stime
-    return wall, cpu, rss, text, cpu - startup
+    return wall, cpu, rss, text, cpu - startup, rate
 
 
 def pp_counts(path):
@@ -167,7 +185,7 @@ def main():
         for name in order:
             ext = ".trace" if name.startswith("pp") else ".data"
             out = os.path.join(TMP, name.replace(" ", "_") + ext)
-            wall, cpu, rss, _, _ = measure_recorder(recorders[name](out), out)
+            wall, cpu, rss, _, _, _ = measure_recorder(recorders[name](out), out)
             ev, lost = pp_counts(out) if ext == ".trace" else perf_counts(out)
             r = res[name]
             r["slow"].append(wall)
@@ -196,7 +214,7 @@ def main():
         for name in order:
             ext = ".trace" if name.startswith("pp") else ".data"
             out = os.path.join(TMP, name.replace(" ", "_") + ext)
-            wall, cpu, rss, _, _ = measure_recorder(samp[name](out), out)
+            wall, cpu, rss, _, _, _ = measure_recorder(samp[name](out), out)
             if ext == ".trace":
                 info = subprocess.run([PP_ANALYZE, "info", out], capture_output=True,
                                       text=True).stdout
@@ -215,7 +233,7 @@ def main():
 
     # Off-CPU profile: BPF aggregation in the kernel vs recording every
     # sched_switch (with its stack) and sched_wakeup for task-state.
-    offres = {name: {"slow": [], "bytes": [], "cpu": [], "run": []}
+    offres = {name: {"slow": [], "bytes": [], "cpu": [], "run": [], "rate": []}
               for name in ("offcpu", "switches")}
     offcmd = {
         "offcpu": lambda o: [PP_RECORD, "-q", "-a", "-o", o, "offcpu"],
@@ -226,11 +244,13 @@ def main():
     for rnd in range(ROUNDS if have_btf else 0):
         for name in (("offcpu", "switches") if rnd % 2 == 0 else ("switches", "offcpu")):
             out = os.path.join(TMP, "off-" + name + ".trace")
-            wall, cpu, rss, _, run = measure_recorder(offcmd[name](out), out)
+            wall, cpu, rss, _, run, rate = measure_recorder(offcmd[name](out), out)
             offres[name]["slow"].append(wall)
             offres[name]["bytes"].append(os.path.getsize(out))
             offres[name]["cpu"].append(cpu)
             offres[name]["run"].append(run)
+            if rate is not None:
+                offres[name]["rate"].append(rate)
 
     # Analyzer memory must not grow with the file: the same analysis on a
     # file of N events and one of 10 N (getppid events of a helper).
@@ -320,6 +340,9 @@ def main():
         row("file bytes", med(o["bytes"]), med(w["bytes"]), "%.0f")
         row("recorder CPU ms, whole run", med(o["cpu"]) * 1e3, med(w["cpu"]) * 1e3, "%.1f")
         row("recorder CPU ms after start-up", med(o["run"]) * 1e3, med(w["run"]) * 1e3, "%.1f")
+        if o["rate"] and w["rate"]:
+            row("recorder CPU ms/s, steady state", med(o["rate"]) * 1e3, med(w["rate"]) * 1e3,
+                "%.2f")
     if mem:
         print()
         print("analyzer on growing files (getppid events): peak RSS must not grow")
