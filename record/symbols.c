@@ -1622,7 +1622,7 @@ static int elf64_load_table(struct dso *d, int fd)
 		struct stat st;
 
 		if (ss->sh_entsize != sizeof(Elf64_Sym) || ss->sh_link >= eh.e_shnum ||
-		    fstat(fd, &st))
+		    ss->sh_size > (256u << 20) || fstat(fd, &st))
 			goto out;
 		sl = &sh[ss->sh_link];
 		strsz = sl->sh_size;
