@@ -71,6 +71,8 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	pp_bpf_lazy_hash(lk->skel->maps.start);
 	pp_bpf_lazy_hash(lk->skel->maps.waking);
 	pp_bpf_lazy_hash(lk->skel->maps.stacks);
+	/* syscall programs and bpf_snprintf(): 5.14; before, kallsyms serve */
+	bpf_program__set_autoload(lk->skel->progs.pp_ksym, pp_bpf_kernel_at_least(5, 14));
 	lk->skel->rodata->pp_stack_loop = pp_bpf_kernel_at_least(5, 17);
 	ret = lock_bpf__load(lk->skel);
 	if (ret) {
@@ -193,7 +195,13 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 /** pp_bpf_lock__ksym() - a resolver on the object's pp_ksym program. */
 struct pp_ksym_bpf *pp_bpf_lock__ksym(struct pp_bpf_lock *lk)
 {
-	return pp_ksym_bpf__use(bpf_program__fd(lk->skel->progs.pp_ksym), &lk->skel->bss->ksym_addr,
+	int fd = bpf_program__fd(lk->skel->progs.pp_ksym);
+
+	if (fd < 0) {
+		errno = ENOSYS;
+		return NULL;	/* not loaded on this kernel */
+	}
+	return pp_ksym_bpf__use(fd, &lk->skel->bss->ksym_addr,
 				lk->skel->bss->ksym_text, &lk->skel->bss->ksym_ret);
 }
 

@@ -122,6 +122,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	pp_bpf_lazy_hash(oc->skel->maps.agg);
 	pp_bpf_lazy_hash(oc->skel->maps.procs);
 	pp_bpf_lazy_hash(oc->skel->maps.stacks);
+	/* syscall programs and bpf_snprintf(): 5.14; before, kallsyms serve */
+	bpf_program__set_autoload(oc->skel->progs.pp_ksym, pp_bpf_kernel_at_least(5, 14));
 	oc->skel->rodata->pp_stack_loop = !o->no_bpf_loop && pp_bpf_kernel_at_least(5, 17);
 	pp_bpf_lazy_hash(oc->skel->maps.start);
 	ret = offcpu_bpf__load(oc->skel);
@@ -544,7 +546,13 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 /** pp_bpf_offcpu__ksym() - a resolver on the object's pp_ksym program. */
 struct pp_ksym_bpf *pp_bpf_offcpu__ksym(struct pp_bpf_offcpu *oc)
 {
-	return pp_ksym_bpf__use(bpf_program__fd(oc->skel->progs.pp_ksym), &oc->skel->bss->ksym_addr,
+	int fd = bpf_program__fd(oc->skel->progs.pp_ksym);
+
+	if (fd < 0) {
+		errno = ENOSYS;
+		return NULL;	/* not loaded on this kernel */
+	}
+	return pp_ksym_bpf__use(fd, &oc->skel->bss->ksym_addr,
 				oc->skel->bss->ksym_text, &oc->skel->bss->ksym_ret);
 }
 

@@ -1076,7 +1076,9 @@ static int ksym_text(void *ctx, uint64_t addr, char *text, size_t len)
 		r->ksym_tried = 1;
 		/* an aggregator's object carries the program: no second load */
 		r->ksym = r->offcpu ? pp_bpf_offcpu__ksym(r->offcpu) :
-			  r->lockp ? pp_bpf_lock__ksym(r->lockp) : pp_ksym_bpf__new();
+			  r->lockp ? pp_bpf_lock__ksym(r->lockp) : NULL;
+		if (!r->ksym)
+			r->ksym = pp_ksym_bpf__new();
 	}
 	if (!r->ksym)
 		return -ENOSYS;

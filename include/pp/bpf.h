@@ -364,7 +364,8 @@ void pp_bpf_offcpu__flip(struct pp_bpf_offcpu *oc);
 /**
  * pp_bpf_offcpu__ksym() - a kernel symbol resolver (record/ksym.c) on the
  * program the off-CPU object carries for it; free it before @oc.
- * Return: NULL without memory.
+ * Return: NULL without memory, or where the kernel (before 5.14) could not
+ * load that program.
  */
 struct pp_ksym_bpf *pp_bpf_offcpu__ksym(struct pp_bpf_offcpu *oc);
 
