@@ -195,13 +195,8 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 /** pp_bpf_lock__ksym() - a resolver on the object's pp_ksym program. */
 struct pp_ksym_bpf *pp_bpf_lock__ksym(struct pp_bpf_lock *lk)
 {
-	int fd = bpf_program__fd(lk->skel->progs.pp_ksym);
-
-	if (fd < 0) {
-		errno = ENOSYS;
-		return NULL;	/* not loaded on this kernel */
-	}
-	return pp_ksym_bpf__use(fd, &lk->skel->bss->ksym_addr,
+	/* not loaded before 5.14: NULL */
+	return pp_ksym_bpf__use(bpf_program__fd(lk->skel->progs.pp_ksym), &lk->skel->bss->ksym_addr,
 				lk->skel->bss->ksym_text, &lk->skel->bss->ksym_ret);
 }
 

@@ -546,13 +546,8 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 /** pp_bpf_offcpu__ksym() - a resolver on the object's pp_ksym program. */
 struct pp_ksym_bpf *pp_bpf_offcpu__ksym(struct pp_bpf_offcpu *oc)
 {
-	int fd = bpf_program__fd(oc->skel->progs.pp_ksym);
-
-	if (fd < 0) {
-		errno = ENOSYS;
-		return NULL;	/* not loaded on this kernel */
-	}
-	return pp_ksym_bpf__use(fd, &oc->skel->bss->ksym_addr,
+	/* not loaded before 5.14: NULL */
+	return pp_ksym_bpf__use(bpf_program__fd(oc->skel->progs.pp_ksym), &oc->skel->bss->ksym_addr,
 				oc->skel->bss->ksym_text, &oc->skel->bss->ksym_ret);
 }
 

@@ -53,14 +53,19 @@ struct pp_ksym_bpf *pp_ksym_bpf__new(void)
 /**
  * pp_ksym_bpf__use() - a resolver on the pp_ksym program of a loaded
  * object (bpf/ksym.bpf.h), which stays its owner.
- * @prog_fd: the program; @addr, @text, @ret: its globals, mapped.
- * Return: resolver, or NULL without memory.
+ * @prog_fd: the program (< 0: not loaded); @addr, @text, @ret: its globals, mapped.
+ * Return: resolver, or NULL (errno ENOSYS: program not loaded, ENOMEM).
  */
 struct pp_ksym_bpf *pp_ksym_bpf__use(int prog_fd, unsigned long long *addr, char *text,
 				     long *ret)
 {
-	struct pp_ksym_bpf *k = calloc(1, sizeof(*k));
+	struct pp_ksym_bpf *k;
 
+	if (prog_fd < 0) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	k = calloc(1, sizeof(*k));
 	if (!k)
 		return NULL;
 	k->prog_fd = prog_fd;

@@ -131,7 +131,8 @@ struct pp_ksym_bpf *pp_ksym_bpf__new(void);
 /**
  * pp_ksym_bpf__use() - a resolver on the pp_ksym program of an object that
  * includes bpf/ksym.bpf.h (@addr, @text, @ret: its mapped globals); the
- * object stays loaded by its owner. Return: NULL without memory.
+ * object stays loaded by its owner. Return: NULL without memory or where
+ * @prog_fd < 0 (the program was not loaded).
  */
 struct pp_ksym_bpf *pp_ksym_bpf__use(int prog_fd, unsigned long long *addr, char *text,
 				     long *ret);
