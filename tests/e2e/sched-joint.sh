@@ -36,7 +36,8 @@ fi
 # task-state as a source (system-wide, so both sides of each switch are seen)
 "$B/pp-record" -q -a -g -o "$T/s" -e 'task-state,syscalls:sys_enter_nanosleep,syscalls:sys_enter_clock_nanosleep' -- \
 	taskset -c 0 "$B/tests/helpers/sched-sleep" $N 20 >/dev/null 2>&1 || { echo "pp-record task-state failed"; exit 1; }
-n=$("$B/pp-analyze" trace -e 'task-state/-S --filter sched-sleep/' "$T/s" | grep -c ': task-state: S 2[0-4]\.')
+# 20 ms each, plus the wake-up latency of a busy 2-core VM (24-25 ms seen under load)
+n=$("$B/pp-analyze" trace -e 'task-state/-S --filter sched-sleep/' "$T/s" | grep -c ': task-state: S 2[0-9]\.')
 [ "$n" = $N ] || { echo "trace -e task-state: $n S intervals of ~20 ms, want $N"; exit 1; }
 "$B/pp-analyze" trace -e 'task-state/-S --filter sched-sleep/' "$T/s" | grep -q sched_sleep_once ||
 	{ echo "task-state source events lack the blocking stack"; exit 1; }
