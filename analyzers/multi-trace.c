@@ -70,7 +70,7 @@ static int mt_init(struct pp_session *s)
 	const struct pp_opts *o = pp_session__opts(s);
 	size_t nr;
 	struct pp_evsel *evs = pp_session__evsels(s, &nr);
-	char last[8][128];
+	const char *last[8];
 	int nr_last = 0, starts = 0, ends = 0, ret;
 
 	if (!mt)
@@ -91,17 +91,13 @@ static int mt_init(struct pp_session *s)
 	 * entry ends.
 	 */
 	for (int i = o->nr_events - 1; i >= 0; i--) {
-		struct pp_evspec sp;
-
 		if (o->nr_event_groups > 1 && o->event_group[i] != o->event_group[o->nr_events - 1])
 			break;
 		if (nr_last == 8) {
 			fprintf(stderr, "pp-analyze: multi-trace: at most 8 end events\n");
 			return -EINVAL;
 		}
-		if (pp_evspec__parse(o->events[i], &sp))
-			return -EINVAL;
-		memcpy(last[nr_last++], sp.pattern, sizeof(last[0]));
+		last[nr_last++] = pp_session__evspec(s, i)->pattern;
 		if (o->nr_event_groups <= 1)
 			break;
 	}
@@ -148,13 +144,10 @@ static int mt_init(struct pp_session *s)
 	}
 	/* Entries naming a profiler used as a source (-e 'task-state/-S/'). */
 	for (int i = 0; i < o->nr_events; i++) {
-		struct pp_opts so;
-		struct pp_evspec sp;
-		char buf[256], err[256];
+		const struct pp_evspec *sp = pp_session__evspec(s, i);
 		struct mt_role *r = &mt->src_roles[i];
 
-		if (!pp_analyzer__source(o->events[i], buf, sizeof(buf), &so, err, sizeof(err)) ||
-		    pp_evspec__parse(o->events[i], &sp))
+		if (!sp->source)
 			continue;
 		r->role = o->nr_event_groups > 1 ? (o->event_group[i] == o->event_group[o->nr_events - 1] ? 2 : 1) :
 			  (i == o->nr_events - 1 ? 2 : 1);
@@ -162,11 +155,11 @@ static int mt_init(struct pp_session *s)
 			ends++;
 		else
 			starts++;
-		if (!sp.key[0] || !strcmp(sp.key, "tid"))
+		if (!sp->key[0] || !strcmp(sp->key, "tid"))
 			r->kind = MT_KEY_TID;
-		else if (!strcmp(sp.key, "pid"))
+		else if (!strcmp(sp->key, "pid"))
 			r->kind = MT_KEY_PID;
-		else if (!strcmp(sp.key, "cpu"))
+		else if (!strcmp(sp->key, "cpu"))
 			r->kind = MT_KEY_CPU;
 		else {
 			fprintf(stderr, "pp-analyze: multi-trace: %s: a profiler source joins by key=tid, pid or cpu\n",

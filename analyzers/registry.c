@@ -87,18 +87,11 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 	for (int i = 0; i < o.nr_events; i++) {
 		struct pp_event_reqs sub;
 		struct pp_event_req *r;
-		struct pp_evspec spec;
 
-		ret = a->source_event || strchr(o.events[i], '/') ?
-		      pp_analyzer__source_events(o.events[i], &sub, err, errlen) : 0;
+		ret = pp_analyzer__source_events(o.events[i], a, &sub, err, errlen);
 		if (ret < 0)
 			return ret;
 		if (ret > 0) {
-			if (!a->source_event) {
-				snprintf(err, errlen, "%s does not take profiler events ('%s')", profiler,
-					 o.events[i]);
-				return -EINVAL;
-			}
 			for (int k = 0; k < sub.nr && out->nr < PP_MAX_EVENT_REQS; k++)
 				out->req[out->nr++] = sub.req[k];
 			out->system_wide |= sub.system_wide;
@@ -109,12 +102,8 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 			return -EINVAL;
 		}
 		r = &out->req[out->nr++];
-		if (pp_evspec__parse(o.events[i], &spec)) {
-			snprintf(err, errlen, "bad event '%s'", o.events[i]);
-			return -EINVAL;
-		}
 		r->spec = o.events[i];
-		r->callchain = o.callchain || spec.stack;
+		r->callchain = o.callchain;
 		r->exclude_user = o.exclude_user;
 		r->exclude_kernel = o.exclude_kernel;
 	}
@@ -123,12 +112,14 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 
 /**
  * pp_analyzer__source() - the module an -e entry names as an event source.
- * @entry: the -e entry; @buf, @len: storage for the module's arguments;
- * @o: receives its options; @err, @errlen: message on failure.
+ * @entry: the -e entry; @host: the module whose -e it is, or NULL;
+ * @buf, @len: storage for the module's arguments; @o: receives its options;
+ * @err, @errlen: message on failure.
  * Return: the module, or NULL (errno 0: not a source; EINVAL: bad options).
  */
-const struct pp_analyzer *pp_analyzer__source(const char *entry, char *buf, size_t len,
-					      struct pp_opts *o, char *err, size_t errlen)
+const struct pp_analyzer *pp_analyzer__source(const char *entry, const struct pp_analyzer *host,
+					      char *buf, size_t len, struct pp_opts *o, char *err,
+					      size_t errlen)
 {
 	const char *slash = strchr(entry, '/'), *end;
 	size_t n = slash ? (size_t)(slash - entry) : strlen(entry);
@@ -144,6 +135,13 @@ const struct pp_analyzer *pp_analyzer__source(const char *entry, char *buf, size
 	}
 	if (!a)
 		return NULL;
+	if (!slash && pp_evspec__is_named(a->name) && !(host && host->source_event))
+		return NULL;	/* "page-faults": the plain event */
+	if (host && !host->source_event) {
+		snprintf(err, errlen, "%s does not take profiler events ('%s')", host->name, entry);
+		errno = EINVAL;
+		return NULL;
+	}
 	/* The first /.../ block holds the module's options, e.g. "-F 500". */
 	end = slash ? strchr(slash + 1, '/') : NULL;
 	n = slash ? (end ? (size_t)(end - slash - 1) : strlen(slash + 1)) : 0;
@@ -179,18 +177,19 @@ static size_t src_pool_used;
 
 /**
  * pp_analyzer__source_events() - the events of an -e entry naming a source.
- * @entry: the -e entry; @out: receives the requests; @err, @errlen: message.
+ * @entry: the -e entry; @host: the module whose -e it is, or NULL;
+ * @out: receives the requests; @err, @errlen: message.
  * Return: 1 when @entry names a source, 0 when not, -EINVAL.
  */
-int pp_analyzer__source_events(const char *entry, struct pp_event_reqs *out, char *err,
-			       size_t errlen)
+int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host,
+			       struct pp_event_reqs *out, char *err, size_t errlen)
 {
 	const struct pp_analyzer *a;
 	struct pp_opts o;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	a = pp_analyzer__source(entry, src_pool + src_pool_used, sizeof(src_pool) - src_pool_used,
+	a = pp_analyzer__source(entry, host, src_pool + src_pool_used, sizeof(src_pool) - src_pool_used,
 				&o, err, errlen);
 	if (!a)
 		return errno ? -EINVAL : 0;

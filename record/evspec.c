@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * -e EVENT parsing: sys:name[/filter/ATTR.../], uprobe:func@/path,
- * uretprobe:..., kprobe:func, software and hardware event names; and the
- * probe PMUs (uprobe, kprobe) with ELF symbol -> file offset lookup.
+ * The one -e entry parser (include/pp/evspec.h): tracepoints with a kernel
+ * filter and attributes, named software and hardware events, probes and
+ * breakpoints; and the probe PMUs (uprobe, kprobe) with ELF symbol -> file
+ * offset lookup. pp-record and pp-analyze (files and --live) all parse here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +15,10 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 
+#include "pp/evspec.h"
 #include "record.h"
 
+/* The one table of named events; sampling ones default to 99 Hz. */
 static const struct {
 	const char *name;
 	enum pp_evspec_kind kind;
@@ -40,85 +43,160 @@ static const struct {
 	{ "branch-misses",	PP_EV_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
 };
 
-/* Analyzer-level attributes accepted (and kept out of the kernel attr). */
-static const char *const passive_attrs[] = {
-	"key", "top-by", "top-add", "comm", "ptr", "size", "num", "role", "untraced", "trigger",
-};
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ENTRY_MAX	2048
 
 /**
- * pp_evspec_free() - free an array of specs.
- * @specs: array or NULL; @nr: entries.
+ * pp_evspec__is_named() - whether @name is a named software/hardware event.
+ * @name: an event name.
+ * Return: 1 or 0.
  */
-void pp_evspec_free(struct pp_evspec *specs, int nr)
+int pp_evspec__is_named(const char *name)
 {
-	int i;
-
-	for (i = 0; i < nr; i++) {
-		free(specs[i].name);
-		free(specs[i].sys);
-		free(specs[i].event);
-		free(specs[i].filter);
-		free(specs[i].func);
-		free(specs[i].path);
-		free(specs[i].alias);
-	}
-	free(specs);
+	for (size_t i = 0; i < ARRAY_SIZE(named_events); i++)
+		if (!strcmp(name, named_events[i].name))
+			return 1;
+	return 0;
 }
 
+/*
+ * Where an entry's HEAD ends. A probe's path and a breakpoint's length hold
+ * slashes, so their blocks begin at "//"; any other HEAD ends at its first
+ * slash. @end: the end of the entry (a comma or NUL when splitting).
+ */
+static const char *head_end(const char *s, const char *end)
+{
+	const char *slash = memchr(s, '/', (size_t)(end - s));
+	const char *at = memchr(s, '@', (size_t)(end - s));
+
+	if (!strncmp(s, "mem:", 4) || (at && (!slash || at < slash))) {
+		for (const char *p = s; p + 1 < end; p++)
+			if (p[0] == '/' && p[1] == '/')
+				return p;
+		return end;
+	}
+	return slash ? slash : end;
+}
+
+/**
+ * pp_evspec__split() - split an -e argument into entries, in place.
+ * @arg: the argument; @entries, @max: receive pointers into @arg.
+ *
+ * An entry ends at a comma outside its blocks: after HEAD (see head_end()),
+ * a block section runs to a '/' that is followed by a comma or the end.
+ * Return: the number of entries, or -E2BIG.
+ */
+int pp_evspec__split(char *arg, char **entries, int max)
+{
+	char *p = arg;
+	int n = 0;
+
+	while (*p) {
+		char *start = p, *comma = strchr(p, ','), *lim = comma ? comma : p + strlen(p);
+		char *h = (char *)head_end(start, lim);
+
+		if (*h == '/') {
+			/* blocks: the first '/' followed by ',' or NUL past HEAD's own */
+			char *q = h + 1;
+
+			while (*q && !(*q == '/' && (q[1] == ',' || !q[1])))
+				q++;
+			lim = *q ? q + 1 : q;
+		}
+		p = *lim ? lim + 1 : lim;
+		*lim = '\0';
+		if (!*start)
+			continue;
+		if (n == max)
+			return -E2BIG;
+		entries[n++] = start;
+	}
+	return n;
+}
+
+static int set_str(char *dst, size_t size, const char *v, const char *what, char *err,
+		   size_t errlen)
+{
+	size_t n = strlen(v);
+
+	if (n >= size) {
+		snprintf(err, errlen, "%s '%.40s...' is too long (at most %zu bytes)", what, v,
+			 size - 1);
+		return -EINVAL;
+	}
+	memcpy(dst, v, n + 1);
+	return 0;
+}
+
+/* One ATTR block: "stack", "max-stack=N", "key=FIELD", ... */
 static int parse_attr(struct pp_evspec *sp, const char *a, char *err, size_t errlen)
 {
+	static const struct {
+		const char *key;
+		size_t off;
+	} strs[] = {
+		{ "alias", offsetof(struct pp_evspec, alias) },
+		{ "key", offsetof(struct pp_evspec, key) },
+		{ "comm", offsetof(struct pp_evspec, comm) },
+		{ "num", offsetof(struct pp_evspec, num) },
+		{ "ptr", offsetof(struct pp_evspec, ptr) },
+		{ "size", offsetof(struct pp_evspec, size) },
+		{ "role", offsetof(struct pp_evspec, role) },
+	};
 	const char *eq = strchr(a, '=');
 	size_t klen = eq ? (size_t)(eq - a) : strlen(a);
-	size_t i;
+	const char *v = eq ? eq + 1 : NULL;
 
+#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(a, k, klen))
 	if (!klen)
 		return 0;
-	if (!strcmp(a, "stack")) {
+	if (KEY("stack") && !v) {
 		sp->stack = 1;
 		return 0;
 	}
-	if (klen == 9 && !strncmp(a, "max-stack", 9) && eq) {
+	if (KEY("untraced") && !v) {
+		sp->untraced = 1;
+		return 0;
+	}
+	if (KEY("trigger") && !v) {
+		sp->trigger = 1;
+		return 0;
+	}
+	if (KEY("max-stack") && v) {
 		char *end;
-		long v = strtol(eq + 1, &end, 10);
+		long n = strtol(v, &end, 10);
 
-		if (*end || v < 1 || v > 1024) {
-			snprintf(err, errlen, "bad max-stack '%s' (1..1024)", eq + 1);
+		if (end == v || *end || n < 1 || n > 1024) {
+			snprintf(err, errlen, "bad max-stack '%s' (1..1024)", v);
 			return -EINVAL;
 		}
-		sp->max_stack = (int)v;
+		sp->max_stack = (int)n;
 		sp->stack = 1;
 		return 0;
 	}
-	if (klen == 5 && !strncmp(a, "alias", 5) && eq) {
-		free(sp->alias);
-		sp->alias = strdup(eq + 1);
-		return sp->alias ? 0 : -ENOMEM;
+	if ((KEY("top-by") || KEY("top-add")) && v) {
+		int by = KEY("top-by");
+		int *nr = by ? &sp->nr_top_by : &sp->nr_top_add;
+
+		if (*nr == PP_EVSPEC_MAX_TOP) {
+			snprintf(err, errlen, "at most %d %.*s= attributes", PP_EVSPEC_MAX_TOP,
+				 (int)klen, a);
+			return -EINVAL;
+		}
+		if (set_str(by ? sp->top_by[*nr] : sp->top_add[*nr], PP_EVSPEC_ATTR_MAX, v,
+			    by ? "top-by" : "top-add", err, errlen))
+			return -EINVAL;
+		(*nr)++;
+		return 0;
 	}
-	for (i = 0; i < sizeof(passive_attrs) / sizeof(passive_attrs[0]); i++)
-		if (strlen(passive_attrs[i]) == klen && !strncmp(a, passive_attrs[i], klen))
-			return 0;
-	snprintf(err, errlen, "unknown attribute '%.*s' (known: stack, max-stack=N, alias=NAME, "
-		 "key=, top-by=, top-add=, comm=, ptr=, size=, num=, role=, untraced, trigger)",
-		 (int)klen, a);
+	for (size_t i = 0; v && i < ARRAY_SIZE(strs); i++)
+		if (strlen(strs[i].key) == klen && !strncmp(a, strs[i].key, klen))
+			return set_str((char *)sp + strs[i].off, PP_EVSPEC_ATTR_MAX, v, strs[i].key,
+				       err, errlen);
+#undef KEY
+	snprintf(err, errlen, "unknown attribute '%s' (known: stack, max-stack=N, alias=NAME, "
+		 "key=, top-by=, top-add=, comm=, num=, ptr=, size=, role=, untraced, trigger)", a);
 	return -EINVAL;
-}
-
-static int parse_attrs(struct pp_evspec *sp, char *p, char *err, size_t errlen)
-{
-	while (*p) {
-		char *e = strchr(p, '/');
-		int r;
-
-		if (e)
-			*e = 0;
-		r = parse_attr(sp, p, err, errlen);
-		if (r)
-			return r;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return 0;
 }
 
 /*
@@ -167,6 +245,8 @@ static int parse_breakpoint(const char *s, struct pp_evspec *sp, char *err, size
 	if (sp->bp_type == HW_BREAKPOINT_X)
 		sp->bp_len = sizeof(long);
 	sp->kind = PP_EV_BREAKPOINT;
+	pp_evspec__breakpoint_name(sp->bp_addr, sp->bp_len, sp->bp_type, sp->pattern,
+				   sizeof(sp->pattern));
 	return 0;
 bad:
 	snprintf(err, errlen, "'%s': expected mem:ADDR[/LEN][:rwx] (LEN 1, 2, 4, 8; x alone)", s);
@@ -174,125 +254,70 @@ bad:
 }
 
 /**
- * pp_evspec_breakpoint_name() - the event name of a breakpoint, as recorded:
+ * pp_evspec__breakpoint_name() - the event name of a breakpoint, as recorded:
  * "mem:0xADDR/LEN:rwx".
- * @sp: a PP_EV_BREAKPOINT spec; @buf, @len: destination.
+ * @addr, @len, @type: the breakpoint; @buf, @size: destination.
  * Return: @buf.
  */
-char *pp_evspec_breakpoint_name(const struct pp_evspec *sp, char *buf, size_t len)
+char *pp_evspec__breakpoint_name(uint64_t addr, uint32_t len, uint32_t type, char *buf,
+				 size_t size)
 {
-	snprintf(buf, len, "mem:%#llx/%u:%s%s%s", (unsigned long long)sp->bp_addr, sp->bp_len,
-		 sp->bp_type & HW_BREAKPOINT_R ? "r" : "", sp->bp_type & HW_BREAKPOINT_W ? "w" : "",
-		 sp->bp_type & HW_BREAKPOINT_X ? "x" : "");
+	snprintf(buf, size, "mem:%#llx/%u:%s%s%s", (unsigned long long)addr, len,
+		 type & HW_BREAKPOINT_R ? "r" : "", type & HW_BREAKPOINT_W ? "w" : "",
+		 type & HW_BREAKPOINT_X ? "x" : "");
 	return buf;
 }
 
-/* Parse one spec "head[/filter/attr/.../]" (already split from its list). */
-static int parse_one(char *s, struct pp_evspec *sp, char *err, size_t errlen)
+/* HEAD: what kind of event, and its parts. */
+static int parse_head(const char *s, struct pp_evspec *sp, char *err, size_t errlen)
 {
-	char *slash, *colon, *at;
-	size_t l;
-	int r;
+	const char *colon = strchr(s, ':');
 
-	memset(sp, 0, sizeof(*sp));
-	sp->max_stack = 0;
-	l = strlen(s);
-	if (l > 5 && !strcmp(s + l - 5, " help")) {
-		sp->help = 1;
-		s[l - 5] = 0;
-	}
-	slash = strchr(s, '/');
-	at = strchr(s, '@');
-	if (!strncmp(s, "mem:", 4)) {
-		/* breakpoints: LEN follows one slash; attributes follow "//": mem:A/8:w//stack/ */
-		char *sec = strstr(s, "//");
-
-		if (sec) {
-			*sec = 0;
-			r = parse_attrs(sp, sec + 2, err, errlen);
-			if (r)
-				return r;
-		}
-		r = parse_breakpoint(s, sp, err, errlen);
-		if (r)
-			return r;
-		sp->name = strdup(s);
-		return sp->name ? 0 : -ENOMEM;
-	}
-	if (at && (!slash || at < slash)) {
-		/* probes: the path has slashes; attributes follow "//": FUNC@PATH//ATTR/ */
-		char *sec = strstr(at, "//");
-
-		if (sec) {
-			*sec = 0;
-			r = parse_attrs(sp, sec + 2, err, errlen);
-			if (r)
-				return r;
-		}
-	} else if (slash) {
-		char *p = slash + 1, *end = strchr(p, '/');
-
-		*slash = 0;
-		if (!end) {
-			snprintf(err, errlen, "'%s': the filter section must end with '/'", s);
-			return -EINVAL;
-		}
-		*end = 0;
-		if (*p) {
-			sp->filter = strdup(p);
-			if (!sp->filter)
-				return -ENOMEM;
-		}
-		r = parse_attrs(sp, end + 1, err, errlen);
-		if (r)
-			return r;
-	}
 	if (!*s) {
 		snprintf(err, errlen, "empty event name");
 		return -EINVAL;
 	}
-	sp->name = strdup(s);
-	if (!sp->name)
-		return -ENOMEM;
-	colon = strchr(s, ':');
-	if (colon && (!strncmp(s, "uprobe:", 7) || !strncmp(s, "uretprobe:", 10))) {
-		char *f = colon + 1, *a = strchr(f, '@');
+	if (!strncmp(s, "mem:", 4))
+		return parse_breakpoint(s, sp, err, errlen);
+	if (set_str(sp->pattern, sizeof(sp->pattern), s, "event", err, errlen))
+		return -EINVAL;
+	if (!strncmp(s, "uprobe:", 7) || !strncmp(s, "uretprobe:", 10)) {
+		const char *f = colon + 1, *a = strchr(f, '@');
 
 		sp->kind = PP_EV_UPROBE;
 		sp->retprobe = s[1] == 'r';
-		if (!a || a == f || !a[1]) {
+		if (!a || a == f || !a[1] || (size_t)(a - f) >= sizeof(sp->func)) {
 			snprintf(err, errlen, "'%s': expected uprobe:FUNC@/path/to/binary", s);
 			return -EINVAL;
 		}
-		sp->func = strndup(f, (size_t)(a - f));
-		sp->path = strdup(a + 1);
-		return sp->func && sp->path ? 0 : -ENOMEM;
+		memcpy(sp->func, f, (size_t)(a - f));
+		return set_str(sp->path, sizeof(sp->path), a + 1, "path", err, errlen);
 	}
-	if (colon && (!strncmp(s, "kprobe:", 7) || !strncmp(s, "kretprobe:", 10))) {
+	if (!strncmp(s, "kprobe:", 7) || !strncmp(s, "kretprobe:", 10)) {
 		sp->kind = PP_EV_KPROBE;
 		sp->retprobe = s[1] == 'r';
-		sp->func = strdup(colon + 1);
-		if (!sp->func)
-			return -ENOMEM;
-		if (!*sp->func) {
+		if (!colon[1]) {
 			snprintf(err, errlen, "'%s': expected kprobe:FUNC", s);
 			return -EINVAL;
 		}
-		return 0;
+		return set_str(sp->func, sizeof(sp->func), colon + 1, "function", err, errlen);
 	}
 	if (colon) {
+		size_t sl = (size_t)(colon - s);
+
 		sp->kind = PP_EV_TRACEPOINT;
-		sp->sys = strndup(s, (size_t)(colon - s));
-		sp->event = strdup(colon + 1);
-		if (!sp->sys || !sp->event)
-			return -ENOMEM;
-		if (!*sp->sys || !*sp->event || strchr(sp->event, ':')) {
+		if (!sl || !colon[1] || strchr(colon + 1, ':') || strchr(s, '@')) {
 			snprintf(err, errlen, "'%s': expected SYSTEM:EVENT", s);
 			return -EINVAL;
 		}
-		return 0;
+		if (sl >= sizeof(sp->sys)) {
+			snprintf(err, errlen, "'%s': system name too long", s);
+			return -EINVAL;
+		}
+		memcpy(sp->sys, s, sl);
+		return set_str(sp->event, sizeof(sp->event), colon + 1, "event", err, errlen);
 	}
-	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(named_events); i++) {
 		if (!strcmp(s, named_events[i].name)) {
 			sp->kind = named_events[i].kind;
 			sp->config = named_events[i].config;
@@ -304,54 +329,105 @@ static int parse_one(char *s, struct pp_evspec *sp, char *err, size_t errlen)
 	return -ENOENT;
 }
 
-/**
- * pp_evspec_parse() - parse one -e argument (a comma list), append specs.
- * @arg: the argument; @specs, @nr: growing array; @err, @errlen: message.
- * Return: 0 or -errno.
- */
-int pp_evspec_parse(const char *arg, struct pp_evspec **specs, int *nr, char *err, size_t errlen)
+/* "FILTER/ATTR/.../" after HEAD's slash, in place. */
+static int parse_blocks(char *blocks, const char *entry, struct pp_evspec *sp, char *err,
+			size_t errlen)
 {
-	char *copy = strdup(arg), *p, *start;
-	int in_section = 0, r = 0;
+	char *end = strchr(blocks, '/'), *p;
+	int r;
 
-	if (!copy)
-		return -ENOMEM;
-	/* Split on commas outside a /.../ section: a section ends with '/' before ',' or end. */
-	start = copy;
-	for (p = copy;; p++) {
-		int probe = strchr(start, '@') || !strncmp(start, "mem:", 4);
-
-		if (*p == '/' && !in_section && !probe)
-			in_section = 1;
-		else if (*p == '/' && !in_section && probe && p[1] == '/')
-			in_section = 1, p++;
-		if (*p == ',' && in_section && p[-1] == '/')
-			in_section = 0;
-		if (*p == 0 || (*p == ',' && !in_section)) {
-			int last = *p == 0;
-			struct pp_evspec *nv;
-
-			*p = 0;
-			if (*start) {
-				nv = realloc(*specs, (size_t)(*nr + 1) * sizeof(*nv));
-				if (!nv) {
-					r = -ENOMEM;
-					break;
-				}
-				*specs = nv;
-				r = parse_one(start, &nv[*nr], err, errlen);
-				(*nr)++;	/* even on failure, so free covers it */
-				if (r)
-					break;
-			}
-			if (last)
-				break;
-			start = p + 1;
-			in_section = 0;
-		}
+	if (!end) {
+		snprintf(err, errlen, "'%s': the filter section must end with '/'", entry);
+		return -EINVAL;
 	}
-	free(copy);
-	return r;
+	*end = '\0';
+	if (set_str(sp->filter, sizeof(sp->filter), blocks, "filter", err, errlen))
+		return -EINVAL;
+	for (p = end + 1; *p;) {
+		char *e = strchr(p, '/');
+
+		if (e)
+			*e = '\0';
+		r = parse_attr(sp, p, err, errlen);
+		if (r)
+			return r;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+/* @entry copied into @buf, its " help" suffix taken off; Return: 0 or -EINVAL. */
+static int entry_copy(const char *entry, char *buf, size_t size, struct pp_evspec *sp, char *err,
+		      size_t errlen)
+{
+	size_t l = strlen(entry);
+
+	memset(sp, 0, sizeof(*sp));
+	if (l >= size) {
+		snprintf(err, errlen, "event '%.40s...' is too long", entry);
+		return -EINVAL;
+	}
+	memcpy(buf, entry, l + 1);
+	if (l > 5 && !strcmp(buf + l - 5, " help")) {
+		sp->help = 1;
+		buf[l - 5] = '\0';
+	}
+	return 0;
+}
+
+/**
+ * pp_evspec__parse() - parse one entry "HEAD[/FILTER/ATTR.../][ help]".
+ * @entry: the entry; @sp: receives the parts; @err, @errlen: message.
+ * Return: 0, -EINVAL or -ENOENT with @err set.
+ */
+int pp_evspec__parse(const char *entry, struct pp_evspec *sp, char *err, size_t errlen)
+{
+	char buf[ENTRY_MAX], *h;
+	int r;
+
+	if (entry_copy(entry, buf, sizeof(buf), sp, err, errlen))
+		return -EINVAL;
+	h = (char *)head_end(buf, buf + strlen(buf));
+	if (*h == '/') {
+		*h = '\0';
+		r = parse_blocks(h + 1, entry, sp, err, errlen);
+		if (r)
+			return r;
+	}
+	r = parse_head(buf, sp, err, errlen);
+	if (r)
+		return r;
+	if (sp->filter[0] && sp->kind != PP_EV_TRACEPOINT) {
+		snprintf(err, errlen, "'%s': a kernel filter applies to tracepoints only", entry);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * pp_evspec__parse_source() - parse the entry of a profiler used as an event
+ * source, "NAME[/OPTIONS/ATTR.../]": @sp gets NAME as its pattern, the
+ * attributes, and @source set; the options block is the module's.
+ * @entry, @sp, @err, @errlen: as for pp_evspec__parse().
+ * Return: 0 or -EINVAL.
+ */
+int pp_evspec__parse_source(const char *entry, struct pp_evspec *sp, char *err, size_t errlen)
+{
+	char buf[ENTRY_MAX], *h;
+
+	if (entry_copy(entry, buf, sizeof(buf), sp, err, errlen))
+		return -EINVAL;
+	h = strchr(buf, '/');
+	if (h) {
+		*h = '\0';
+		if (parse_blocks(h + 1, entry, sp, err, errlen))
+			return -EINVAL;
+		sp->filter[0] = '\0';
+	}
+	sp->source = 1;
+	return set_str(sp->pattern, sizeof(sp->pattern), buf, "profiler", err, errlen);
 }
 
 /* The PMU type number from sysfs, or -errno. */

@@ -46,8 +46,6 @@
 
 #define PP_VERSION		"0.1"
 #define EXIT_USAGE		2
-#define BASE_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-				 PERF_SAMPLE_CPU)
 
 static const char usage_text[] =
 "Usage: pp-record [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -150,21 +148,33 @@ struct opts {
 };
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Parse one -e entry into a new spec; a request's stack and rate come with it. */
+static struct pp_evspec *add_spec(struct opts *o, const char *entry, const char *who)
+{
+	struct pp_evspec *nv = realloc(o->specs, (size_t)(o->nr_specs + 1) * sizeof(*nv));
+	char err[512];
+
+	if (!nv)
+		die("out of memory");
+	o->specs = nv;
+	if (pp_evspec__parse(entry, &nv[o->nr_specs], err, sizeof(err))) {
+		if (who)
+			die_usage("%s: %s", who, err);
+		die_usage("%s", err);
+	}
+	return &nv[o->nr_specs++];
+}
 
 static void add_reqs(struct opts *o, const struct pp_event_reqs *reqs, const char *who)
 {
-	char err[512];
-
 	for (int i = 0; i < reqs->nr; i++) {
 		const struct pp_event_req *q = &reqs->req[i];
-		int first = o->nr_specs;
+		struct pp_evspec *sp = add_spec(o, q->spec, who);
 
-		if (pp_evspec_parse(q->spec, &o->specs, &o->nr_specs, err, sizeof(err)))
-			die_usage("%s: %s", who, err);
-		for (; first < o->nr_specs; first++) {
-			o->specs[first].stack |= q->callchain;
-			o->specs[first].freq = (int)q->freq;
-		}
+		sp->stack |= q->callchain;
+		sp->freq = q->freq;
 		o->exclude_user |= q->exclude_user;
 		o->exclude_kernel |= q->exclude_kernel;
 	}
@@ -173,38 +183,27 @@ static void add_reqs(struct opts *o, const struct pp_event_reqs *reqs, const cha
 
 /*
  * -e ARG: an entry naming a profiler used as an event source
- * ('profile/-F 500/', 'task-state', 'page-faults', 'breakpoint/0x1000:w/')
- * records that profiler's events; the rest parses as plain events.
+ * ('profile/-F 500/', 'task-state', 'breakpoint/0x1000:w/') records that
+ * profiler's events (the module table decides which entries those are);
+ * the rest parses as plain events.
  */
 static void add_event_arg(struct opts *o, char *arg)
 {
-	char err[512], *p = arg, *start = arg;
-	int slashes = 0;
+	char err[512], *entries[PP_MAX_EVENT_REQS];
+	int n = pp_evspec__split(arg, entries, PP_MAX_EVENT_REQS);
 
-	for (;; p++) {
-		if (*p == '/')
-			slashes++;
-		if (!*p || (*p == ',' && (!slashes || p[-1] == '/'))) {
-			char save = *p, *end = p;
-			struct pp_event_reqs reqs;
-			int r;
+	if (n < 0)
+		die_usage("too many events in '-e %s' (at most %d)", arg, PP_MAX_EVENT_REQS);
+	for (int i = 0; i < n; i++) {
+		struct pp_event_reqs reqs;
+		int r = pp_analyzer__source_events(entries[i], NULL, &reqs, err, sizeof(err));
 
-			*end = '\0';
-			/* A plain event of the same name ("page-faults") stays a plain event. */
-			r = *start && strcmp(start, "page-faults") ?
-			    pp_analyzer__source_events(start, &reqs, err, sizeof(err)) : 0;
-			if (r < 0)
-				die_usage("%s", err);
-			if (r > 0)
-				add_reqs(o, &reqs, start);
-			else if (*start && pp_evspec_parse(start, &o->specs, &o->nr_specs, err, sizeof(err)))
-				die_usage("%s", err);
-			*end = save;
-			if (!save)
-				break;
-			start = p + 1;
-			slashes = 0;
-		}
+		if (r < 0)
+			die_usage("%s", err);
+		if (r > 0)
+			add_reqs(o, &reqs, entries[i]);
+		else
+			add_spec(o, entries[i], NULL);
 	}
 }
 
@@ -216,7 +215,7 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 {
 	struct pp_event_reqs reqs;
 	char err[512];
-	int i, k, n = argc - 1;
+	int k, n = argc - 1;
 
 	for (k = 0; k < n && strcmp(argv[1 + k], "--"); k++) {
 		if (!strcmp(argv[1 + k], "-h") || !strcmp(argv[1 + k], "--help")) {
@@ -231,20 +230,7 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 			die_usage("no COMMAND after --");
 		o->workload = &argv[k + 2];
 	}
-	for (i = 0; i < reqs.nr; i++) {
-		const struct pp_event_req *q = &reqs.req[i];
-		int first = o->nr_specs;
-
-		if (pp_evspec_parse(q->spec, &o->specs, &o->nr_specs, err, sizeof(err)))
-			die_usage("%s: %s", argv[0], err);
-		for (; first < o->nr_specs; first++)
-			o->specs[first].stack |= q->callchain;
-		if (q->freq)
-			o->freq = (int)q->freq;
-		o->exclude_user |= q->exclude_user;
-		o->exclude_kernel |= q->exclude_kernel;
-	}
-	o->system_wide |= reqs.system_wide;
+	add_reqs(o, &reqs, argv[0]);
 	/*
 	 * The targets mean the same to both tools: `pp-record task-state -p PID`
 	 * records PID, as `pp-record -p PID task-state` does.
@@ -560,73 +546,30 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 /* ---- events ---- */
 
-struct event {
-	struct perf_event_attr attr;
-	char *name;
-	char *filter;
-	char *sys, *ev;		/* tracepoints */
-	char *format;		/* tracepoints */
-	char *probe_path;	/* keeps config1 valid for uprobes */
-	char *probe_func;
-};
-
-struct events {
-	struct event *v;
-	int nr;
-};
-
-static struct event *event_new(struct events *es, const char *name)
-{
-	struct event *nv = realloc(es->v, (size_t)(es->nr + 1) * sizeof(*nv)), *e;
-
-	if (!nv)
-		die("out of memory");
-	es->v = nv;
-	e = &nv[es->nr++];
-	memset(e, 0, sizeof(*e));
-	e->name = strdup(name);
-	e->attr.size = sizeof(e->attr);
-	e->attr.sample_type = BASE_SAMPLE_TYPE;
-	e->attr.sample_id_all = 1;
-	e->attr.use_clockid = 1;
-	e->attr.clockid = CLOCK_MONOTONIC;
-	e->attr.disabled = 1;
-	return e;
-}
-
-static void set_stack(struct perf_event_attr *a, int stack, int max_stack)
-{
-	if (!stack)
-		return;
-	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (max_stack)
-		a->sample_max_stack = (uint16_t)max_stack;
-}
-
-static void print_event_help(const char *sys, const char *ev, const char *format)
+static void print_event_help(const struct pp_evdesc *d)
 {
 	char fields[2048];
 
-	printf("%s:%s\n%s\n", sys, ev, format ? format : "(no format)\n");
-	pp_tracefs_fields(format ? format : "", fields, sizeof(fields));
+	if (!d->sys) {
+		printf("%s: records pid, tid, time, cpu%s%s\n\n", d->name,
+		       d->attr.sample_type & PERF_SAMPLE_ADDR ? ", the data address" : "",
+		       d->attr.sample_type & PERF_SAMPLE_CALLCHAIN ? " and the stack" : "");
+		return;
+	}
+	printf("%s:%s\n%s\n", d->sys, d->event, d->format ? d->format : "(no format)\n");
+	pp_tracefs_fields(d->format ? d->format : "", fields, sizeof(fields));
 	printf("fields: %s\n", fields);
-	printf("record: pp-record -e '%s:%s/FILTER/stack/' -o pp.trace -- COMMAND\n\n", sys, ev);
+	printf("record: pp-record -e '%s:%s/FILTER/stack/' -o pp.trace -- COMMAND\n\n", d->sys,
+	       d->event);
 }
 
-static int sampling_supported(uint32_t type, uint64_t config)
+/* The perf events of the specs, the -F sampler and the side-band (record/evbuild.c). */
+static void build_events(struct opts *o, struct pp_evdescs *es)
 {
-	struct perf_event_attr a = { .type = type, .config = config, .size = sizeof(a),
-				     .disabled = 1, .sample_freq = 99, .freq = 1 };
-	int fd = pp_perf_event__open(&a, -1, 0, -1, 0);
-
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
-static void build_events(struct opts *o, struct events *es)
-{
+	const struct pp_evbuild_opts bo = {
+		.callchain = o->callgraph, .freq = (uint32_t)o->freq,
+		.exclude_user = o->exclude_user, .exclude_kernel = o->exclude_kernel,
+	};
 	int tracefs_needed = 0, mounted = 0, i, sampling = 0;
 	char err[512];
 
@@ -639,157 +582,32 @@ static void build_events(struct opts *o, struct events *es)
 		fprintf(stderr, "pp-record: mounted tracefs at /sys/kernel/tracing\n");
 
 	for (i = 0; i < o->nr_specs; i++) {
-		struct pp_evspec *sp = &o->specs[i];
-		int stack = sp->stack || o->callgraph;
-		struct event *e;
+		int r = pp_evdescs__add_spec(es, &o->specs[i], i, &bo, err, sizeof(err));
 
-		switch (sp->kind) {
-		case PP_EV_TRACEPOINT: {
-			char **names = NULL;
-			int n = pp_tracefs_expand(sp->sys, sp->event, &names), k;
-
-			if (n < 0)
-				die("cannot list tracepoints: %s", strerror(-n));
-			if (!n)
-				die_usage("unknown tracepoint '%s:%s' (no match in %s/events)",
-					  sp->sys, sp->event, pp_tracefs_dir(NULL));
-			for (k = 0; k < n; k++) {
-				char *colon = strchr(names[k], ':');
-				long long id;
-
-				*colon = 0;
-				id = pp_tracefs_event_id(names[k], colon + 1);
-				if (id < 0)
-					die("cannot read the id of %s:%s: %s", names[k], colon + 1,
-					    strerror((int)-id));
-				if (o->help_events) {
-					char *f = pp_tracefs_format(names[k], colon + 1);
-
-					print_event_help(names[k], colon + 1, f);
-					free(f);
-					free(names[k]);
-					continue;
-				}
-				*colon = ':';
-				e = event_new(es, names[k]);
-				*colon = 0;
-				e->sys = strdup(names[k]);
-				e->ev = strdup(colon + 1);
-				e->format = pp_tracefs_format(e->sys, e->ev);
-				e->filter = sp->filter ? strdup(sp->filter) : NULL;
-				e->attr.type = PERF_TYPE_TRACEPOINT;
-				e->attr.config = (uint64_t)id;
-				e->attr.sample_period = 1;
-				e->attr.sample_type |= PERF_SAMPLE_RAW;
-				set_stack(&e->attr, stack, sp->max_stack);
-				free(names[k]);
-			}
-			free(names);
-			break;
-		}
-		case PP_EV_UPROBE:
-			if (o->help_events) {
-				printf("%s: a uprobe; records pid, tid, time, cpu%s\n\n", sp->name,
-				       stack ? " and the stack" : "");
-				break;
-			}
-			e = event_new(es, sp->name);
-			e->probe_path = strdup(sp->path);
-			e->probe_func = strdup(sp->func);
-			if (pp_uprobe_attr(&e->attr, e->probe_func, e->probe_path, sp->retprobe,
-					   err, sizeof(err)))
-				die_usage("%s", err);
-			e->attr.sample_period = 1;
-			e->attr.sample_type |= PERF_SAMPLE_IP;
-			set_stack(&e->attr, stack, sp->max_stack);
-			break;
-		case PP_EV_KPROBE:
-			e = event_new(es, sp->name);
-			e->probe_func = strdup(sp->func);
-			if (pp_kprobe_attr(&e->attr, e->probe_func, sp->retprobe))
-				die("kprobes are not supported by this kernel (no kprobe PMU): %s",
-				    sp->name);
-			e->attr.sample_period = 1;
-			e->attr.sample_type |= PERF_SAMPLE_IP;
-			set_stack(&e->attr, stack, sp->max_stack);
-			break;
-		case PP_EV_BREAKPOINT: {
-			char name[64];
-
-			e = event_new(es, pp_evspec_breakpoint_name(sp, name, sizeof(name)));
-			e->attr.type = PERF_TYPE_BREAKPOINT;
-			e->attr.bp_addr = sp->bp_addr;
-			e->attr.bp_len = sp->bp_len;
-			e->attr.bp_type = sp->bp_type;
-			e->attr.sample_period = 1;
-			e->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
-			set_stack(&e->attr, stack, sp->max_stack);
-			break;
-		}
-		case PP_EV_SOFTWARE:
-		case PP_EV_HARDWARE:
-			e = event_new(es, sp->name);
-			e->attr.type = sp->kind == PP_EV_SOFTWARE ? PERF_TYPE_SOFTWARE :
-				       PERF_TYPE_HARDWARE;
-			e->attr.config = sp->config;
-			e->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
-			if (sp->kind == PP_EV_SOFTWARE && (sp->config == PERF_COUNT_SW_PAGE_FAULTS ||
-							   sp->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-							   sp->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
-				e->attr.sample_type |= PERF_SAMPLE_ADDR;	/* the faulting address */
-			if (sp->freq || o->freq) {
-				e->attr.freq = 1;
-				e->attr.sample_freq = (uint64_t)(sp->freq ? sp->freq : o->freq);
-				sampling = 1;
-			} else if (sp->config == PERF_COUNT_SW_CPU_CLOCK ||
-				   sp->config == PERF_COUNT_SW_TASK_CLOCK ||
-				   sp->kind == PP_EV_HARDWARE) {
-				e->attr.freq = 1;
-				e->attr.sample_freq = 99;
-			} else {
-				e->attr.sample_period = 1;
-			}
-			e->attr.exclude_user = (uint64_t)o->exclude_user;
-			e->attr.exclude_kernel = (uint64_t)o->exclude_kernel;
-			set_stack(&e->attr, stack, sp->max_stack);
-			if (sp->kind == PP_EV_HARDWARE &&
-			    !sampling_supported(e->attr.type, e->attr.config))
-				die("%s is not supported here (no hardware PMU?); use cpu-clock",
-				    sp->name);
-			break;
-		}
+		if (r == -EINVAL || r == -ENOENT)
+			die_usage("%s", err);
+		if (r)
+			die("%s", err);
 	}
-	if (o->help_events)
+	if (o->help_events) {
+		for (i = 0; i < es->nr; i++)
+			print_event_help(&es->v[i]);
 		exit(0);
+	}
+	for (i = 0; i < es->nr; i++)
+		sampling |= es->v[i].sampling;
 	if (o->freq && !sampling) {
-		struct event *e;
-		int hw = sampling_supported(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+		struct pp_evdesc *e = pp_evdescs__add_sampler(es, &bo);
 
-		e = event_new(es, hw ? "cycles" : "cpu-clock");
-		e->attr.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
-		e->attr.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK;
-		e->attr.freq = 1;
-		e->attr.sample_freq = (uint64_t)o->freq;
-		e->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
-		e->attr.exclude_user = (uint64_t)o->exclude_user;
-		e->attr.exclude_kernel = (uint64_t)o->exclude_kernel;
-		set_stack(&e->attr, o->callgraph, 0);
+		if (!e)
+			die("out of memory");
 		if (!o->quiet)
 			fprintf(stderr, "pp-record: sampling %s at %d Hz%s\n", e->name, o->freq,
-				hw ? "" : " (no hardware cycles event here)");
+				e->attr.type == PERF_TYPE_HARDWARE ? "" :
+				" (no hardware cycles event here)");
 	}
-	if (!o->no_sideband) {
-		struct event *e = event_new(es, "sideband");
-
-		e->attr.type = PERF_TYPE_SOFTWARE;
-		e->attr.config = PERF_COUNT_SW_DUMMY;
-		e->attr.comm = 1;
-		e->attr.comm_exec = 1;
-		e->attr.task = 1;
-		e->attr.mmap = 1;
-		e->attr.mmap2 = 1;
-		e->attr.build_id = 1;
-	}
+	if (!o->no_sideband && !pp_evdescs__add_sideband(es))
+		die("out of memory");
 }
 
 /* ---- output file ---- */
@@ -1011,7 +829,7 @@ struct qitem {
 
 struct rec {
 	struct opts *o;
-	struct events es;
+	struct pp_evdescs es;
 	struct pp_perf_evlist *el;
 	struct pp_writer *w;
 	struct pp_io *io;
@@ -1313,7 +1131,7 @@ static int agg_close(struct rec *r)
 static void add_bpf_output(struct rec *r)
 {
 	const struct opts *o = r->o;
-	struct event *e;
+	struct pp_evdesc *e;
 	char err[512];
 
 	if (o->pids || o->tids || o->cgroups || !(o->all_cpus || o->cpus))
@@ -1321,7 +1139,9 @@ static void add_bpf_output(struct rec *r)
 	r->bpfout = pp_bpf_output__new(o->bpf_output, err, sizeof(err));
 	if (!r->bpfout)
 		die("%s", err);
-	e = event_new(&r->es, pp_bpf_output__event_name(r->bpfout));
+	e = pp_evdescs__add(&r->es, pp_bpf_output__event_name(r->bpfout));
+	if (!e)
+		die("out of memory");
 	e->attr.type = PERF_TYPE_SOFTWARE;
 	e->attr.config = PERF_COUNT_SW_BPF_OUTPUT;
 	e->attr.sample_type |= PERF_SAMPLE_RAW;
@@ -1641,7 +1461,7 @@ static void put_machine(struct rec *r, struct pp_buf *b, const char *cpulist)
 	pp_machine__put(b, "start_monotonic_ns", v);
 	pp_machine__put(b, "pp_version", PP_VERSION);
 	for (i = 0; i < r->es.nr; i++) {
-		struct event *e = &r->es.v[i];
+		struct pp_evdesc *e = &r->es.v[i];
 
 		if (e->filter && fl + strlen(e->name) + strlen(e->filter) + 4 < sizeof(filters))
 			fl += (size_t)snprintf(filters + fl, sizeof(filters) - fl, "%s%s=%s",
@@ -1668,10 +1488,10 @@ static void put_formats(struct rec *r, struct pp_buf *b)
 		pp_tracefs_put_format(b, PP_FMT_HEADER_PAGE, "", "header_page", t);
 	free(t);
 	for (i = 0; i < r->es.nr; i++) {
-		struct event *e = &r->es.v[i];
+		struct pp_evdesc *e = &r->es.v[i];
 
 		if (e->format)
-			pp_tracefs_put_format(b, PP_FMT_EVENT, e->sys, e->ev, e->format);
+			pp_tracefs_put_format(b, PP_FMT_EVENT, e->sys, e->event, e->format);
 	}
 	t = pp_tracefs_read("printk_formats", NULL);
 	if (t)

@@ -8,66 +8,13 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
+#include "pp/evspec.h"
 #include "pp/meta.h"
 #include "pp/tracefs.h"
 
 /* tracefs (record/tracefs.c): include/pp/tracefs.h */
 
-/* ---- event specs (record/evspec.c) ---- */
-
-enum pp_evspec_kind {
-	PP_EV_TRACEPOINT,
-	PP_EV_UPROBE,
-	PP_EV_KPROBE,
-	PP_EV_SOFTWARE,
-	PP_EV_HARDWARE,
-	PP_EV_BREAKPOINT,	/* mem:ADDR[/LEN][:rwx] */
-};
-
-struct pp_evspec {
-	enum pp_evspec_kind kind;
-	char *name;		/* "sys:name", "uprobe:func@/bin", "cpu-clock" */
-	char *sys, *event;	/* tracepoint parts (may be patterns) */
-	char *filter;		/* kernel filter or NULL */
-	char *func, *path;	/* probes */
-	int retprobe;
-	int stack;		/* callchain for this event */
-	int max_stack;		/* 0 = default */
-	int help;		/* "EVENT help" */
-	uint64_t config;	/* software/hardware config */
-	char *alias;
-	uint64_t bp_addr;	/* breakpoint address */
-	uint32_t bp_len;	/* 1, 2, 4 or 8 (execute: sizeof(long)) */
-	uint32_t bp_type;	/* HW_BREAKPOINT_R|W|X */
-	int freq;		/* sampling frequency for this event, 0 = the -F one */
-};
-
-/**
- * pp_evspec_parse() - parse one -e argument (a comma list) and append specs.
- * @arg: the argument; @specs, @nr: growing array.
- * @err: receives a message on failure.
- * Return: 0 or -errno.
- */
-int pp_evspec_parse(const char *arg, struct pp_evspec **specs, int *nr, char *err, size_t errlen);
-
-/**
- * pp_evspec_breakpoint_name() - "mem:0xADDR/LEN:rwx", the recorded name of a
- * breakpoint spec. Return: @buf.
- */
-char *pp_evspec_breakpoint_name(const struct pp_evspec *sp, char *buf, size_t len);
-
-/** pp_evspec_free() - free an array of @nr specs. */
-void pp_evspec_free(struct pp_evspec *specs, int nr);
-
-/**
- * pp_uprobe_attr() - fill @attr for a uprobe on @func in @path.
- * @err: message on failure. Return: 0 or -errno.
- */
-int pp_uprobe_attr(struct perf_event_attr *attr, const char *func, const char *path, int ret,
-		   char *err, size_t errlen);
-
-/** pp_kprobe_attr() - fill @attr for a kprobe on @func. Return: 0, -ENOTSUP if no kprobe PMU. */
-int pp_kprobe_attr(struct perf_event_attr *attr, const char *func, int ret);
+/* event specs and the attr builder (record/evspec.c, evbuild.c): include/pp/evspec.h */
 
 /* ---- symbols and side-band (record/symbols.c) ---- */
 

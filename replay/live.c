@@ -28,20 +28,20 @@
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <traceevent/event-parse.h>
+#include "pp/evspec.h"
 #include "pp/meta.h"
 #include "pp/perf.h"
 #include "pp/tracefs.h"
 #include "pp/workload.h"
 #include "replay-internal.h"
 
-#define LIVE_BASE_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
-				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define LIVE_SLACK_NS		2000000ull	/* publication delay allowed for */
 #define LIVE_POLL_MS		100
 #define LIVE_STREAM_MAX		(256u << 20)	/* per-stream buffer cap */
 
 struct live {
 	struct pp_perf_evlist *el;
+	struct pp_evdescs descs;	/* what el was built from */
 	struct pp_buf formats;
 	const char *tracefs;
 	struct pp_workload wl;	/* the COMMAND after `--` */
@@ -71,171 +71,49 @@ static uint64_t real_ns(void)
 
 /* ---- events ---- */
 
-static const struct {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-	int sampling;		/* default to 99 Hz rather than every event */
-} named_events[] = {
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1 },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1 },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0 },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0 },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 0 },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0 },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0 },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0 },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0 },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1 },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1 },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 1 },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 1 },
-};
-
-static void attr_base(struct perf_event_attr *a)
+/*
+ * The module's requests built by the capture library (record/evbuild.c),
+ * exactly as pp-record builds them; tracepoint formats gathered for
+ * load_formats(). The descriptions stay alive until the events are open: a
+ * probe's attr points to its path.
+ */
+static int add_events(struct live *lv, const struct pp_event_reqs *rq)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->sample_type = LIVE_BASE_SAMPLE_TYPE;
-	a->sample_id_all = 1;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	a->disabled = 1;
-}
+	const struct pp_evbuild_opts bo = { 0 };
+	char err[512];
+	int ret, mounted = 0;
 
-static void attr_stack(struct perf_event_attr *a, int stack, int max_stack)
-{
-	if (!stack)
-		return;
-	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (max_stack > 0 && max_stack < 65536)
-		a->sample_max_stack = (uint16_t)max_stack;
-}
-
-static int add_event(struct live *lv, const struct perf_event_attr *a, const char *name,
-		     const char *filter)
-{
-	int ret = pp_perf_evlist__add(lv->el, a, name, filter && *filter ? filter : NULL);
-
-	if (ret < 0) {
-		fprintf(stderr, "pp-analyze: cannot add %s: %s\n", name, strerror(-ret));
-		return ret;
-	}
-	if (a->sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN))
-		lv->need_syms = 1;
-	return 0;
-}
-
-/* Open every tracepoint matching @sys:@name (fnmatch patterns). */
-static int add_tracepoints(struct live *lv, const struct pp_event_req *rq,
-			   const struct pp_evspec *sp, const char *sys, const char *name)
-{
-	char **names = NULL;
-	int n = pp_tracefs_expand(sys, name, &names), ret = 0;
-
-	if (n < 0) {
-		fprintf(stderr, "pp-analyze: cannot list %s/events: %s\n", lv->tracefs, strerror(-n));
-		return n;
-	}
-	if (!n) {
-		fprintf(stderr, "pp-analyze: unknown tracepoint '%s:%s' (no match in %s/events)\n",
-			sys, name, lv->tracefs);
-		return -ENOENT;
-	}
-	for (int k = 0; k < n; k++) {
-		struct perf_event_attr a;
-		char *ev = strchr(names[k], ':'), *fmt;
-		long long id;
-
-		if (ret)
-			goto next;
-		*ev++ = '\0';
-		id = pp_tracefs_event_id(names[k], ev);
-		if (id < 0)
-			goto next;	/* gone meanwhile */
-		attr_base(&a);
-		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = (uint64_t)id;
-		a.sample_period = 1;
-		a.sample_type |= PERF_SAMPLE_RAW;
-		attr_stack(&a, rq->callchain || sp->stack, sp->max_stack);
-		fmt = pp_tracefs_format(names[k], ev);
-		if (fmt)
-			pp_tracefs_put_format(&lv->formats, PP_FMT_EVENT, names[k], ev, fmt);
-		free(fmt);
-		ev[-1] = ':';
-		ret = add_event(lv, &a, names[k], sp->filter);
-next:
-		free(names[k]);
-	}
-	free(names);
-	return ret;
-}
-
-static int add_req(struct live *lv, const struct pp_event_req *rq)
-{
-	struct pp_evspec sp;
-	struct perf_event_attr a;
-	char *colon;
-
-	if (pp_evspec__parse(rq->spec, &sp)) {
-		fprintf(stderr, "pp-analyze: bad event '%s'\n", rq->spec);
-		return -EINVAL;
-	}
-	if (!strncmp(rq->spec, "mem:", 4)) {
-		fprintf(stderr, "pp-analyze: --live does not open breakpoints yet ('%s'): record it with "
-			"pp-record and replay the file\n", rq->spec);
-		return -EOPNOTSUPP;
-	}
-	colon = strchr(sp.pattern, ':');
-	if (colon && (!strncmp(sp.pattern, "uprobe:", 7) || !strncmp(sp.pattern, "uretprobe:", 10) ||
-		      !strncmp(sp.pattern, "kprobe:", 7) || !strncmp(sp.pattern, "kretprobe:", 10))) {
-		fprintf(stderr, "pp-analyze: --live does not open probes yet ('%s'): record it with "
-			"pp-record and replay the file\n", sp.pattern);
-		return -EOPNOTSUPP;
-	}
-	if (colon) {
-		if (!lv->tracefs) {
-			int mounted = 0;
-
+	for (int i = 0; i < rq->nr; i++) {
+		if (strchr(rq->req[i].spec, ':') && !strchr(rq->req[i].spec, '@') &&
+		    strncmp(rq->req[i].spec, "mem:", 4) && !lv->tracefs) {
 			lv->tracefs = pp_tracefs_dir(&mounted);
 			if (mounted)
 				fprintf(stderr, "pp-analyze: mounted tracefs at /sys/kernel/tracing\n");
 		}
-		if (!lv->tracefs) {
-			fprintf(stderr, "pp-analyze: tracefs is not mounted and cannot be mounted at "
-				"/sys/kernel/tracing: %s\n", strerror(errno));
-			return -ENOENT;
+		ret = pp_evdescs__add_req(&lv->descs, &rq->req[i], i, &bo, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "pp-analyze: %s\n", err);
+			return ret;
 		}
-		*colon = '\0';
-		return add_tracepoints(lv, rq, &sp, sp.pattern, colon + 1);
 	}
-	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {
-		if (strcmp(named_events[i].name, sp.pattern))
-			continue;
-		attr_base(&a);
-		a.type = named_events[i].type;
-		a.config = named_events[i].config;
-		a.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
-		/* The faulting address, as pp-record records it. */
-		if (a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_PAGE_FAULTS ||
-						     a.config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-						     a.config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
-			a.sample_type |= PERF_SAMPLE_ADDR;
-		if (rq->freq || named_events[i].sampling) {
-			a.freq = 1;
-			a.sample_freq = rq->freq ? rq->freq : 99;
-		} else {
-			a.sample_period = 1;
+	if (!pp_evdescs__add_sideband(&lv->descs))
+		return -ENOMEM;
+	for (int i = 0; i < lv->descs.nr; i++) {
+		const struct pp_evdesc *d = &lv->descs.v[i];
+
+		if (d->sys && !lv->tracefs)
+			lv->tracefs = pp_tracefs_dir(NULL);
+		if (d->format)
+			pp_tracefs_put_format(&lv->formats, PP_FMT_EVENT, d->sys, d->event, d->format);
+		ret = pp_perf_evlist__add(lv->el, &d->attr, d->name, d->filter);
+		if (ret < 0) {
+			fprintf(stderr, "pp-analyze: cannot add %s: %s\n", d->name, strerror(-ret));
+			return ret;
 		}
-		a.exclude_user = !!rq->exclude_user;
-		a.exclude_kernel = !!rq->exclude_kernel;
-		attr_stack(&a, rq->callchain || sp.stack, sp.max_stack);
-		return add_event(lv, &a, named_events[i].name, NULL);
+		if (d->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN))
+			lv->need_syms = 1;
 	}
-	fprintf(stderr, "pp-analyze: unknown event '%s' (tracepoints are sys:name; or cpu-clock, "
-		"page-faults, context-switches, ...)\n", sp.pattern);
-	return -ENOENT;
+	return 0;
 }
 
 /* The module's events, as pp_analyzer__record_events() gives them to pp-record. */
@@ -579,6 +457,7 @@ static void live_free(struct live *lv)
 	pp_workload__stop(&lv->wl, NULL);
 	free(lv->watch);
 	pp_perf_evlist__free(lv->el);
+	pp_evdescs__exit(&lv->descs);
 	pp_buf__exit(&lv->formats);
 	free(lv);
 }
@@ -613,7 +492,6 @@ int pp_live__open(struct pp_session *s)
 	const struct pp_opts *o = &s->opts;
 	struct pp_event_reqs rq;
 	struct live *lv;
-	struct perf_event_attr a;
 	int *cpus = NULL, nr_cpus = 0, nr_threads = 0, nr_procs = 0, ret;
 	pid_t *threads = NULL, *procs = NULL;
 
@@ -673,21 +551,7 @@ int pp_live__open(struct pp_session *s)
 		goto out;
 	}
 	lv->el->mmap_pages = 256;
-	for (int i = 0; i < rq.nr; i++) {
-		ret = add_req(lv, &rq.req[i]);
-		if (ret)
-			goto out;
-	}
-	/* Side-band: comm, fork, exit and mmap records, as pp-record takes them. */
-	attr_base(&a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.comm = 1;
-	a.comm_exec = 1;
-	a.task = 1;
-	a.mmap = 1;
-	a.mmap2 = 1;
-	ret = add_event(lv, &a, "sideband", NULL);
+	ret = add_events(lv, &rq);
 	if (ret)
 		goto out;
 	for (int i = 0; i < lv->el->nr_evsels; i++) {

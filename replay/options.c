@@ -50,31 +50,16 @@ static int parse_time(const char *s, uint64_t unit, uint64_t *out)
 	return 0;
 }
 
-/* Split "a/x,y/,b" at commas outside /.../ attribute blocks. */
+/* One -e argument: its entries, split by the one splitter (pp_evspec__split()). */
 static int add_events(struct pp_opts *o, char *arg, char *err, size_t errlen)
 {
-	char *p = arg, *start = arg;
-	int slashes = 0;
+	int room = PP_MAX_EVENTS - o->nr_events;
+	int n = pp_evspec__split(arg, (char **)&o->events[o->nr_events], room);
 
-	for (;; p++) {
-		if (*p == '/')
-			slashes++;
-		if ((*p == ',' && (slashes == 0 || (p > arg && p[-1] == '/'))) || !*p) {
-			int last = !*p;
-
-			if (o->nr_events >= (int)(sizeof(o->events) / sizeof(o->events[0])))
-				return opt_err(err, errlen, "too many events");
-			*p = '\0';
-			if (*start) {
-				o->event_group[o->nr_events] = o->nr_event_groups;
-				o->events[o->nr_events++] = start;
-			}
-			if (last)
-				break;
-			start = p + 1;
-			slashes = 0;
-		}
-	}
+	if (n < 0)
+		return opt_err(err, errlen, "too many events (at most %d)", PP_MAX_EVENTS);
+	for (int i = 0; i < n; i++)
+		o->event_group[o->nr_events++] = o->nr_event_groups;
 	o->nr_event_groups++;
 	return 0;
 }
@@ -315,99 +300,6 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 			}
 			break;
 		}
-	}
-	return 0;
-}
-
-static int copy_str(char *dst, size_t len, const char *src, size_t n)
-{
-	if (n >= len)
-		return -EINVAL;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-	return 0;
-}
-
-static int evspec_attr(struct pp_evspec *spec, const char *a, size_t n)
-{
-	const char *eq = memchr(a, '=', n);
-	size_t kl = eq ? (size_t)(eq - a) : n;
-	const char *v = eq ? eq + 1 : NULL;
-	size_t vl = eq ? n - kl - 1 : 0;
-
-#define KEY(k) (kl == sizeof(k) - 1 && !memcmp(a, k, kl))
-	if (KEY("stack") && !v) {
-		spec->stack = 1;
-		return 0;
-	}
-	if (!v)
-		return -EINVAL;
-	if (KEY("key"))
-		return copy_str(spec->key, sizeof(spec->key), v, vl);
-	if (KEY("alias"))
-		return copy_str(spec->alias, sizeof(spec->alias), v, vl);
-	if (KEY("comm"))
-		return copy_str(spec->comm, sizeof(spec->comm), v, vl);
-	if (KEY("num"))
-		return copy_str(spec->num, sizeof(spec->num), v, vl);
-	if (KEY("top-by")) {
-		if (spec->nr_top_by >= 8)
-			return -EINVAL;
-		return copy_str(spec->top_by[spec->nr_top_by++], 64, v, vl);
-	}
-	if (KEY("top-add")) {
-		if (spec->nr_top_add >= 8)
-			return -EINVAL;
-		return copy_str(spec->top_add[spec->nr_top_add++], 64, v, vl);
-	}
-	if (KEY("max-stack")) {
-		spec->max_stack = atoi(v);
-		spec->stack = 1;
-		return 0;
-	}
-	/* Recording-side attributes: accepted, nothing to do at replay. */
-	if (KEY("size") || KEY("ptr") || KEY("role") || KEY("untraced") || KEY("trigger"))
-		return 0;
-#undef KEY
-	return -EINVAL;
-}
-
-/**
- * pp_evspec__parse() - parse one -e entry: sys:name[/filter/ATTR/.../].
- * @s: the entry; @spec: receives its parts.
- *
- * The first block after the name is the kernel filter; the following blocks
- * are attributes (key=, top-by=, top-add=, comm=, num=, alias=, stack, ...).
- * Return: 0 or -EINVAL.
- */
-int pp_evspec__parse(const char *s, struct pp_evspec *spec)
-{
-	const char *slash = strchr(s, '/');
-	const char *p;
-	int block = 0;
-
-	memset(spec, 0, sizeof(*spec));
-	if (copy_str(spec->pattern, sizeof(spec->pattern), s, slash ? (size_t)(slash - s) : strlen(s)))
-		return -EINVAL;
-	if (!spec->pattern[0])
-		return -EINVAL;
-	if (!slash)
-		return 0;
-	p = slash + 1;
-	while (*p) {
-		const char *end = strchr(p, '/');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-
-		if (block == 0) {
-			if (copy_str(spec->filter, sizeof(spec->filter), p, n))
-				return -EINVAL;
-		} else if (n && evspec_attr(spec, p, n)) {
-			return -EINVAL;
-		}
-		block++;
-		if (!end)
-			break;
-		p = end + 1;
 	}
 	return 0;
 }

@@ -122,34 +122,32 @@ struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_
 	s->opts = *o;
 	for (int i = 0; i < o->nr_events; i++) {
 		struct pp_src *src = &s->srcs[s->nr_srcs];
+		struct pp_evspec *sp = &s->specs[s->nr_specs++];
 		char err[256];
 
-		if (pp_evspec__parse(o->events[i], &s->specs[s->nr_specs])) {
-			fprintf(stderr, "pp-analyze: bad event '%s'\n", o->events[i]);
-			goto err;
+		src->a = NULL;
+		if (s->nr_srcs < PP_MAX_SOURCES) {
+			src->a = pp_analyzer__source(o->events[i], a, src->buf, sizeof(src->buf),
+						     &src->o, err, sizeof(err));
+			if (!src->a && errno) {
+				fprintf(stderr, "pp-analyze: %s\n", err);
+				goto err;
+			}
 		}
-		s->nr_specs++;
-		if (s->nr_srcs == PP_MAX_SOURCES)
+		if (src->a) {
+			/* a profiler's entry: its events are matched by the source, not by name */
+			if (pp_evspec__parse_source(o->events[i], sp, err, sizeof(err))) {
+				fprintf(stderr, "pp-analyze: %s\n", err);
+				goto err;
+			}
+			src->entry = i;
+			s->nr_srcs++;
 			continue;
-		src->a = pp_analyzer__source(o->events[i], src->buf, sizeof(src->buf), &src->o, err,
-					     sizeof(err));
-		if (!src->a && errno) {
+		}
+		if (pp_evspec__parse(o->events[i], sp, err, sizeof(err))) {
 			fprintf(stderr, "pp-analyze: %s\n", err);
 			goto err;
 		}
-		if (!src->a)
-			continue;
-		if (!a->source_event) {
-			/* "page-faults" is also a plain event name: fine for stat, top, ... */
-			if (!strchr(o->events[i], '/'))
-				continue;
-			fprintf(stderr, "pp-analyze: %s does not take profiler events ('%s')\n", a->name,
-				o->events[i]);
-			goto err;
-		}
-		src->entry = i;
-		s->specs[s->nr_specs - 1].source = 1;
-		s->nr_srcs++;
 	}
 	if (o->cpus && parse_cpus(s, o->cpus)) {
 		fprintf(stderr, "pp-analyze: bad CPU list '%s'\n", o->cpus);
@@ -237,6 +235,16 @@ void pp_session__free(struct pp_session *s)
  * @s: session. Return: options.
  */
 const struct pp_opts *pp_session__opts(const struct pp_session *s) { return &s->opts; }
+
+/**
+ * pp_session__evspec() - the parsed -e entry @i.
+ * @s: session; @i: entry index.
+ * Return: the spec, or NULL out of range.
+ */
+const struct pp_evspec *pp_session__evspec(const struct pp_session *s, int i)
+{
+	return i >= 0 && i < s->nr_specs ? &s->specs[i] : NULL;
+}
 /**
  * pp_session__out() - the buffered stdout of the run.
  * @s: session. Return: output.
@@ -547,8 +555,14 @@ static int idmap_add(struct pp_session *s, uint64_t id, int evsel)
 static const struct pp_evspec *match_spec(const struct pp_session *s, const char *name)
 {
 	for (int i = 0; i < s->nr_specs; i++) {
-		if (!s->specs[i].source && !fnmatch(s->specs[i].pattern, name, 0))
-			return &s->specs[i];
+		const struct pp_evspec *sp = &s->specs[i];
+
+		if (sp->source)
+			continue;
+		/* tracepoint names are patterns; a probe's path is not */
+		if (sp->kind == PP_EV_TRACEPOINT ? !fnmatch(sp->pattern, name, 0) :
+		    !strcmp(sp->pattern, name))
+			return sp;
 	}
 	return NULL;
 }

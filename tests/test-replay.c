@@ -547,7 +547,7 @@ static void test_options(void **state)
 	assert_int_equal(o.interval_ns, 100000000ull);
 	assert_int_equal(o.perins, 1);
 	assert_string_equal(o.input, "x.trace");
-	assert_int_equal(pp_evspec__parse(o.events[0], &sp), 0);
+	assert_int_equal(pp_evspec__parse(o.events[0], &sp, err, sizeof(err)), 0);
 	assert_string_equal(sp.pattern, "sched:sched_switch");
 	assert_string_equal(sp.filter, "prev_pid>0");
 	assert_string_equal(sp.key, "prev_pid");

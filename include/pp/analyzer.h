@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "pp/evspec.h"
 
 struct pp_session;
 struct pp_evsel;
@@ -108,29 +109,6 @@ const char *pp_opts__mod(const struct pp_opts *o, const char *name);
  * Return: the value, or NULL past the last one.
  */
 const char *pp_opts__mod_nth(const struct pp_opts *o, const char *name, int n);
-
-/* One event a module needs recorded (pp-record PROFILER) or opened (--live). */
-struct pp_event_req {
-	const char *spec;		/* "sys:name[/filter/ATTR/...]", "cpu-clock", ... */
-	int callchain;			/* record PERF_SAMPLE_CALLCHAIN */
-	int exclude_user;
-	int exclude_kernel;
-	uint32_t freq;			/* sampling frequency, 0 = every event */
-};
-
-#define PP_MAX_EVENT_REQS	64
-
-/*
- * @system_wide: the events must be opened on every CPU for every task even
- * with -p, -t or a COMMAND (a module with .needs_system_wide asked for
- * them): the recorder then writes the targets to the file (MACHINE keys
- * target_pids, target_tids) and the module keeps the targets' events itself.
- */
-struct pp_event_reqs {
-	struct pp_event_req req[PP_MAX_EVENT_REQS];
-	int nr;
-	int system_wide;
-};
 
 /* A decoded record handed to ->sample(). */
 struct pp_event {
@@ -260,27 +238,37 @@ struct pp_analyzer {
 };
 
 /**
- * pp_analyzer__source() - the module an -e entry names as an event source.
+ * pp_analyzer__source() - the module an -e entry names as an event source;
+ * the one place that decides it.
  * @entry: one -e entry: "profile/-F 500/", "task-state//key=pid/", "sched:x".
+ * @host: the module whose -e it is, NULL for pp-record's own -e.
  * @buf, @len: storage for the module's arguments; @o points into it.
  * @o: receives the module's options (the first /.../ block, split at spaces).
  * @err, @errlen: one-line message on failure.
  *
+ * An entry names a source when its name is a source module's and either it
+ * carries a /.../ block or the name is no plain event: "page-faults" alone is
+ * the software event, except in a @host that takes sources (trace), where
+ * the profiler of that name shows more. A source given to a @host that
+ * takes none is an error.
  * Return: the module; NULL with errno 0 when @entry names no source module,
- * NULL with errno EINVAL (and @err set) when its options are bad.
+ * NULL with errno EINVAL (and @err set) when its options are bad or @host
+ * takes no sources.
  */
-const struct pp_analyzer *pp_analyzer__source(const char *entry, char *buf, size_t len,
-					      struct pp_opts *o, char *err, size_t errlen);
+const struct pp_analyzer *pp_analyzer__source(const char *entry, const struct pp_analyzer *host,
+					      char *buf, size_t len, struct pp_opts *o, char *err,
+					      size_t errlen);
 
 /**
  * pp_analyzer__source_events() - the events an -e entry naming a source
  * module needs (pp-record -e 'profile/-F 500/').
- * @entry: the -e entry; @out: receives the requests (strings in static
- * storage that lives until exit); @err, @errlen: message on failure.
+ * @entry: the -e entry; @host: as for pp_analyzer__source(); @out: receives
+ * the requests (strings in static storage that lives until exit); @err,
+ * @errlen: message on failure.
  * Return: 1 when @entry names a source (@out filled), 0 when not, -EINVAL.
  */
-int pp_analyzer__source_events(const char *entry, struct pp_event_reqs *out, char *err,
-			       size_t errlen);
+int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host,
+			       struct pp_event_reqs *out, char *err, size_t errlen);
 
 /**
  * pp_analyzer__find() - look a module up by name in the static registry.

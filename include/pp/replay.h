@@ -17,32 +17,6 @@ struct tep_handle;
 struct tep_event;
 struct tep_format_field;
 
-/* Attributes given to one -e entry: sys:name/filter/ATTR/ATTR.../ */
-#define PP_EVSPEC_MAX_ATTRS	16
-struct pp_evspec {
-	char pattern[128];		/* "sched:sched_switch", may hold '*' */
-	char filter[256];		/* kernel filter, "" if none */
-	char alias[64];
-	char key[64];			/* key=FIELD */
-	char top_by[8][64];		/* top-by=FIELD (repeatable) */
-	int nr_top_by;
-	char top_add[8][64];		/* top-add=FIELD */
-	int nr_top_add;
-	char comm[64];			/* comm=FIELD */
-	char num[64];			/* num=FIELD */
-	int stack;
-	int max_stack;
-	int source;			/* names a profiler used as an event source */
-};
-
-/**
- * pp_evspec__parse() - parse one -e entry.
- * @s: "sys:name[/filter/ATTR/.../]".
- * @spec: receives the parts.
- * Return: 0 or -EINVAL (unknown attribute, field too long).
- */
-int pp_evspec__parse(const char *s, struct pp_evspec *spec);
-
 /* An event of the trace: one ATTRS item. */
 struct pp_btf_fmt;
 
@@ -192,6 +166,14 @@ void pp_session__stop(struct pp_session *s);
 
 /* Accessors for analyzers. */
 const struct pp_opts *pp_session__opts(const struct pp_session *s);
+
+/**
+ * pp_session__evspec() - the parsed -e entry @i (pp_opts.events[@i]): its
+ * filter and attributes (key=, top-by=, ...); a profiler used as an event
+ * source has @source set and its attributes only.
+ * Return: the spec, NULL when @i is out of range.
+ */
+const struct pp_evspec *pp_session__evspec(const struct pp_session *s, int i);
 struct pp_out *pp_session__out(struct pp_session *s);
 void *pp_session__priv(const struct pp_session *s);
 void pp_session__set_priv(struct pp_session *s, void *priv);

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp event specs - the one parser of `-e` entries and the one builder of
+ * perf_event attributes from them (record/evspec.c), shared by pp-record and
+ * the live source of pp-analyze, so that whatever one can record the other
+ * can open, with the same names, attributes and errors.
+ *
+ * An -e argument is a comma list of entries; an entry is
+ *
+ *	HEAD[/FILTER/ATTR/ATTR.../][ help]
+ *
+ * HEAD is a tracepoint "sys:name" (fnmatch patterns allowed), a named
+ * software or hardware event ("cpu-clock", "page-faults", "cycles"), a probe
+ * "uprobe:FUNC@/path", "uretprobe:...", "kprobe:FUNC", "kretprobe:FUNC", or
+ * a breakpoint "mem:ADDR[/LEN][:rwx]". A probe's path and a breakpoint's
+ * length contain slashes, so their blocks start at "//" (an empty filter):
+ * "uprobe:f@/bin/x//stack/". A profiler used as an event source
+ * ("profile/-F 500/") is decided by the module table, not here.
+ */
+#ifndef PP_EVSPEC_H
+#define PP_EVSPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+enum pp_evspec_kind {
+	PP_EV_TRACEPOINT,
+	PP_EV_UPROBE,
+	PP_EV_KPROBE,
+	PP_EV_SOFTWARE,
+	PP_EV_HARDWARE,
+	PP_EV_BREAKPOINT,	/* mem:ADDR[/LEN][:rwx] */
+};
+
+#define PP_EVSPEC_FILTER_MAX	1024
+#define PP_EVSPEC_ATTR_MAX	64	/* one key=VALUE value */
+#define PP_EVSPEC_MAX_TOP	8
+
+/**
+ * struct pp_evspec - one parsed -e entry.
+ * @kind: what HEAD names.
+ * @pattern: HEAD as given ("sched:sched_*", "uprobe:f@/bin/x", "cpu-clock");
+ *           a breakpoint's is normalized to the recorded name
+ *           ("mem:0x1000/4:w"), so a recording and its replay agree.
+ * @sys, @event: a tracepoint's parts (may hold wildcards).
+ * @func, @path, @retprobe: a probe's function (or 0xOFFSET) and binary.
+ * @config: a named event's perf config.
+ * @bp_addr, @bp_len, @bp_type: a breakpoint.
+ * @filter: the kernel filter (tracepoints), "" when none.
+ * @stack, @max_stack: ATTR stack, max-stack=N (0: default depth).
+ * @alias, @key, @comm, @num, @ptr, @size, @role: ATTR key=VALUE, "" when absent.
+ * @top_by, @top_add: repeatable ATTRs top-by=FIELD and top-add=FIELD.
+ * @untraced, @trigger: ATTR flags (multi-trace).
+ * @help: the entry ended in " help": print the event's format, record nothing.
+ * @freq: sampling frequency for this event (a module's request), 0 = -F.
+ * @source: the entry names a profiler used as an event source
+ *          (pp_evspec__parse_source()).
+ */
+struct pp_evspec {
+	enum pp_evspec_kind kind;
+	char pattern[512];
+	char sys[64];
+	char event[192];
+	char func[256];
+	char path[256];
+	int retprobe;
+	uint64_t config;
+	uint64_t bp_addr;
+	uint32_t bp_len;
+	uint32_t bp_type;
+	char filter[PP_EVSPEC_FILTER_MAX];
+	int stack;
+	int max_stack;
+	char alias[PP_EVSPEC_ATTR_MAX];
+	char key[PP_EVSPEC_ATTR_MAX];
+	char comm[PP_EVSPEC_ATTR_MAX];
+	char num[PP_EVSPEC_ATTR_MAX];
+	char ptr[PP_EVSPEC_ATTR_MAX];
+	char size[PP_EVSPEC_ATTR_MAX];
+	char role[PP_EVSPEC_ATTR_MAX];
+	char top_by[PP_EVSPEC_MAX_TOP][PP_EVSPEC_ATTR_MAX];
+	int nr_top_by;
+	char top_add[PP_EVSPEC_MAX_TOP][PP_EVSPEC_ATTR_MAX];
+	int nr_top_add;
+	int untraced;
+	int trigger;
+	int help;
+	uint32_t freq;
+	int source;
+};
+
+/**
+ * pp_evspec__split() - split an -e argument into entries, in place.
+ * @arg: the argument (commas between entries are replaced by NULs).
+ * @entries: receives pointers into @arg; @max: its size.
+ *
+ * Commas inside an entry's /.../ blocks, and in a probe's path, do not split.
+ * Return: the number of entries (empty ones dropped), or -E2BIG.
+ */
+int pp_evspec__split(char *arg, char **entries, int max);
+
+/**
+ * pp_evspec__parse() - parse one entry.
+ * @entry: "HEAD[/FILTER/ATTR.../][ help]".
+ * @sp: receives the parts (zeroed first).
+ * @err, @errlen: a one-line message on failure, naming the entry.
+ * Return: 0, -EINVAL (bad syntax, unknown attribute, too long), -ENOENT
+ * (HEAD names no kind of event).
+ */
+int pp_evspec__parse(const char *entry, struct pp_evspec *sp, char *err, size_t errlen);
+
+/**
+ * pp_evspec__parse_source() - parse an entry naming a profiler used as an
+ * event source, "NAME[/OPTIONS/ATTR.../]" (the module table decides that it
+ * is one): @sp gets NAME as @pattern, the attributes (key=, ...) and
+ * @source set; the OPTIONS block is the module's own.
+ * Return: 0 or -EINVAL with @err set.
+ */
+int pp_evspec__parse_source(const char *entry, struct pp_evspec *sp, char *err, size_t errlen);
+
+/**
+ * pp_evspec__is_named() - whether @name is a named software or hardware
+ * event ("page-faults"), which a profiler of the same name must not shadow.
+ */
+int pp_evspec__is_named(const char *name);
+
+/* One event a module needs recorded (pp-record PROFILER) or opened (--live). */
+struct pp_event_req {
+	const char *spec;		/* "sys:name[/filter/ATTR/...]", "cpu-clock", ... */
+	int callchain;			/* record PERF_SAMPLE_CALLCHAIN */
+	int exclude_user;
+	int exclude_kernel;
+	uint32_t freq;			/* sampling frequency, 0 = every event */
+};
+
+#define PP_MAX_EVENT_REQS	64
+
+/*
+ * @system_wide: the events must be opened on every CPU for every task even
+ * with -p, -t or a COMMAND (a module with .needs_system_wide asked for
+ * them): the recorder then writes the targets to the file (MACHINE keys
+ * target_pids, target_tids) and the module keeps the targets' events itself.
+ */
+struct pp_event_reqs {
+	struct pp_event_req req[PP_MAX_EVENT_REQS];
+	int nr;
+	int system_wide;
+};
+
+/* What a whole command line adds to every event built (-g, -F, --exclude-*). */
+struct pp_evbuild_opts {
+	int callchain;		/* -g: a stack with every event */
+	uint32_t freq;		/* -F HZ for sampling events, 0: their default */
+	int exclude_user;
+	int exclude_kernel;
+};
+
+/**
+ * struct pp_evdesc - one perf event built from a spec: what perf_event_open
+ * needs, and what the file records of it.
+ * @attr: the attributes (disabled, CLOCK_MONOTONIC, sample_id_all).
+ * @name: the recorded name ("sched:sched_switch", "uprobe:f@/bin/x").
+ * @filter: the kernel filter, NULL when none.
+ * @sys, @event, @format: a tracepoint's parts and its tracefs format text.
+ * @probe_path, @probe_func: own the strings a probe's config1 points to.
+ * @spec: index of the spec it came from, -1 for the -F sampler.
+ * @sampling: samples at a frequency (cpu-clock, cycles).
+ * @help: its spec asked for a description, not a recording ("EVENT help").
+ */
+struct pp_evdesc {
+	struct perf_event_attr attr;
+	char *name;
+	char *filter;
+	char *sys, *event, *format;
+	char *probe_path, *probe_func;
+	int spec;
+	int sampling;
+	int help;
+};
+
+struct pp_evdescs {
+	struct pp_evdesc *v;
+	int nr;
+};
+
+/**
+ * pp_evdescs__add() - append an event with the attributes every pp event has
+ * (identifier, tid, time, cpu; disabled; CLOCK_MONOTONIC; sample_id_all),
+ * for the caller to complete (a BPF output event).
+ * Return: the event (valid until the next append), or NULL without memory.
+ */
+struct pp_evdesc *pp_evdescs__add(struct pp_evdescs *ds, const char *name);
+
+/**
+ * pp_evdescs__add_spec() - build the events of spec @sp (a tracepoint
+ * pattern expands to every match) and append them to @ds.
+ * @ds: growing list; @sp: the spec; @idx: its index (pp_evdesc.spec);
+ * @bo: the command line's -g, -F and exclusions; @err, @errlen: message.
+ *
+ * Tracepoints need tracefs (pp_tracefs_dir() mounts it); probes need their
+ * PMU; a hardware event needs a PMU that samples. A spec with @help set
+ * gets its events built all the same, for the caller to describe.
+ * Return: 0 or -errno with @err set.
+ */
+int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int idx,
+			 const struct pp_evbuild_opts *bo, char *err, size_t errlen);
+
+/**
+ * pp_evdescs__add_req() - parse a module's (or a command line's) request
+ * @rq and build its events: the request's stack, frequency and exclusions
+ * add to @bo's. @idx, @err, @errlen: as for pp_evdescs__add_spec(). The
+ * request's spec must be one entry (pp_evspec__split() first).
+ * Return: 0 or -errno with @err set.
+ */
+int pp_evdescs__add_req(struct pp_evdescs *ds, const struct pp_event_req *rq, int idx,
+			const struct pp_evbuild_opts *bo, char *err, size_t errlen);
+
+/**
+ * pp_evdescs__add_sampler() - the -F sampler when no spec samples: cycles
+ * where the hardware samples, else cpu-clock, at @bo->freq.
+ * Return: the event added, or NULL without memory.
+ */
+struct pp_evdesc *pp_evdescs__add_sampler(struct pp_evdescs *ds, const struct pp_evbuild_opts *bo);
+
+/**
+ * pp_evdescs__add_sideband() - the dummy event carrying comm, fork, exit and
+ * mmap2 records (with build-ids). Return: the event, or NULL.
+ */
+struct pp_evdesc *pp_evdescs__add_sideband(struct pp_evdescs *ds);
+
+/** pp_evdescs__exit() - free every event's strings and the array. */
+void pp_evdescs__exit(struct pp_evdescs *ds);
+
+/**
+ * pp_evspec__breakpoint_name() - "mem:0xADDR/LEN:rwx", the recorded name of
+ * a breakpoint. Return: @buf.
+ */
+char *pp_evspec__breakpoint_name(uint64_t addr, uint32_t len, uint32_t type, char *buf,
+				 size_t size);
+
+/**
+ * pp_uprobe_attr() - fill @attr for a uprobe on @func (or 0xOFFSET) in @path
+ * through the uprobe PMU; config1 points to @path, which must outlive the open.
+ * Return: 0 or -errno with @err set.
+ */
+int pp_uprobe_attr(struct perf_event_attr *attr, const char *func, const char *path, int ret,
+		   char *err, size_t errlen);
+
+/** pp_kprobe_attr() - fill @attr for a kprobe on @func. Return: 0, -EOPNOTSUPP if no kprobe PMU. */
+int pp_kprobe_attr(struct perf_event_attr *attr, const char *func, int ret);
+
+#endif /* PP_EVSPEC_H */
