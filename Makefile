@@ -52,7 +52,7 @@ PROBES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS  := $(patsubst %,$(O)/bpf/%.skel.h,$(PROBES))
 
 .SECONDARY:
-.PHONY: all clean test test-bins test_unit test_asan fuzz run bench deps install
+.PHONY: all clean check-layers test test-bins test_unit test_asan fuzz run bench deps install
 all: $(PROGS) $(HELPERS)
 
 $(O)/%.o: %.c | $(SKELS)
@@ -116,6 +116,10 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 test: all $(TESTS)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=1 CFLAGS="-O1 -g" test-bins
 	$(Q)tests/run-tests.sh $(O) $(O)/asan
+
+# The layering of DESIGN.md, on includes and on the objects' calls.
+check-layers: $(LIBS)
+	$(Q)scripts/check-layers.sh $(O)
 
 test-bins: $(TESTS)
 

@@ -18,16 +18,6 @@
 #include <stdint.h>
 #include "pp/replay.h"
 
-/* The modules, for the table in registry.c. */
-extern const struct pp_analyzer pp_analyzer_task_state;
-extern const struct pp_analyzer pp_analyzer_rundelay;
-extern const struct pp_analyzer pp_analyzer_syscalls;
-extern const struct pp_analyzer pp_analyzer_multi_trace;
-extern const struct pp_analyzer pp_analyzer_oncpu;
-extern const struct pp_analyzer pp_analyzer_hrcount;
-extern const struct pp_analyzer pp_analyzer_percpu_stat;
-extern const struct pp_analyzer pp_analyzer_nested_trace;
-
 #define PP_SCHED_MAX_FILTERS	16
 #define PP_SCHED_MAX_STACK	128
 

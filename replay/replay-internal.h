@@ -12,7 +12,7 @@
 #include "pp/format.h"
 #include "pp/reader.h"
 #include "pp/replay.h"
-#include "../analyzers/btf-print.h"
+#include "btf-print.h"
 
 #define PP_MAX_EVSELS	256
 #define PP_MAX_STREAMS	4096

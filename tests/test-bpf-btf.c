@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * BPF output records decoded from stored BTF (analyzers/btf-print.c): a BTF
+ * BPF output records decoded from stored BTF (replay/btf-print.c): a BTF
  * made by hand with libbpf's writer (ints of every size and sign, char
  * array, int array, enum, pointer, nested struct, typedef, bit fields) and
  * a record with known values must print exactly; short records, tiny output
@@ -19,7 +19,7 @@
 
 #include "pp/bpf.h"
 #include "pp/meta.h"
-#include "../analyzers/btf-print.h"
+#include "../replay/btf-print.h"
 
 struct inner {
 	uint16_t a;

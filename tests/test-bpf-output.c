@@ -3,7 +3,7 @@
  * BPF output events end to end: `pp-record -a --bpf-output execsnoop`
  * while tests/helpers/bpf-execs execs /bin/true N times must give exactly N
  * exec records whose ppid is the helper, decoded from the BTF stored in the
- * trace (analyzers/btf-print.c), never from this host's kernel BTF, with
+ * trace (replay/btf-print.c), never from this host's kernel BTF, with
  * comm=true and filename=/bin/true. The decoding walks the file like a
  * reader on another machine: FORMATS (PP_FMT_BTF), ATTRS (event names by
  * sample id), DATA (PERF_SAMPLE_RAW of the bpf-output event).
@@ -30,7 +30,7 @@
 #include "pp/format.h"
 #include "pp/meta.h"
 #include "pp/reader.h"
-#include "../analyzers/btf-print.h"
+#include "../replay/btf-print.h"
 
 struct attr_ent {
 	uint64_t id;

@@ -570,6 +570,42 @@ static void test_options(void **state)
 }
 
 /* Module options: parsed from the module's table, refused elsewhere. */
+/*
+ * Each option is parsed in one place: a module option that a common option
+ * (or another of the module's) shadows would never reach the module. Every
+ * module's every option, long and short, must come back as that option.
+ */
+static void test_mod_options_unshadowed(void **state)
+{
+	const struct pp_analyzer *a;
+	int n = 0;
+
+	for (size_t i = 0; (a = pp_analyzer__nth(i)); i++) {
+		for (const struct pp_mod_opt *m = a->mod_opts; m && m->name; m++) {
+			char lng[64], shrt[3] = { '-', m->short_name, 0 }, val[] = "1";
+			char *argv[2] = { lng, val };
+			struct pp_opts o;
+			char err[256];
+
+			assert_non_null(m->help);
+			snprintf(lng, sizeof(lng), "--%s", m->name);
+			assert_int_equal(pp_opts__parse(a, m->has_arg ? 2 : 1, argv, &o, err,
+							sizeof(err)), 0);
+			assert_int_equal(o.nr_mod, 1);
+			assert_string_equal(o.mod[0].name, m->name);
+			n++;
+			if (!m->short_name)
+				continue;
+			argv[0] = shrt;
+			assert_int_equal(pp_opts__parse(a, m->has_arg ? 2 : 1, argv, &o, err,
+							sizeof(err)), 0);
+			assert_int_equal(o.nr_mod, 1);
+			assert_string_equal(o.mod[0].name, m->name);
+		}
+	}
+	assert_true(n > 10);
+}
+
 static void test_mod_options(void **state)
 {
 	const struct pp_analyzer *ts = pp_analyzer__find("task-state");
@@ -617,6 +653,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_mod_options),
+		cmocka_unit_test(test_mod_options_unshadowed),
 		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_merge_heap),
 		cmocka_unit_test(test_ksym_size),

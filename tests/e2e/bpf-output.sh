@@ -2,7 +2,7 @@
 # BPF output events in the file: `pp-record -a --bpf-output execsnoop`
 # while tests/helpers/bpf-execs execs /bin/true N times; the records are
 # decoded from the BTF stored in the trace (tests/test-bpf-output --dump,
-# the analyzers/btf-print.c decoder pp-analyze trace uses): exactly N exec
+# the replay/btf-print.c decoder pp-analyze trace uses): exactly N exec
 # records with the helper as parent, comm=true and filename=/bin/true.
 # Bad sources and per-process recording fail with one clear line.
 set -u
