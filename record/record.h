@@ -12,6 +12,15 @@
 #include "pp/meta.h"
 #include "pp/tracefs.h"
 
+/*
+ * The trace format's item bodies are little-endian (spec/pp-trace-format.md,
+ * section 1). The recorder fills them with host-order stores, which is only
+ * right on a little-endian host: a big-endian port converts them first.
+ */
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "pp-record writes little-endian item bodies with host stores: port the writers first"
+#endif
+
 /* tracefs (record/tracefs.c): include/pp/tracefs.h */
 
 /* event specs and the attr builder (record/evspec.c, evbuild.c): include/pp/evspec.h */
