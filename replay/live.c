@@ -93,7 +93,8 @@ static int add_events(struct live *lv, const struct pp_event_reqs *rq)
 		ret = pp_evdescs__add_req(&lv->descs, &rq->req[i], i, &bo, err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "pp-analyze: %s\n", err);
-			return ret;
+			/* an entry that names no event here is a usage error, as in pp-record */
+			return ret == -ENOENT ? -EINVAL : ret;
 		}
 	}
 	if (!pp_evdescs__add_sideband(&lv->descs))

@@ -348,7 +348,7 @@ static int cmd_profiler(const struct pp_analyzer *a, int argc, char **argv)
 	struct pp_opts o;
 	struct pp_session *s;
 	char err[256];
-	int ret;
+	int ret = 0;
 
 	if (pp_opts__parse(a, argc, argv, &o, err, sizeof(err))) {
 		fprintf(stderr, "pp-analyze: %s: %s\n", a->name, err);
@@ -365,17 +365,18 @@ static int cmd_profiler(const struct pp_analyzer *a, int argc, char **argv)
 	}
 	s = pp_session__new(a, &o);
 	if (!s)
-		return 1;
+		return errno == EINVAL ? 2 : 1;
 	g_session = s;
 	if (o.live)
 		ret = pp_session__open_live(s);
-	else
-		ret = pp_session__open_file(s, o.input ? o.input : "pp.trace");
+	else if (pp_session__open_file(s, o.input ? o.input : "pp.trace"))
+		ret = -EIO;	/* a file that cannot be read is no usage error */
 	if (!ret)
 		ret = pp_session__run(s);
 	g_session = NULL;
 	pp_session__free(s);
-	return ret ? 1 : 0;
+	/* spec/pp-errors.md: -EINVAL from options, events or a module's init is usage */
+	return ret == -EINVAL ? 2 : ret ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -36,10 +36,11 @@ rec=$("$B/pp-analyze" stat --json -e "$tp" "$TMP/t.trace" | count raw_syscalls:s
 live=$("$B/pp-analyze" stat --live --json -e "$tp" -- "$bin" $N | count raw_syscalls:sys_enter)
 [ "$rec" = $N ] || fail "recorded -e '$tp': '$rec', want $N"
 [ "$live" = $N ] || fail "live -e '$tp': '$live', want $N"
-# the same error for the same mistake, in both tools
+# the same error and exit status (spec/pp-errors.md) for the same mistake, in both tools
 for bad in "$up//bogus/" "sched:sched_switch/prev_pid>0" "nosuch"; do
-	r=$($REC -q -e "$bad" -o "$TMP/bad" -- true 2>&1 >/dev/null) && fail "pp-record took '$bad'"
-	l=$("$B/pp-analyze" stat --live -e "$bad" -- true 2>&1 >/dev/null) && fail "pp-analyze --live took '$bad'"
+	r=$($REC -q -e "$bad" -o "$TMP/bad" -- true 2>&1 >/dev/null); rr=$?
+	l=$("$B/pp-analyze" stat --live -e "$bad" -- true 2>&1 >/dev/null); lr=$?
+	[ $rr = 2 ] && [ $lr = 2 ] || fail "'$bad': pp-record exit $rr, pp-analyze --live exit $lr; want 2 (usage)"
 	[ "${r#pp-record: }" = "${l#pp-analyze: }" ] || [ "${r#pp-record: }" = "${l#pp-analyze: } (see pp-record --help)" ] ||
 		fail "different errors for '$bad': '$r' / '$l'"
 done
