@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "pp/elf.h"
+#include "record.h"
 
 #define MAX_PHDRS	1024		/* program headers read at most */
 #define MAX_SHDRS	(1u << 20)	/* section headers read at most */
@@ -752,4 +753,26 @@ void *pp_elf__take_strings(struct pp_elf *e, size_t *len)
 	*len = e->map_len;
 	e->map = NULL;
 	return m;
+}
+
+/**
+ * pp_elf_sym_offset() - file offset of function @func in ELF @path, for a
+ * uprobe.
+ * @path: ELF file; @func: symbol name; @off: receives the offset.
+ *
+ * Return: 0, -ENOENT (no such function), -ENOEXEC (not ELF), -errno.
+ */
+int pp_elf_sym_offset(const char *path, const char *func, uint64_t *off)
+{
+	struct pp_elf *e = pp_elf__open(path);
+	struct pp_elf_sym sym;
+	int err;
+
+	if (!e)
+		return -errno;
+	err = pp_elf__find_func(e, func, &sym);
+	if (!err)
+		*off = sym.offset;
+	pp_elf__close(e);
+	return err;
 }
