@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -501,6 +502,83 @@ int pp_elf_file_crc32(const char *path, uint32_t *crc)
 		return -EIO;
 	*crc = (uint32_t)c;
 	return 0;
+}
+
+/**
+ * pp_elf_build_id_path() - where a debug file of build-id @bid is installed.
+ * @bid, @size: the build-id (at least 2 bytes); @path, @len: receive
+ *   /usr/lib/debug/.build-id/xx/yyyy.debug.
+ *
+ * Return: 0, or -EINVAL if @size is too short or @len too small.
+ */
+int pp_elf_build_id_path(const uint8_t *bid, int size, char *path, size_t len)
+{
+	size_t n;
+
+	if (size < 2 || len < sizeof("/usr/lib/debug/.build-id/xx/.debug") + 2 * (size_t)size)
+		return -EINVAL;
+	n = (size_t)snprintf(path, len, "/usr/lib/debug/.build-id/%02x/", bid[0]);
+	for (int i = 1; i < size; i++)
+		n += (size_t)snprintf(path + n, len - n, "%02x", bid[i]);
+	snprintf(path + n, len - n, ".debug");
+	return 0;
+}
+
+/* @path, if it is the debug file of build-id @bid (or, without one, of CRC @crc). */
+static struct pp_elf *debug_open(const char *path, const uint8_t *bid, int bid_size,
+				 const uint32_t *crc)
+{
+	uint8_t b[PP_ELF_BUILD_ID_MAX];
+	struct pp_elf *e;
+	uint32_t c;
+
+	if (access(path, R_OK))
+		return NULL;
+	if (crc && !bid_size && (pp_elf_file_crc32(path, &c) || c != *crc))
+		return NULL;
+	e = pp_elf__open(path);
+	if (e && bid_size && (pp_elf__build_id(e, b) != bid_size || memcmp(b, bid, (size_t)bid_size))) {
+		pp_elf__close(e);
+		e = NULL;
+	}
+	return e;
+}
+
+/**
+ * pp_elf__debug_file() - the separate debug file of a stripped file.
+ * @e: reader of the stripped file; @path: its path (its directory is
+ *   where a debuglink is looked for).
+ *
+ * Looked for as gdb does: by build-id under /usr/lib/debug/.build-id, then
+ * by .gnu_debuglink beside the file, in its .debug/ and under
+ * /usr/lib/debug/DIR. A candidate must have the build-id of @e (or, when
+ * @e has none, the debuglink's CRC). The debug file takes @e's segments,
+ * so its functions come at @e's file offsets.
+ * Return: its reader (pp_elf__close() it), or NULL.
+ */
+struct pp_elf *pp_elf__debug_file(struct pp_elf *e, const char *path)
+{
+	char p[PATH_MAX], name[256], dir[PATH_MAX];
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	uint8_t bid[PP_ELF_BUILD_ID_MAX];
+	int bid_size = pp_elf__build_id(e, bid);
+	struct pp_elf *dbg = NULL;
+	uint32_t crc;
+
+	if (!pp_elf_build_id_path(bid, bid_size, p, sizeof(p)))
+		dbg = debug_open(p, bid, bid_size, NULL);
+	if (!dbg && slash && !pp_elf__debuglink(e, name, sizeof(name), &crc)) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		if (snprintf(p, sizeof(p), "%s/%s", dir, name) < (int)sizeof(p) && strcmp(p, path))
+			dbg = debug_open(p, bid, bid_size, &crc);
+		if (!dbg && snprintf(p, sizeof(p), "%s/.debug/%s", dir, name) < (int)sizeof(p))
+			dbg = debug_open(p, bid, bid_size, &crc);
+		if (!dbg && snprintf(p, sizeof(p), "/usr/lib/debug%s/%s", dir, name) < (int)sizeof(p))
+			dbg = debug_open(p, bid, bid_size, &crc);
+	}
+	if (dbg)
+		pp_elf__set_segments(dbg, e->segs, e->nr_segs);
+	return dbg;
 }
 
 /* ---- segments ---- */

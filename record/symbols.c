@@ -1409,7 +1409,9 @@ static int take_funcs(struct dso *d, struct pp_elf *e)
 }
 
 /*
- * Read the functions of @d from @path into d->syms, by file offset.
+ * Read the functions of @d from @path into d->syms, by file offset: those
+ * of its .symtab, or of its separate debug file's when it has only a
+ * .dynsym (a distribution's stripped library), or of its .dynsym.
  * Return: 0, or -1 (not an ELF file, or not the file that was mapped).
  */
 static int load_elf_table(struct dso *d, const char *path)
@@ -1425,6 +1427,16 @@ static int load_elf_table(struct dso *d, const char *path)
 
 		if (n != d->bid_size || memcmp(bid, d->build_id, (size_t)n))
 			goto out;	/* not the file that was mapped */
+	}
+	if (!pp_elf__has_symtab(e)) {
+		struct pp_elf *dbg = pp_elf__debug_file(e, d->path);
+
+		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg)) {
+			pp_elf__close(dbg);
+			ret = 0;
+			goto out;
+		}
+		pp_elf__close(dbg);
 	}
 	ret = take_funcs(d, e);
 out:

@@ -103,6 +103,29 @@ int pp_elf__build_id(struct pp_elf *e, uint8_t out[PP_ELF_BUILD_ID_MAX]);
 int pp_elf__debuglink(struct pp_elf *e, char *name, size_t len, uint32_t *crc);
 
 /**
+ * pp_elf__debug_file() - the separate debug file of a stripped file.
+ * @e: reader of the stripped file; @path: its path (its directory is
+ *   where a debuglink is looked for).
+ *
+ * Looked for as gdb does: by build-id under /usr/lib/debug/.build-id, then
+ * by .gnu_debuglink beside the file, in its .debug/ and under
+ * /usr/lib/debug/DIR. A candidate must have the build-id of @e (or, when
+ * @e has none, the debuglink's CRC). The debug file takes @e's segments,
+ * so its functions come at @e's file offsets.
+ * Return: its reader (pp_elf__close() it), or NULL.
+ */
+struct pp_elf *pp_elf__debug_file(struct pp_elf *e, const char *path);
+
+/**
+ * pp_elf_build_id_path() - where a debug file of build-id @bid is installed.
+ * @bid, @size: the build-id (at least 2 bytes); @path, @len: receive
+ *   /usr/lib/debug/.build-id/xx/yyyy.debug.
+ *
+ * Return: 0, or -EINVAL if @size is too short or @len too small.
+ */
+int pp_elf_build_id_path(const uint8_t *bid, int size, char *path, size_t len);
+
+/**
  * pp_elf__segments() - the PT_LOAD segments, in file order.
  * @e: reader; @segs: receives a pointer to them, valid as long as @e.
  *
