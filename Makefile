@@ -162,6 +162,12 @@ $(O)/bench/format-bench: tests/bench/format-bench.c $(FORMAT_LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(FORMAT_LIB) $(LDLIBS_FORMAT)
 
+# The recorder's user-symbol work alone (snapshot, symbol tables, USYMS).
+$(O)/bench/syms-bench: $(O)/tests/bench/syms-bench.o $(LIBS)
+	$(call msg,LINK,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
 PREFIX ?= /usr/local
 install: $(PROGS)
 	$(call msg,INSTALL,$(PREFIX)/bin)

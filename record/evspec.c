@@ -7,8 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,76 +464,6 @@ static int pmu_retprobe_bit(const char *pmu)
 		return 0;
 	buf[n] = 0;
 	return strncmp(buf, "config:", 7) ? 0 : atoi(buf + 7);
-}
-
-/**
- * pp_elf_sym_offset() - file offset of function @func in ELF @path.
- * @path: ELF file; @func: symbol name; @off: receives the offset.
- * Return: 0, -ENOENT (no such symbol), -ENOEXEC (not ELF), -errno.
- */
-int pp_elf_sym_offset(const char *path, const char *func, uint64_t *off)
-{
-	Elf_Scn *scn = NULL;
-	uint64_t vaddr = 0;
-	int fd, found = 0, err = -ENOENT;
-	size_t i, nph;
-	Elf *elf;
-
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto out;
-	}
-	while (!found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t n;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !sh.sh_entsize)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *nm;
-
-			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value)
-				continue;
-			nm = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (nm && !strcmp(nm, func)) {
-				vaddr = sym.st_value;
-				found = 1;
-				break;
-			}
-		}
-	}
-	if (!found)
-		goto out;
-	err = -ENOENT;
-	if (elf_getphdrnum(elf, &nph))
-		goto out;
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			err = 0;
-			break;
-		}
-	}
-out:
-	elf_end(elf);
-	close(fd);
-	return err;
 }
 
 /**

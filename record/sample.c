@@ -375,3 +375,48 @@ int pp_sample__time(uint64_t sample_type, const void *rec, size_t size, uint64_t
 	memcpy(time, (const uint8_t *)rec + off, 8);
 	return 0;
 }
+
+/**
+ * pp_sample_layout__init() - the fixed layout of samples of @sample_type.
+ * @l: receives it (l->ok 0: not a fast layout); @sample_type: the attr's.
+ */
+void pp_sample_layout__init(struct pp_sample_layout *l, uint64_t sample_type)
+{
+	uint64_t st = sample_type;
+	uint16_t off = sizeof(struct perf_event_header);
+
+	memset(l, 0, sizeof(*l));
+	if (st & ~(uint64_t)PP_SAMPLE_FAST_BITS)
+		return;
+	l->ok = 1;
+	off += 8 * !!(st & PERF_SAMPLE_IDENTIFIER);
+	if (st & PERF_SAMPLE_IP) {
+		l->ip = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		l->tid = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		l->time = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		l->addr = off;
+		off += 8;
+	}
+	off += 8 * !!(st & PERF_SAMPLE_ID);
+	off += 8 * !!(st & PERF_SAMPLE_STREAM_ID);
+	if (st & PERF_SAMPLE_CPU) {
+		l->cpu = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		l->period = off;
+		off += 8;
+	}
+	l->fixed = off;
+	l->callchain = !!(st & PERF_SAMPLE_CALLCHAIN);
+	l->raw = !!(st & PERF_SAMPLE_RAW);
+}

@@ -19,9 +19,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <elf.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "pp/elf.h"
 #include "pp/sample.h"
 #include "pp/tracefs.h"
 #include "record.h"
@@ -67,8 +65,7 @@ struct dso {
 	size_t nr_syms;
 	uint8_t sorted;		/* syms sorted by start (else in file order) */
 	uint32_t lookups;	/* addresses looked up while not sorted */
-	char *names;		/* one block holding every name, or: */
-	void *map;		/* the mapped string table they point into */
+	void *map;		/* the mapped string table the names point into */
 	size_t map_len;
 	size_t *hits;		/* indices into syms hit since the last flush */
 	size_t nr_hits, cap_hits;
@@ -156,7 +153,6 @@ struct pp_syms *pp_syms__new(int all_kallsyms)
 	s->all_kallsyms = all_kallsyms;
 	s->kall_pending = all_kallsyms;
 	pp_buf__init(&s->new_mmaps);
-	elf_version(EV_CURRENT);
 	return s;
 }
 
@@ -180,7 +176,6 @@ void pp_syms__free(struct pp_syms *s)
 	for (i = 0; i < s->nr_dsos; i++) {
 		free(s->dsos[i].path);
 		free(s->dsos[i].syms);
-		free(s->dsos[i].names);
 		if (s->dsos[i].map)
 			munmap(s->dsos[i].map, s->dsos[i].map_len);
 		free(s->dsos[i].hits);
@@ -487,122 +482,16 @@ static void kaddr_hit(struct pp_syms *s, uint64_t addr)
 	s->kpend[s->nr_kpend++] = i;
 }
 
-/* Build-id from the ELF notes of an open file. Return: size or 0. */
-static int elf_build_id(Elf *elf, uint8_t out[20])
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz) {
-				size_t n = nh.n_descsz > 20 ? 20 : nh.n_descsz;
-
-				memcpy(out, (char *)d->d_buf + doff, n);
-				return (int)n;
-			}
-		}
-	}
-	return 0;
-}
-
-/*
- * The GNU build-id note in the notes @p of @len bytes, padded to @align (4,
- * or 8 in segments aligned so). Return: its size or 0.
- */
-static int notes_build_id(const uint8_t *p, size_t len, size_t align, uint8_t out[20])
-{
-	size_t off = 0, pad = align == 8 ? 7 : 3;
-
-	while (len - off >= sizeof(Elf64_Nhdr)) {
-		Elf64_Nhdr nh;
-		size_t name, desc, next;
-
-		memcpy(&nh, p + off, sizeof(nh));
-		name = off + sizeof(nh);
-		desc = name + (((size_t)nh.n_namesz + pad) & ~pad);
-		next = desc + (((size_t)nh.n_descsz + pad) & ~pad);
-		if (desc > len || nh.n_descsz > len - desc)
-			return 0;
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(p + name, "GNU", 4) &&
-		    nh.n_descsz) {
-			size_t n = nh.n_descsz > 20 ? 20 : nh.n_descsz;
-
-			memcpy(out, p + desc, n);
-			return (int)n;
-		}
-		if (next >= len)
-			return 0;
-		off = next;
-	}
-	return 0;
-}
-
-/*
- * Build-id from the PT_NOTE segments of a 64-bit little-endian ELF read
- * with pread: a few syscalls instead of mapping the file and walking its
- * section table with libelf (the start-up snapshot reads one per DSO).
- * Return: its size, or -1 to let libelf try.
- */
-static int phdr_build_id(int fd, uint8_t out[20])
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph[64];
-	uint8_t notes[4096];
-	size_t sz;
-
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !eh.e_phnum || eh.e_phnum > 64)
-		return -1;
-	sz = eh.e_phnum * sizeof(Elf64_Phdr);
-	if (pread(fd, ph, sz, (off_t)eh.e_phoff) != (ssize_t)sz)
-		return -1;
-	for (int i = 0; i < eh.e_phnum; i++) {
-		int n;
-
-		if (ph[i].p_type != PT_NOTE || !ph[i].p_filesz || ph[i].p_filesz > sizeof(notes))
-			continue;
-		if (pread(fd, notes, ph[i].p_filesz, (off_t)ph[i].p_offset) != (ssize_t)ph[i].p_filesz)
-			return -1;
-		n = notes_build_id(notes, ph[i].p_filesz, ph[i].p_align, out);
-		if (n)
-			return n;
-	}
-#endif
-	return -1;
-}
-
+/* The build-id of ELF file @path. Return: its size, or 0 (none, or not an ELF file). */
 static int file_build_id(const char *path, uint8_t out[20])
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
-	Elf *elf;
+	struct pp_elf *e = pp_elf__open(path);
+	int n;
 
-	if (fd < 0)
+	if (!e)
 		return 0;
-	n = phdr_build_id(fd, out);
-	if (n > 0) {
-		close(fd);
-		return n;
-	}
-	n = 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		n = elf_build_id(elf, out);
-	elf_end(elf);
-	close(fd);
+	n = pp_elf__build_id(e, out);
+	pp_elf__close(e);
 	return n;
 }
 
@@ -1428,44 +1317,6 @@ static int load_jit(struct dso *d, struct pp_buf *out)
 	return 0;
 }
 
-/* Function symbols being read from an ELF file. */
-struct usym_vec {
-	struct usym *v;
-	size_t nv, cap;
-};
-
-/*
- * Add function @name at virtual address @value (in one of the @nph PT_LOAD
- * segments @ph, else it is skipped), as a file offset. @name must live
- * until usyms_keep() or as long as @d. Return: 0, or -1 without memory.
- */
-static int usym_vec_add(struct usym_vec *u, const Elf64_Phdr *ph, size_t nph, uint64_t value,
-			uint64_t size, const char *name)
-{
-	size_t k;
-
-	for (k = 0; k < nph; k++)
-		if (value >= ph[k].p_vaddr && value < ph[k].p_vaddr + ph[k].p_memsz)
-			break;
-	if (k == nph)
-		return 0;
-	if (u->nv == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 1024;
-		struct usym *nn = realloc(u->v, cap * sizeof(*nn));
-
-		if (!nn)
-			return -1;
-		u->v = nn;
-		u->cap = cap;
-	}
-	u->v[u->nv].start = value - ph[k].p_vaddr + ph[k].p_offset;
-	u->v[u->nv].size = (uint32_t)size;
-	u->v[u->nv].emitted = 0;
-	u->v[u->nv].name = name;
-	u->nv++;
-	return 0;
-}
-
 /*
  * Sort @n symbols by start, keeping the order of equal ones: a radix sort a
  * byte at a time, skipping the bytes every start shares. qsort's merge sort,
@@ -1517,257 +1368,79 @@ static void usyms_sort(struct usym *v, size_t n)
 	free(tmp);
 }
 
+#define SYM_BATCH	256		/* functions taken from the reader at once */
+
 /*
- * Make the symbols of @u @d's, in file order: sorted only at the
- * LINEAR_LOOKUPS+1st address looked up in @d (dso_sort()). Their names must
- * live as long as @d. @u is then empty.
+ * Take the functions of @e as @d's, by file offset, in file order (sorted
+ * only at the LINEAR_LOOKUPS+1st address looked up in @d: dso_sort()); the
+ * names stay in the reader's mapping of the string table, which @d keeps.
+ * Return: 0, or -1.
  */
-static void usyms_take(struct dso *d, struct usym_vec *u)
+static int take_funcs(struct dso *d, struct pp_elf *e)
 {
-	d->syms = u->v;
-	d->nr_syms = u->nv;
+	size_t nsym = pp_elf__nr_symbols(e), pos = 0, nv = 0;
+	struct pp_elf_sym b[SYM_BATCH];
+	struct usym *v;
+	int n;
+
+	/* room for all at once: growing by doubling copied them over and over */
+	v = malloc((nsym ? nsym : 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	while ((n = pp_elf__funcs(e, &pos, b, SYM_BATCH)) > 0) {
+		for (int i = 0; i < n; i++) {
+			v[nv].start = b[i].offset;
+			v[nv].size = b[i].size > 0xffffffffu ? 0xffffffffu : (uint32_t)b[i].size;
+			v[nv].emitted = 0;
+			v[nv].name = b[i].name;
+			nv++;
+		}
+	}
+	if (n < 0) {
+		free(v);
+		return -1;
+	}
+	d->syms = v;
+	d->nr_syms = nv;
 	d->sorted = 0;
 	d->lookups = 0;
-	memset(u, 0, sizeof(*u));
-}
-
-/*
- * usyms_take(), the names first copied into one block of @d's (they live
- * in a buffer about to go). Return: 0, or -1 without memory.
- */
-static int usyms_keep(struct dso *d, struct usym_vec *u)
-{
-	size_t at = 0, len = 1;
-
-	for (size_t i = 0; i < u->nv; i++)
-		len += strlen(u->v[i].name) + 1;
-	d->names = malloc(len);
-	if (!d->names)
-		return -1;
-	for (size_t i = 0; i < u->nv; i++) {
-		size_t l = strlen(u->v[i].name) + 1;
-
-		memcpy(d->names + at, u->v[i].name, l);
-		u->v[i].name = d->names + at;
-		at += l;
-	}
-	usyms_take(d, u);
+	d->map = pp_elf__take_strings(e, &d->map_len);
 	return 0;
 }
 
-#define SYM_BATCH	2048		/* ELF symbols read at once */
-
-static int pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	return pread(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
-}
-
 /*
- * load_elf_table() for a 64-bit ELF in host byte order: the headers and
- * the symbol table read with pread, a buffer at a time, its strings mapped
- * (mapping the whole file through libelf cost a page fault per page it
- * touched and a TLB shootdown at the end, a millisecond per DSO here;
- * reading every name cost as much for a library of long C++ names). A file
- * truncated in place while mapped would fault at the next name read:
- * package managers replace files, they do not rewrite them.
- * Return: 0, 1 (a 64-bit ELF of another build-id: not the file mapped),
- * -1 to let libelf try.
- */
-static int elf64_load_table(struct dso *d, int fd)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph[64];
-	Elf64_Shdr *sh = NULL;
-	Elf64_Sym *sym = NULL;
-	struct usym_vec u = { 0 };
-	const char *str;
-	size_t nsym, nph = 0;
-	uint64_t strsz;
-	int si = -1, ret = -1;
-
-	if (pread_full(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64 ||
-	    eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum || eh.e_shnum >= SHN_LORESERVE)
-		return -1;
-	if (d->bid_size) {
-		uint8_t bid[20];
-		int n = phdr_build_id(fd, bid);
-
-		if (n < 0)
-			return -1;	/* a build-id in sections only: libelf finds it */
-		if (n != d->bid_size || memcmp(bid, d->build_id, (size_t)n))
-			return 1;
-	}
-	if (pread_full(fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), eh.e_phoff))
-		return -1;
-	for (int i = 0; i < eh.e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && nph < 16)
-			ph[nph++] = ph[i];
-	sh = malloc(eh.e_shnum * sizeof(*sh));
-	if (!sh || pread_full(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff))
-		goto out;
-	for (int i = 0; i < eh.e_shnum; i++) {
-		if (sh[i].sh_type == SHT_SYMTAB)
-			si = i;
-		else if (sh[i].sh_type == SHT_DYNSYM && si < 0)
-			si = -2 - i;	/* the .dynsym, unless a .symtab comes */
-	}
-	if (si < -1)
-		si = -2 - si;
-	if (si >= 0) {
-		const Elf64_Shdr *ss = &sh[si], *sl;
-		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), moff;
-		struct stat st;
-
-		if (ss->sh_entsize != sizeof(Elf64_Sym) || ss->sh_link >= eh.e_shnum ||
-		    ss->sh_size > (256u << 20) || fstat(fd, &st))
-			goto out;
-		sl = &sh[ss->sh_link];
-		strsz = sl->sh_size;
-		if (!strsz || ss->sh_offset > (uint64_t)st.st_size ||
-		    ss->sh_size > (uint64_t)st.st_size - ss->sh_offset ||
-		    sl->sh_offset > (uint64_t)st.st_size || strsz > (uint64_t)st.st_size - sl->sh_offset)
-			goto out;
-		/*
-		 * The strings are mapped, not read: of a library's hundreds of
-		 * kilobytes of names only the pages of the few named in the
-		 * file are ever touched. Kept mapped as long as @d.
-		 */
-		moff = sl->sh_offset & ~(page - 1);
-		d->map_len = (size_t)(sl->sh_offset + strsz - moff);
-		d->map = mmap(NULL, d->map_len, PROT_READ, MAP_PRIVATE, fd, (off_t)moff);
-		if (d->map == MAP_FAILED) {
-			d->map = NULL;
-			goto out;
-		}
-		str = (char *)d->map + (sl->sh_offset - moff);
-		if (str[strsz - 1])
-			goto out;	/* not NUL-terminated: libelf judges */
-		/* the symbols, a buffer at a time */
-		sym = malloc(SYM_BATCH * sizeof(*sym));
-		if (!sym)
-			goto out;
-		nsym = ss->sh_size / sizeof(Elf64_Sym);
-		/* room for all at once: growing by doubling copied them over and over */
-		u.v = malloc((nsym ? nsym : 1) * sizeof(*u.v));
-		if (!u.v)
-			goto out;
-		u.cap = nsym;
-		for (size_t i = 0; i < nsym; i += SYM_BATCH) {
-			size_t n = nsym - i < SYM_BATCH ? nsym - i : SYM_BATCH;
-
-			if (pread_full(fd, sym, n * sizeof(*sym), ss->sh_offset + i * sizeof(*sym)))
-				goto out;
-			for (size_t j = 0; j < n; j++) {
-				const Elf64_Sym *es = &sym[j];
-
-				if (ELF64_ST_TYPE(es->st_info) != STT_FUNC || !es->st_value ||
-				    es->st_shndx == SHN_UNDEF || es->st_name >= strsz)
-					continue;
-				if (usym_vec_add(&u, ph, nph, es->st_value, es->st_size,
-						 str + es->st_name))
-					goto out;
-			}
-		}
-	}
-	/* no symbol table at all: nothing to name */
-	usyms_take(d, &u);
-	ret = 0;
-out:
-	if (ret && d->map) {
-		munmap(d->map, d->map_len);
-		d->map = NULL;
-	}
-	free(u.v);
-	free(sym);
-	free(sh);
-	return ret;
-#else
-	return -1;
-#endif
-}
-
-/*
- * Read the .symtab (or .dynsym) functions of @d from @path into d->syms,
- * by file offset (usyms_take(): in file order until sorted).
+ * Read the functions of @d from @path into d->syms, by file offset: those
+ * of its .symtab, or of its separate debug file's when it has only a
+ * .dynsym (a distribution's stripped library), or of its .dynsym.
+ * Return: 0, or -1 (not an ELF file, or not the file that was mapped).
  */
 static int load_elf_table(struct dso *d, const char *path)
 {
-	struct usym_vec u = { 0 };
-	size_t i, nph = 0;
-	GElf_Phdr ph[16];
-	Elf_Scn *scn = NULL;
-	int fd, have_symtab = 0, ret = -1;
-	Elf *elf;
+	struct pp_elf *e = pp_elf__open(path);
+	uint8_t bid[PP_ELF_BUILD_ID_MAX];
+	int ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!e)
 		return -1;
-	ret = elf64_load_table(d, fd);
-	if (ret >= 0) {
-		close(fd);
-		return ret ? -1 : 0;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out;
 	if (d->bid_size) {
-		uint8_t bid[20];
-		int n = elf_build_id(elf, bid);
+		int n = pp_elf__build_id(e, bid);
 
 		if (n != d->bid_size || memcmp(bid, d->build_id, (size_t)n))
 			goto out;	/* not the file that was mapped */
 	}
-	{
-		size_t n;
+	if (!pp_elf__has_symtab(e)) {
+		struct pp_elf *dbg = pp_elf__debug_file(e, d->path);
 
-		if (!elf_getphdrnum(elf, &n)) {
-			for (i = 0; i < n && nph < 16; i++)
-				if (gelf_getphdr(elf, (int)i, &ph[nph]) && ph[nph].p_type == PT_LOAD)
-					nph++;
+		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg)) {
+			pp_elf__close(dbg);
+			ret = 0;
+			goto out;
 		}
+		pp_elf__close(dbg);
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			have_symtab = 1;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t n;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type != (have_symtab ? SHT_SYMTAB : SHT_DYNSYM))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !sh.sh_entsize)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *nm;
-
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
-				continue;
-			nm = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!nm || !*nm)
-				continue;
-			if (usym_vec_add(&u, ph, nph, sym.st_value, sym.st_size, nm))
-				goto out;
-		}
-	}
-	/* the names live in the ELF image until elf_end(): usyms_keep copies them */
-	ret = usyms_keep(d, &u);
+	ret = take_funcs(d, e);
 out:
-	free(u.v);
-	elf_end(elf);
-	close(fd);
+	pp_elf__close(e);
 	return ret;
 }
 

@@ -12,6 +12,7 @@
 #include "pp/format.h"
 #include "pp/reader.h"
 #include "pp/replay.h"
+#include "pp/sample.h"
 #include "btf-print.h"
 
 #define PP_MAX_EVSELS	256
@@ -23,17 +24,6 @@ struct pp_idmap_ent {
 	int evsel;
 };
 
-/*
- * Where the fields of an event's samples lie when every field before the
- * callchain has a fixed size (offsets from the record start, header
- * included): the sample is read without walking its sample_type.
- */
-struct pp_fastfmt {
-	uint8_t ok;		/* sample_type has only the fields below */
-	uint8_t callchain, raw;
-	uint16_t ip, tid, time, addr, cpu, period;	/* 0 = absent */
-	uint16_t fixed;		/* end of the fixed fields */
-};
 
 /* What is known of a thread. */
 struct pp_task {
@@ -150,7 +140,7 @@ struct pp_session {
 	struct pp_idmap_ent *idmap;
 	size_t idmap_cap, idmap_nr;
 	uint32_t idmap_gen;		/* bumped by every change of the id map */
-	struct pp_fastfmt fast[PP_MAX_EVSELS];	/* by evsel idx */
+	struct pp_sample_layout fast[PP_MAX_EVSELS];	/* by evsel idx */
 	struct tep_handle *tep;
 	int header_page_ok;
 	struct pp_evspec specs[64];

@@ -567,51 +567,6 @@ static const struct pp_evspec *match_spec(const struct pp_session *s, const char
 	return NULL;
 }
 
-/* The fixed layout of samples of @st, when it has one (fast->ok). */
-static void fastfmt_init(struct pp_fastfmt *f, uint64_t st)
-{
-	const uint64_t fast = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-			      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			      PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
-	uint16_t off = sizeof(struct perf_event_header);
-
-	memset(f, 0, sizeof(*f));
-	if (st & ~fast)
-		return;
-	f->ok = 1;
-	off += 8 * !!(st & PERF_SAMPLE_IDENTIFIER);
-	if (st & PERF_SAMPLE_IP) {
-		f->ip = off;
-		off += 8;
-	}
-	if (st & PERF_SAMPLE_TID) {
-		f->tid = off;
-		off += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		f->time = off;
-		off += 8;
-	}
-	if (st & PERF_SAMPLE_ADDR) {
-		f->addr = off;
-		off += 8;
-	}
-	off += 8 * !!(st & PERF_SAMPLE_ID);
-	off += 8 * !!(st & PERF_SAMPLE_STREAM_ID);
-	if (st & PERF_SAMPLE_CPU) {
-		f->cpu = off;
-		off += 8;
-	}
-	if (st & PERF_SAMPLE_PERIOD) {
-		f->period = off;
-		off += 8;
-	}
-	f->fixed = off;
-	f->callchain = !!(st & PERF_SAMPLE_CALLCHAIN);
-	f->raw = !!(st & PERF_SAMPLE_RAW);
-}
-
 static inline uint64_t rd64(const uint8_t *p)
 {
 	uint64_t v;
@@ -629,62 +584,27 @@ static inline uint32_t rd32(const uint8_t *p)
 }
 
 /*
- * Read a sample of layout @f into @e: the same fields and the same checks as
- * pp_sample__parse_fmt(). Return: 0, or -EINVAL for a malformed record.
+ * Read a sample of layout @f into @e through the fast path of record/sample.c
+ * (inline; the copy is folded away). Return: 0, or -EINVAL.
  */
-static int fast_parse(const struct pp_fastfmt *f, const uint8_t *rec, size_t size,
-		      struct pp_event *e)
+static inline int fast_parse(const struct pp_sample_layout *f, const uint8_t *rec, size_t size,
+			     struct pp_event *e)
 {
-	struct perf_event_header h;
-	size_t end, off;
+	struct pp_sample_hot h;
 
-	if (size < sizeof(h))
+	if (pp_sample__parse_hot(f, rec, size, &h))
 		return -EINVAL;
-	memcpy(&h, rec, sizeof(h));
-	end = h.size;
-	if (end < sizeof(h) || end > size || f->fixed > end)
-		return -EINVAL;
-	e->ip = f->ip ? rd64(rec + f->ip) : 0;
-	e->pid = f->tid ? rd32(rec + f->tid) : 0;
-	e->tid = f->tid ? rd32(rec + f->tid + 4) : 0;
-	e->time = f->time ? rd64(rec + f->time) : 0;
-	e->addr = f->addr ? rd64(rec + f->addr) : 0;
-	e->cpu = f->cpu ? rd32(rec + f->cpu) : 0;
-	e->period = f->period ? rd64(rec + f->period) : 0;
-	e->callchain = NULL;
-	e->nr_callchain = 0;
-	e->raw = NULL;
-	e->raw_size = 0;
-	off = f->fixed;
-	if (f->callchain) {
-		uint64_t nr;
-
-		if (end - off < 8)
-			return -EINVAL;
-		nr = rd64(rec + off);
-		off += 8;
-		if (nr > (end - off) / 8)
-			return -EINVAL;
-		e->callchain = (const uint64_t *)(const void *)(rec + off);
-		e->nr_callchain = (uint32_t)nr;
-		off += (size_t)nr * 8;
-	}
-	if (f->raw) {
-		uint32_t rs, pad;
-
-		if (end - off < 4)
-			return -EINVAL;
-		rs = rd32(rec + off);
-		off += 4;
-		if (rs > end - off)
-			return -EINVAL;
-		e->raw = rec + off;
-		e->raw_size = rs;
-		off += rs;
-		pad = (8 - ((4 + rs) & 7)) & 7;
-		if (pad > end - off)
-			return -EINVAL;
-	}
+	e->ip = h.ip;
+	e->pid = h.pid;
+	e->tid = h.tid;
+	e->time = h.time;
+	e->addr = h.addr;
+	e->cpu = h.cpu;
+	e->period = h.period;
+	e->callchain = h.callchain;
+	e->nr_callchain = (uint32_t)h.nr_callchain;
+	e->raw = h.raw;
+	e->raw_size = h.raw_size;
 	return 0;
 }
 
@@ -718,7 +638,7 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev->config = a.config;
 		ev->sample_type = a.sample_type;
 		ev->read_format = a.read_format;
-		fastfmt_init(&s->fast[ev->idx], a.sample_type);
+		pp_sample_layout__init(&s->fast[ev->idx], a.sample_type);
 		ev->spec = match_spec(s, name);
 		for (int k = 0; k < s->nr_srcs && !ev->src; k++) {
 			if (s->srcs[k].a->src_match(&s->srcs[k].o, ev))
@@ -1067,7 +987,7 @@ void pp_session__tick(struct pp_session *s, uint64_t ts)
 
 static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uint8_t *rec, uint16_t size)
 {
-	const struct pp_fastfmt *f = &s->fast[ev->idx];
+	const struct pp_sample_layout *f = &s->fast[ev->idx];
 	struct pp_event e;
 	int to_host, to_src;
 
@@ -1555,7 +1475,7 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 static inline int record_time(const struct pp_session *s, const struct pp_evsel *ev,
 			      const uint8_t *r, uint16_t size, uint64_t *ts)
 {
-	const struct pp_fastfmt *f = &s->fast[ev->idx];
+	const struct pp_sample_layout *f = &s->fast[ev->idx];
 
 	/* a sample's time at its fixed place; the header's size is checked as there */
 	if (f->time) {

@@ -11,12 +11,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "pp/elf.h"
 #include "pp/meta.h"
 #include "replay-internal.h"
 
@@ -36,8 +35,6 @@ struct pp_dso {
 	size_t nr_syms;
 	int sorted;
 	int source;		/* 0 none yet, 1 embedded, 2 debug dir, 3 local file, -1 failed */
-	struct { uint64_t off, vaddr, len; } segs[8];
-	int nr_segs;
 };
 
 struct pp_map {
@@ -502,125 +499,125 @@ static const struct pp_sym *sym_find(struct pp_sym *syms, size_t nr, uint64_t ad
 	return s;
 }
 
-/* Read ELF symbols, segments and the build-id of @path into @d. Return 0 or -errno. */
-static int elf_load(struct pp_symtab *t, struct pp_dso *d, const char *path, int check_bid)
+/*
+ * Take the functions of @e as @d's, by file offset (a mapping's pgoff plus
+ * the distance into it, whatever the load bias). Return: 0, -ENOENT if
+ * there are none, or -ENOMEM.
+ */
+static int take_funcs(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	size_t phnum;
-	int ret = -ENOENT, bid_ok = !check_bid || !d->build_id_size;
-	struct pp_sym *syms = NULL;
-	size_t nr = 0, cap = 0;
+	size_t nsym = pp_elf__nr_symbols(e), pos = 0, nr = 0;
+	struct pp_elf_sym b[256];
+	struct pp_sym *syms;
+	int n;
 
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || !gelf_getehdr(e, &eh))
-		goto out;
-	d->nr_segs = 0;
-	if (!elf_getphdrnum(e, &phnum)) {
-		for (size_t i = 0; i < phnum && d->nr_segs < 8; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
-				d->segs[d->nr_segs].off = ph.p_offset;
-				d->segs[d->nr_segs].vaddr = ph.p_vaddr;
-				d->segs[d->nr_segs].len = ph.p_filesz;
-				d->nr_segs++;
-			}
-		}
-	}
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_NOTE && !bid_ok) {
-			size_t off = 0, noff, doff;
-			GElf_Nhdr nh;
-
-			data = elf_getdata(scn, NULL);
-			while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz >= d->build_id_size &&
-				    !memcmp((uint8_t *)data->d_buf + doff, d->build_id, d->build_id_size))
-					bid_ok = 1;
-			}
-			continue;
-		}
-		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !sh.sh_entsize)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value)
+	if (!nsym)
+		return -ENOENT;
+	syms = malloc(nsym * sizeof(*syms));
+	if (!syms)
+		return -ENOMEM;
+	while ((n = pp_elf__funcs(e, &pos, b, 256)) > 0) {
+		for (int i = 0; i < n; i++) {
+			if (!b[i].name[0])
 				continue;
-			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (nr == cap) {
-				size_t n = cap ? cap * 2 : 1024;
-				struct pp_sym *a = realloc(syms, n * sizeof(*a));
-
-				if (!a)
-					goto out;
-				syms = a;
-				cap = n;
-			}
-			syms[nr].addr = sym.st_value;
-			syms[nr].size = sym.st_size;
-			syms[nr].name = own_str(t, name);
+			syms[nr].addr = b[i].offset;
+			syms[nr].size = b[i].size;
 			syms[nr].mod = NULL;
-			if (!syms[nr].name)
-				goto out;
+			syms[nr].name = own_str(t, b[i].name);
+			if (!syms[nr].name) {
+				free(syms);
+				return -ENOMEM;
+			}
 			nr++;
 		}
 	}
-	if (!bid_ok || !nr) {
-		ret = -ENOENT;
-		goto out;
+	if (n < 0 || !nr) {
+		free(syms);
+		return n < 0 ? n : -ENOENT;
 	}
 	free(d->syms);
 	d->syms = syms;
 	d->nr_syms = nr;
 	d->sorted = 0;
-	syms = NULL;
-	ret = 0;
+	return 0;
+}
+
+/* Whether @e has the build-id recorded for @d (or none was). */
+static int bid_matches(const struct pp_dso *d, struct pp_elf *e)
+{
+	uint8_t bid[PP_ELF_BUILD_ID_MAX];
+
+	return !d->build_id_size || (pp_elf__build_id(e, bid) == d->build_id_size &&
+				     !memcmp(bid, d->build_id, d->build_id_size));
+}
+
+/*
+ * The functions of @d's debug file in /usr/lib/debug/.build-id. Its file
+ * offsets are those of the DSO's segments when the DSO is here too, else
+ * the debug file's addresses (pp_elf's rule for a debug file alone).
+ */
+static int load_debug_dir(struct pp_symtab *t, struct pp_dso *d)
+{
+	char path[512];
+	struct pp_elf *e, *orig;
+	int ret = -ENOENT;
+
+	if (pp_elf_build_id_path(d->build_id, d->build_id_size, path, sizeof(path)))
+		return -ENOENT;
+	e = pp_elf__open(path);
+	if (!e)
+		return -ENOENT;
+	orig = d->path && d->path[0] == '/' ? pp_elf__open(d->path) : NULL;
+	if (orig && bid_matches(d, orig)) {
+		const struct pp_elf_seg *segs;
+		int n = pp_elf__segments(orig, &segs);
+
+		pp_elf__set_segments(e, segs, n);
+	}
+	pp_elf__close(orig);
+	if (bid_matches(d, e))
+		ret = take_funcs(t, d, e);
+	pp_elf__close(e);
+	return ret;
+}
+
+/*
+ * The functions of the DSO at its path on this machine, if its build-id
+ * matches: of its .symtab, of its debug file's (debuglink) when it has
+ * only a .dynsym, else of its .dynsym.
+ */
+static int load_local(struct pp_symtab *t, struct pp_dso *d)
+{
+	struct pp_elf *e = pp_elf__open(d->path), *dbg;
+	int ret = -ENOENT;
+
+	if (!e)
+		return -ENOENT;
+	if (!bid_matches(d, e))
+		goto out;
+	if (!pp_elf__has_symtab(e)) {
+		dbg = pp_elf__debug_file(e, d->path);
+		ret = dbg && pp_elf__has_symtab(dbg) ? take_funcs(t, d, dbg) : -ENOENT;
+		pp_elf__close(dbg);
+		if (!ret)
+			goto out;
+	}
+	ret = take_funcs(t, d, e);
 out:
-	free(syms);
-	if (e)
-		elf_end(e);
-	close(fd);
+	pp_elf__close(e);
 	return ret;
 }
 
 static void dso_load(struct pp_symtab *t, struct pp_dso *d)
 {
-	char path[512];
-	int n;
-
 	if (d->source)
 		return;
 	d->source = -1;
-	if (d->build_id_size >= 2) {
-		n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", d->build_id[0]);
-		for (int i = 1; i < d->build_id_size && n < (int)sizeof(path) - 8; i++)
-			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", d->build_id[i]);
-		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-		if (!elf_load(t, d, path, 0)) {
-			d->source = 2;
-			return;
-		}
+	if (d->build_id_size >= 2 && !load_debug_dir(t, d)) {
+		d->source = 2;
+		return;
 	}
-	if (d->path && d->path[0] == '/' && !elf_load(t, d, d->path, 1))
+	if (d->path && d->path[0] == '/' && !load_local(t, d))
 		d->source = 3;
 }
 
@@ -734,20 +731,14 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 	if (i && addr < ms->m[i - 1].end) {
 		const struct pp_map *m = &ms->m[i - 1];
 		struct pp_dso *d = &t->dsos[m->dso];
-		uint64_t off = addr - m->start + m->pgoff, vaddr = off;
+		uint64_t off = addr - m->start + m->pgoff;
 
 		dso_load(t, d);
 		if (dso)
 			*dso = d->short_name;
-		for (int k = 0; k < d->nr_segs; k++) {
-			if (off >= d->segs[k].off && off < d->segs[k].off + d->segs[k].len) {
-				vaddr = off - d->segs[k].off + d->segs[k].vaddr;
-				break;
-			}
-		}
 		ensure_sorted(d->syms, d->nr_syms, &d->sorted);
-		s = sym_find(d->syms, d->nr_syms, vaddr);
-		if (!s && !d->nr_segs)	/* a non-PIE executable: symbols are absolute */
+		s = sym_find(d->syms, d->nr_syms, off);
+		if (!s && d->source == 1)	/* a JIT map's symbols are absolute */
 			s = sym_find(d->syms, d->nr_syms, addr);
 		if (s) {
 			copy_name(buf, len, s->name);

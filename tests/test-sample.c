@@ -248,6 +248,166 @@ static void test_sample_time(void **state)
 	assert_int_equal(pp_sample__time(ST_TP, r.b, 10, &t), -EINVAL);
 }
 
+
+/*
+ * Build a sample of @st with distinct field values, a callchain of @nr_cc
+ * and a raw block of @raw bytes (padded as the kernel pads it).
+ */
+static void build_layout_sample(struct rb *r, uint64_t st, uint64_t nr_cc, uint32_t raw)
+{
+	static const uint8_t bytes[32] = "0123456789abcdefghijklmnopqrstu";
+	size_t pad;
+
+	begin(r, PERF_RECORD_SAMPLE);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		put64(r, 0x1d);
+	if (st & PERF_SAMPLE_IP)
+		put64(r, 0x7f0000001234ull);
+	if (st & PERF_SAMPLE_TID) {
+		put32(r, 4242);
+		put32(r, 4343);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		put64(r, 123456789012ull);
+	if (st & PERF_SAMPLE_ADDR)
+		put64(r, 0xdead0000beefull);
+	if (st & PERF_SAMPLE_ID)
+		put64(r, 0x1e);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		put64(r, 0x1f);
+	if (st & PERF_SAMPLE_CPU) {
+		put32(r, 3);
+		put32(r, 0);
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		put64(r, 10101);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		put64(r, nr_cc);
+		for (uint64_t i = 0; i < nr_cc; i++)
+			put64(r, i ? 0xffffffff81000000ull + i : PERF_CONTEXT_KERNEL);
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		put32(r, raw);
+		put(r, bytes, raw);
+		pad = (8 - ((4 + raw) & 7)) & 7;
+		put(r, "\0\0\0\0\0\0\0", pad);
+	}
+	finish(r);
+}
+
+/* The fast path and the reference agree on @rec of @size (header size @hsize). */
+static void check_same(const struct pp_sample_layout *l, uint64_t st, struct rb *r, size_t size)
+{
+	struct pp_sample ref;
+	struct pp_sample_hot hot;
+	int a, b;
+
+	memset(&hot, 0xa5, sizeof(hot));
+	a = pp_sample__parse(st, r->b, size, &ref);
+	b = pp_sample__parse_hot(l, r->b, size, &hot);
+	if (a != b)
+		fail_msg("sample_type %#llx size %zu header %u: reference %d, fast %d",
+			 (unsigned long long)st, size, (unsigned)ref.size, a, b);
+	if (a)
+		return;
+	assert_int_equal(hot.ip, ref.ip);
+	assert_int_equal(hot.pid, ref.pid);
+	assert_int_equal(hot.tid, ref.tid);
+	assert_int_equal(hot.time, ref.time);
+	assert_int_equal(hot.addr, ref.addr);
+	assert_int_equal(hot.cpu, ref.cpu);
+	assert_int_equal(hot.period, ref.period);
+	assert_int_equal(hot.nr_callchain, ref.nr_callchain);
+	assert_ptr_equal(hot.callchain, ref.callchain);
+	assert_int_equal(hot.raw_size, ref.raw_size);
+	assert_ptr_equal(hot.raw, ref.raw);
+}
+
+/*
+ * Every layout of the bits the fast path reads (every subset: IDENTIFIER,
+ * IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN, RAW), with
+ * empty and full callchains and raw blocks of every padding, cut at every
+ * length (in the header's size and in the bytes available), and with a
+ * callchain or raw size that overruns: the fast path gives what
+ * pp_sample__parse() gives, or fails where it fails.
+ */
+static void test_fast_path_equals_reference(void **state)
+{
+	static const uint64_t bits[] = {
+		PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+		PERF_SAMPLE_ADDR, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+		PERF_SAMPLE_PERIOD, PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_RAW,
+	};
+	static const uint64_t ccs[] = { 0, 1, 5 };
+	static const uint32_t raws[] = { 0, 4, 5, 11, 12, 20 };
+	const size_t nbits = sizeof(bits) / sizeof(bits[0]);
+	unsigned long checked = 0;
+
+	for (unsigned int m = 0; m < (1u << nbits); m++) {
+		struct pp_sample_layout l;
+		uint64_t st = 0;
+
+		for (size_t b = 0; b < nbits; b++)
+			if (m & (1u << b))
+				st |= bits[b];
+		pp_sample_layout__init(&l, st);
+		assert_int_equal(l.ok, 1);
+		for (size_t c = 0; c < (st & PERF_SAMPLE_CALLCHAIN ? 3 : 1); c++) {
+			for (size_t w = 0; w < (st & PERF_SAMPLE_RAW ? 6 : 1); w++) {
+				struct rb r, cut;
+				size_t full;
+
+				build_layout_sample(&r, st, ccs[c], raws[w]);
+				full = r.n;
+				check_same(&l, st, &r, full);
+				checked++;
+				for (size_t n = 0; n < full; n++) {
+					/* fewer bytes than the header says */
+					check_same(&l, st, &r, n);
+					/* a header that says fewer bytes (a truncated record) */
+					cut = r;
+					if (n >= 8) {
+						uint16_t sz = (uint16_t)n;
+
+						memcpy(cut.b + 6, &sz, 2);
+						check_same(&l, st, &cut, n);
+					}
+					checked += 2;
+				}
+				/* a callchain count or raw size that runs past the end */
+				if (st & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)) {
+					size_t at = sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(
+						st & (PP_SAMPLE_FAST_BITS & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
+									       PERF_SAMPLE_RAW)));
+
+					cut = r;
+					if (st & PERF_SAMPLE_CALLCHAIN) {
+						uint64_t huge = 1ull << 61;
+
+						memcpy(cut.b + at, &huge, 8);
+					} else {
+						uint32_t huge = 0xfffffff0u;
+
+						memcpy(cut.b + at, &huge, 4);
+					}
+					check_same(&l, st, &cut, full);
+					checked++;
+				}
+			}
+		}
+	}
+	/* anything else is not a fast layout */
+	{
+		struct pp_sample_layout l;
+
+		pp_sample_layout__init(&l, PERF_SAMPLE_IP | PERF_SAMPLE_READ);
+		assert_int_equal(l.ok, 0);
+		pp_sample_layout__init(&l, PERF_SAMPLE_TID | PERF_SAMPLE_BRANCH_STACK);
+		assert_int_equal(l.ok, 0);
+	}
+	assert_true(checked > 100000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_sample_id_trailer),
 		cmocka_unit_test(test_sample_id_short),
 		cmocka_unit_test(test_sample_time),
+		cmocka_unit_test(test_fast_path_equals_reference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

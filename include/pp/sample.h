@@ -13,8 +13,10 @@
 #ifndef PP_SAMPLE_H
 #define PP_SAMPLE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* What the layout of a sample depends on: copy these from the attr. */
 struct pp_sample_fmt {
@@ -123,5 +125,124 @@ size_t pp_sample_id__size(uint64_t sample_type);
  * Return: 0, or -ENOENT if the record carries no time, -EINVAL if short.
  */
 int pp_sample__time(uint64_t sample_type, const void *rec, size_t size, uint64_t *time);
+
+/*
+ * The fast path: where the fields of an event's samples lie when every
+ * field before the callchain has a fixed size (offsets from the record
+ * start, header included), so a sample is read without walking its
+ * sample_type. Replay reads every sample through it when it applies;
+ * tests/test-sample.c holds it equal to pp_sample__parse() on every
+ * layout of these bits and every truncation.
+ */
+#define PP_SAMPLE_FAST_BITS	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |	\
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
+				 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |	\
+				 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+struct pp_sample_layout {
+	uint8_t ok;		/* sample_type has only PP_SAMPLE_FAST_BITS */
+	uint8_t callchain, raw;
+	uint16_t ip, tid, time, addr, cpu, period;	/* 0 = absent */
+	uint16_t fixed;		/* end of the fixed fields */
+};
+
+/* The fields the fast path reads: those of struct pp_sample of the same names. */
+struct pp_sample_hot {
+	uint64_t ip, time, addr, period;
+	uint32_t pid, tid, cpu, raw_size;
+	uint64_t nr_callchain;
+	const uint64_t *callchain;
+	const void *raw;
+};
+
+/**
+ * pp_sample_layout__init() - the fixed layout of samples of @sample_type.
+ * @l: receives it; l->ok is 0 when @sample_type has bits outside
+ *   PP_SAMPLE_FAST_BITS (use pp_sample__parse_fmt() then).
+ * @sample_type: the attr's sample_type.
+ */
+void pp_sample_layout__init(struct pp_sample_layout *l, uint64_t sample_type);
+
+static inline uint64_t pp_sample_rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t pp_sample_rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/**
+ * pp_sample__parse_hot() - read a PERF_RECORD_SAMPLE of layout @l (l->ok).
+ * @l: from pp_sample_layout__init(); @rec: the record (its type is not
+ *   checked: the caller dispatches samples only); @size: bytes available;
+ * @h: receives the fields, as pp_sample__parse() gives them.
+ *
+ * Inline: it runs once per sample in replay.
+ * Return: 0, or -EINVAL when pp_sample__parse() would refuse the record.
+ */
+static inline int pp_sample__parse_hot(const struct pp_sample_layout *l, const void *rec,
+				       size_t size, struct pp_sample_hot *h)
+{
+	const uint8_t *r = (const uint8_t *)rec;
+	size_t end, off;
+	uint16_t hsize;
+
+	if (size < 8)
+		return -EINVAL;
+	memcpy(&hsize, r + 6, 2);
+	end = hsize;
+	if (end < 8 || end > size || l->fixed > end)
+		return -EINVAL;
+	h->ip = l->ip ? pp_sample_rd64(r + l->ip) : 0;
+	h->pid = l->tid ? pp_sample_rd32(r + l->tid) : 0;
+	h->tid = l->tid ? pp_sample_rd32(r + l->tid + 4) : 0;
+	h->time = l->time ? pp_sample_rd64(r + l->time) : 0;
+	h->addr = l->addr ? pp_sample_rd64(r + l->addr) : 0;
+	h->cpu = l->cpu ? pp_sample_rd32(r + l->cpu) : 0;
+	h->period = l->period ? pp_sample_rd64(r + l->period) : 0;
+	h->callchain = NULL;
+	h->nr_callchain = 0;
+	h->raw = NULL;
+	h->raw_size = 0;
+	off = l->fixed;
+	if (l->callchain) {
+		uint64_t nr;
+
+		if (end - off < 8)
+			return -EINVAL;
+		nr = pp_sample_rd64(r + off);
+		off += 8;
+		if (nr > (end - off) / 8)
+			return -EINVAL;
+		h->callchain = (const uint64_t *)(const void *)(r + off);
+		h->nr_callchain = nr;
+		off += (size_t)nr * 8;
+	}
+	if (l->raw) {
+		uint32_t rs, pad;
+
+		if (end - off < 4)
+			return -EINVAL;
+		rs = pp_sample_rd32(r + off);
+		off += 4;
+		if (rs > end - off)
+			return -EINVAL;
+		h->raw = r + off;
+		h->raw_size = rs;
+		off += rs;
+		pad = (8 - ((4 + rs) & 7)) & 7;
+		if (pad > end - off)
+			return -EINVAL;
+	}
+	return 0;
+}
 
 #endif /* PP_SAMPLE_H */
