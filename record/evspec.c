@@ -492,9 +492,12 @@ int pp_uprobe_attr(struct perf_event_attr *attr, const char *func, const char *p
 	} else {
 		r = pp_elf_sym_offset(path, func, &off);
 		if (r) {
-			snprintf(err, errlen, "uprobe: %s: %s", path,
-				 r == -ENOENT ? "no such function symbol" :
-				 r == -ENOEXEC ? "not an ELF file" : strerror(-r));
+			if (r == -ENOENT)
+				snprintf(err, errlen, "uprobe: %s: no such function symbol '%s'", path,
+					 func);
+			else
+				snprintf(err, errlen, "uprobe: %s: %s", path,
+					 r == -ENOEXEC ? "not an ELF file" : strerror(-r));
 			return r;
 		}
 	}
