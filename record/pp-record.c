@@ -1346,7 +1346,11 @@ static void attach_bpf_output(struct rec *r)
 	}
 }
 
-static void attach_bpf(struct rec *r, pid_t child)
+/*
+ * @child: the workload, else @procs (@nr_procs): the -p processes, all of
+ * which the aggregator follows.
+ */
+static void attach_bpf(struct rec *r, pid_t child, const pid_t *procs, int nr_procs)
 {
 	const struct opts *o = r->o;
 	char err[512];
@@ -1374,18 +1378,16 @@ static void attach_bpf(struct rec *r, pid_t child)
 		}
 	}
 	if (o->agg_kind == PP_BPF_AGG_OFFCPU) {
-		struct pp_bpf_offcpu_opts oo = { .pid = child > 0 ? child : 0 };
+		struct pp_bpf_offcpu_opts oo = { .pid = child > 0 ? child : 0, .pids = procs,
+						 .nr_pids = nr_procs };
 
-		if (o->pids)
-			oo.pid = (pid_t)atoi(o->pids);
 		r->offcpu = pp_bpf_offcpu__new(&oo, err, sizeof(err));
 		if (!r->offcpu)
 			die("offcpu: %s", err);
 	} else if (o->agg_kind == PP_BPF_AGG_LOCK) {
-		struct pp_bpf_lock_opts lo = { .pid = child > 0 ? child : 0 };
+		struct pp_bpf_lock_opts lo = { .pid = child > 0 ? child : 0, .pids = procs,
+					       .nr_pids = nr_procs };
 
-		if (o->pids)
-			lo.pid = (pid_t)atoi(o->pids);
 		r->lockp = pp_bpf_lock__new(&lo, err, sizeof(err));
 		if (!r->lockp)
 			die("lock: %s", err);
@@ -1925,7 +1927,7 @@ int main(int argc, char **argv)
 		write_syms(&r);
 
 	build_layout(&r);
-	attach_bpf(&r, child);
+	attach_bpf(&r, child, o.pids ? procs : NULL, o.pids ? nr_procs : 0);
 	/* the aggregators' stacks need the maps that FORK and MMAP2 records tell */
 	if (r.offcpu || r.lockp)
 		r.scan_syms = 1;

@@ -310,8 +310,14 @@ int pp_bpf_agg__for_each_chunk(const char *path,
 
 /* ---- off-CPU time aggregated at sched_switch ---- */
 
+/*
+ * Targets: @pid and the @nr_pids processes of @pids (-p A,B), and what they
+ * fork from then on; none (0, 0) = every process but the caller's own.
+ */
 struct pp_bpf_offcpu_opts {
 	pid_t pid;			/* only this process (tgid); 0 = all */
+	const pid_t *pids;		/* and these */
+	int nr_pids;
 	uint64_t min_ns;		/* ignore blocks shorter than this */
 	int include_preempted;		/* count involuntary switches (state 'R') too */
 	int kernel_threads;		/* include kernel threads */
@@ -374,8 +380,11 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc);
 
 /* ---- futex contention (lock wait time) aggregated at sys_enter/sys_exit ---- */
 
+/* Targets as for struct pp_bpf_offcpu_opts. */
 struct pp_bpf_lock_opts {
 	pid_t pid;			/* only this process (tgid); 0 = all */
+	const pid_t *pids;		/* and these */
+	int nr_pids;
 	uint64_t min_ns;		/* ignore shorter waits */
 };
 
