@@ -144,7 +144,7 @@ struct opts {
 	char *cmdline;
 	const char *profiler;	/* pp-record PROFILER ...: events chosen by the module */
 	struct pp_bpf_filter_opts bpf;	/* in-kernel filters on every event */
-	int agg_kind;		/* offcpu/lock: a BPF aggregator instead of perf events */
+	int agg_kind;		/* enum pp_agg: the profiler's BPF aggregator, 0 none */
 	const char *bpf_output;	/* --bpf-output SRC: a BPF event source */
 	int system_wide;	/* a module's events must see every task (pp_event_reqs) */
 };
@@ -273,10 +273,12 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 		}
 	}
 	o->profiler = argv[0];
-	if (!strcmp(argv[0], "offcpu"))
-		o->agg_kind = PP_BPF_AGG_OFFCPU;
-	else if (!strcmp(argv[0], "lock"))
-		o->agg_kind = PP_BPF_AGG_LOCK;
+	/* the module says which in-kernel aggregator it reads (struct pp_analyzer.bpf_agg) */
+	{
+		const struct pp_analyzer *a = pp_analyzer__find(argv[0]);
+
+		o->agg_kind = a ? a->bpf_agg : PP_AGG_NONE;
+	}
 }
 
 static void die_usage(const char *fmt, ...)
@@ -1377,14 +1379,14 @@ static void attach_bpf(struct rec *r, pid_t child, const pid_t *procs, int nr_pr
 					die("%s: %s", e->name, err);
 		}
 	}
-	if (o->agg_kind == PP_BPF_AGG_OFFCPU) {
+	if (o->agg_kind == PP_AGG_OFFCPU) {
 		struct pp_bpf_offcpu_opts oo = { .pid = child > 0 ? child : 0, .pids = procs,
 						 .nr_pids = nr_procs };
 
 		r->offcpu = pp_bpf_offcpu__new(&oo, err, sizeof(err));
 		if (!r->offcpu)
 			die("offcpu: %s", err);
-	} else if (o->agg_kind == PP_BPF_AGG_LOCK) {
+	} else if (o->agg_kind == PP_AGG_LOCK) {
 		struct pp_bpf_lock_opts lo = { .pid = child > 0 ? child : 0, .pids = procs,
 					       .nr_pids = nr_procs };
 

@@ -292,22 +292,6 @@ static inline uint64_t pp_bpf_agg__ip(const uint8_t *ips, unsigned int i)
 	return v;
 }
 
-/**
- * pp_bpf_agg__for_each_chunk() - call @fn for each BPF_AGG chunk of a trace.
- * @path: trace file.
- * @fn: gets the raw payload, its size and the chunk's time range; a
- *      non-zero return stops the walk and is returned.
- * @ctx: for @fn.
- *
- * Uses the index of a cleanly closed file, or walks the chunk headers of a
- * killed recorder's file (stopping at the first damaged header).
- * Return: 0, @fn's non-zero value, or -errno.
- */
-int pp_bpf_agg__for_each_chunk(const char *path,
-			       int (*fn)(const uint8_t *payload, size_t len, uint64_t first_ts,
-					 uint64_t last_ts, void *ctx),
-			       void *ctx);
-
 /* ---- off-CPU time aggregated at sched_switch ---- */
 
 /*
