@@ -730,14 +730,14 @@ int pp_live__open(struct pp_session *s)
 		}
 	}
 	pp_session__link_formats(s);
-	if (!lv->follow)
-		load_tasks(s, procs, nr_procs);
-	if (lv->need_syms)
-		load_symbols(s, procs, lv->follow ? 0 : nr_procs);
 	/* the module's BPF aggregator, following the same targets */
 	ret = pp_bpfagg__open_live(s, o->workload ? lv->wl.pid : 0);
 	if (ret)
 		goto out;
+	if (!lv->follow)
+		load_tasks(s, procs, nr_procs);
+	if (lv->need_syms || s->a.bpf_agg)	/* a BPF aggregate has stacks too */
+		load_symbols(s, procs, lv->follow ? 0 : nr_procs);
 	/* One stream per ring. */
 	s->streams = calloc((size_t)lv->el->nr_cpus, sizeof(*s->streams));
 	if (!s->streams) {
