@@ -1398,8 +1398,9 @@ static struct pp_stream *stream_get(struct pp_session *s, uint32_t id)
 
 /*
  * Process metadata chunks that lie before file offset @off. BPF_AGG chunks
- * are the module's data: before it is inited (the file is being opened)
- * the walk stops at the first one, to go on from there in the run.
+ * are the data of a module with .bpf_agg: before it is inited (the file is
+ * being opened) the walk stops at the first one, to go on from there in
+ * the run.
  */
 static void meta_until(struct pp_session *s, uint64_t off)
 {
@@ -1407,7 +1408,7 @@ static void meta_until(struct pp_session *s, uint64_t off)
 		const struct pp_entry *e = &s->entries[s->meta_next];
 		struct pp_chunk c;
 
-		if (e->type == PP_CHUNK_BPF_AGG && !s->running)
+		if (e->type == PP_CHUNK_BPF_AGG && s->a.bpf_agg && !s->running)
 			return;
 		s->meta_next++;
 
