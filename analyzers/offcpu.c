@@ -214,7 +214,9 @@ static void frame_name(struct pp_session *s, uint32_t pid, uint64_t ip, int kern
 
 /*
  * The kernel stack is taken inside the BPF program: its own frames (the
- * program and the tracepoint trampoline) come first. Return: how many.
+ * program and the tracepoint trampoline) come first. A program without a
+ * name (live: kallsyms' [bpf] lines are not loaded) is one of them too: an
+ * off-CPU stack otherwise starts in the scheduler. Return: how many.
  */
 static unsigned int bpf_frames(struct pp_session *s, const struct ostack *st)
 {
@@ -223,12 +225,33 @@ static unsigned int bpf_frames(struct pp_session *s, const struct ostack *st)
 	for (k = 0; k < st->nr_kernel && k < 4; k++) {
 		char name[120];
 
-		pp_session__sym(s, st->pid, st->ips[k], 1, name, sizeof(name), NULL);
+		if (!pp_session__sym(s, st->pid, st->ips[k], 1, name, sizeof(name), NULL))
+			continue;
 		if (strncmp(name, "bpf_prog_", 9) && strncmp(name, "bpf_trace_run", 13) &&
 		    strncmp(name, "__bpf_trace_", 12) && strncmp(name, "__traceiter_", 12))
 			break;
 	}
 	return k == st->nr_kernel ? 0 : k;
+}
+
+/*
+ * Drop those frames before merging: how the tracepoint reaches the program
+ * changes while it runs (a direct static call with one probe attached,
+ * __traceiter_sched_switch with several), which split one blocked stack
+ * in two.
+ */
+static void strip_bpf_frames(struct pp_session *s, struct offcpu *oc)
+{
+	for (size_t i = 0; i < oc->nr; i++) {
+		struct ostack *st = &oc->v[i];
+		unsigned int k = bpf_frames(s, st);
+		size_t n = (size_t)st->nr_kernel + st->nr_user + st->nr_waker;
+
+		if (!k)
+			continue;
+		memmove(st->ips, st->ips + k, (n - k) * 8);
+		st->nr_kernel -= k;
+	}
 }
 
 /* Top contended locks: waits summed per (process, futex address). */
@@ -298,6 +321,7 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 	char t1[32], t2[32], t3[32];
 	int lock = oc->kind == PP_AGG_LOCK;
 
+	strip_bpf_frames(s, oc);
 	offcpu_merge(oc);
 	for (size_t i = 0; i < oc->nr; i++)
 		total += oc->v[i].total_ns;
@@ -333,7 +357,7 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 			       pp_ns_format(t2, sizeof(t2), st->count ? st->total_ns / st->count : 0),
 			       pp_ns_format(t3, sizeof(t3), st->max_ns),
 			       total ? 100.0 * (double)st->total_ns / (double)total : 0.0);
-		for (unsigned int k = bpf_frames(s, st); k < st->nr_kernel; k++) {
+		for (unsigned int k = 0; k < st->nr_kernel; k++) {
 			frame_name(s, st->pid, st->ips[k], 1, names[0], sizeof(names[0]));
 			pp_out__printf(out, "    %s\n", names[0]);
 		}
@@ -377,9 +401,7 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 				   names[n], sizeof(names[n]));
 			frames[n] = names[n];
 		}
-		int skip = (int)bpf_frames(s, st);
-
-		for (int k = (int)st->nr_kernel - 1; k >= skip && n < OFFCPU_MAX_FRAMES; k--, n++) {
+		for (int k = (int)st->nr_kernel - 1; k >= 0 && n < OFFCPU_MAX_FRAMES; k--, n++) {
 			frame_name(s, st->pid, st->ips[k], 1, names[n], sizeof(names[n]));
 			frames[n] = names[n];
 		}
