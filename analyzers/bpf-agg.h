@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to analyzers/offcpu.c and analyzers/lock.c: both read BPF_AGG
- * chunks (spec/pp-bpf.md) with one engine, kept in offcpu.c.
+ * Private to analyzers/offcpu.c and analyzers/lock.c: both take BPF
+ * aggregate items from the replay core with one engine, kept in offcpu.c.
  */
 #ifndef PP_ANALYZERS_BPF_AGG_H
 #define PP_ANALYZERS_BPF_AGG_H
@@ -9,8 +9,10 @@
 #include <stdint.h>
 
 struct pp_session;
+struct pp_bpf_item;
 
-int pp_bpf_agg_an__init(struct pp_session *s, uint16_t kind);
+int pp_bpf_agg_an__init(struct pp_session *s, int kind);
+void pp_bpf_agg_an__item(struct pp_session *s, const struct pp_bpf_item *it);
 void pp_bpf_agg_an__report(struct pp_session *s);
 void pp_bpf_agg_an__deinit(struct pp_session *s);
 

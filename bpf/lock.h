@@ -14,9 +14,9 @@
 #define PP_LOCK_MAX_TASKS	16384
 
 struct pp_lock_cfg {
-	unsigned int tgid;		/* 0 = every process */
+	unsigned int follow;		/* 1: the processes in `procs`; 0: every one */
 	unsigned int futex_nr;		/* futex(2) syscall number of this arch */
-	unsigned int exclude_tgid;	/* the recorder itself, when tgid is 0 */
+	unsigned int exclude_tgid;	/* the recorder itself, when follow is 0 */
 	unsigned int pad;
 	unsigned long long min_ns;
 };

@@ -15,12 +15,12 @@
 #define PP_OFFCPU_MAX_TASKS	16384
 
 struct pp_offcpu_cfg {
-	unsigned int tgid;		/* 0 = every process */
+	unsigned int follow;		/* 1: the processes in `procs`; 0: every one */
 	unsigned int include_preempted;
 	unsigned int kernel_threads;
 	unsigned int kernel_stack;
 	unsigned int user_stack;
-	unsigned int exclude_tgid;	/* the recorder itself, when tgid is 0 */
+	unsigned int exclude_tgid;	/* the recorder itself, when follow is 0 */
 	unsigned long long min_ns;
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * BPF_AGG payloads (spec/pp-bpf.md): building the items on the recorder's
- * side, decoding them on the analyzer's, finding the chunks in a file, and
- * teaching the symbol collector the addresses of the aggregated stacks.
+ * side, decoding them for the replay core (replay/bpf-agg.c), and teaching
+ * the symbol collector the addresses of the aggregated stacks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,6 @@
 
 #include "pp/bpf.h"
 #include "pp/meta.h"
-#include "pp/reader.h"
 #include "record.h"
 #include "bpf-internal.h"
 
@@ -325,35 +324,6 @@ void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b)
 {
 	if (b->len && !b->error)
 		pp_syms__scan(syms, b->data, b->len, synth_type, NULL);
-}
-
-/**
- * pp_bpf_agg__for_each_chunk() - call @fn for each BPF_AGG chunk of a trace.
- * @path: trace file; @fn: callback; @ctx: for @fn.
- *
- * Reads the trace in file order with the reader, so damaged chunks are
- * skipped and resynced like everywhere else.
- * Return: 0, @fn's non-zero value, or -errno.
- */
-int pp_bpf_agg__for_each_chunk(const char *path,
-			       int (*fn)(const uint8_t *payload, size_t len, uint64_t first_ts,
-					 uint64_t last_ts, void *ctx),
-			       void *ctx)
-{
-	struct pp_reader *r;
-	struct pp_chunk c;
-	int ret = 0, rc = 0;
-
-	r = pp_reader__open_path(path, NULL);
-	if (!r)
-		return -errno;
-	while (!ret && (rc = pp_reader__next(r, &c)) == 1)
-		if (c.hdr->type == PP_CHUNK_BPF_AGG)
-			ret = fn(c.data, c.size, c.hdr->first_ts, c.hdr->last_ts, ctx);
-	if (!ret && rc < 0)
-		ret = rc;
-	pp_reader__free(r);
-	return ret;
 }
 
 void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "pp/bpf.h"
 
@@ -69,18 +70,26 @@ void pp_bpf_put_ref(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, 
 		    uint64_t ustack);
 
 /**
- * pp_bpf_follow__seed() - put the target process in an aggregator's `procs`
- * map (bpf/follow.bpf.h); its children join at fork. @tgid 0: no target.
+ * pp_bpf_follow__targets() - whether an aggregator follows target
+ * processes: @pid, or one of the @nr_pids of @pids (values <= 0 ignored).
+ * Return: 1 (cfg.follow of bpf/follow.bpf.h) or 0 (every process).
+ */
+unsigned int pp_bpf_follow__targets(pid_t pid, const pid_t *pids, int nr_pids);
+
+/**
+ * pp_bpf_follow__seed() - put the target processes (@pid and the @nr_pids
+ * of @pids; values <= 0 ignored) in an aggregator's `procs` map
+ * (bpf/follow.bpf.h); their children join at fork.
  */
 struct bpf_map;
 struct bpf_program;
-void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid);
+void pp_bpf_follow__seed(struct bpf_map *procs, pid_t pid, const pid_t *pids, int nr_pids);
 
 /**
- * pp_bpf_follow__prepare() - before loading: with no target (@tgid 0) the
- * fork program @fork is not loaded and @procs keeps one entry.
+ * pp_bpf_follow__prepare() - before loading: with no target (@follow 0)
+ * the fork program @fork is not loaded and @procs keeps one entry.
  */
-void pp_bpf_follow__prepare(struct bpf_program *fork, struct bpf_map *procs, unsigned int tgid);
+void pp_bpf_follow__prepare(struct bpf_program *fork, struct bpf_map *procs, unsigned int follow);
 
 /**
  * pp_bpf_read_stack() - the stack named @name (0: none) of the `stacks`

@@ -61,11 +61,11 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 		goto fail;
 	}
 	c = (struct pp_lock_cfg *)&lk->skel->rodata->cfg;
-	c->tgid = o ? (unsigned int)o->pid : 0;
-	c->exclude_tgid = c->tgid ? 0 : (unsigned int)getpid();
+	c->follow = o ? pp_bpf_follow__targets(o->pid, o->pids, o->nr_pids) : 0;
+	c->exclude_tgid = c->follow ? 0 : (unsigned int)getpid();
 	c->min_ns = o ? o->min_ns : 0;
 	c->futex_nr = SYS_futex;
-	pp_bpf_follow__prepare(lk->skel->progs.pp_follow_fork, lk->skel->maps.procs, c->tgid);
+	pp_bpf_follow__prepare(lk->skel->progs.pp_follow_fork, lk->skel->maps.procs, c->follow);
 	pp_bpf_lazy_hash(lk->skel->maps.agg);
 	pp_bpf_lazy_hash(lk->skel->maps.procs);
 	pp_bpf_lazy_hash(lk->skel->maps.start);
@@ -79,7 +79,8 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 		pp_bpf_load_error("lock", ret, err, errlen);
 		goto fail;
 	}
-	pp_bpf_follow__seed(lk->skel->maps.procs, lk->skel->rodata->cfg.tgid);
+	if (o)
+		pp_bpf_follow__seed(lk->skel->maps.procs, o->pid, o->pids, o->nr_pids);
 	pp_bpf_warm_stacks(bpf_map__fd(lk->skel->maps.stacks));
 	ret = lock_bpf__attach(lk->skel);
 	if (ret) {

@@ -111,14 +111,14 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 		goto fail;
 	}
 	c = (struct pp_offcpu_cfg *)&oc->skel->rodata->cfg;
-	c->tgid = (unsigned int)o->pid;
-	c->exclude_tgid = o->pid ? 0 : (unsigned int)getpid();
+	c->follow = pp_bpf_follow__targets(o->pid, o->pids, o->nr_pids);
+	c->exclude_tgid = c->follow ? 0 : (unsigned int)getpid();
 	c->include_preempted = !!o->include_preempted;
 	c->kernel_threads = !!o->kernel_threads;
 	c->kernel_stack = !o->no_kernel_stack;
 	c->user_stack = !o->no_user_stack;
 	c->min_ns = o->min_ns;
-	pp_bpf_follow__prepare(oc->skel->progs.pp_follow_fork, oc->skel->maps.procs, c->tgid);
+	pp_bpf_follow__prepare(oc->skel->progs.pp_follow_fork, oc->skel->maps.procs, c->follow);
 	pp_bpf_lazy_hash(oc->skel->maps.agg);
 	pp_bpf_lazy_hash(oc->skel->maps.procs);
 	pp_bpf_lazy_hash(oc->skel->maps.stacks);
@@ -131,7 +131,7 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 		pp_bpf_load_error("offcpu", ret, err, errlen);
 		goto fail;
 	}
-	pp_bpf_follow__seed(oc->skel->maps.procs, oc->skel->rodata->cfg.tgid);
+	pp_bpf_follow__seed(oc->skel->maps.procs, o->pid, o->pids, o->nr_pids);
 	pp_bpf_warm_stacks(bpf_map__fd(oc->skel->maps.stacks));
 	ret = offcpu_bpf__attach(oc->skel);
 	if (ret) {

@@ -534,21 +534,52 @@ void pp_bpf_filter__free(struct pp_bpf_filter *f)
 	free(f);
 }
 
-void pp_bpf_follow__prepare(struct bpf_program *fork, struct bpf_map *procs, unsigned int tgid)
+/**
+ * pp_bpf_follow__prepare() - see record/bpf-internal.h.
+ * @fork: the fork program; @procs: the map; @follow: targets or not.
+ */
+void pp_bpf_follow__prepare(struct bpf_program *fork, struct bpf_map *procs, unsigned int follow)
 {
-	if (tgid)
+	if (follow)
 		return;
 	/* every process: no fork to follow (one program load and attach less) */
 	bpf_program__set_autoload(fork, false);
 	bpf_map__set_max_entries(procs, 1);
 }
 
-void pp_bpf_follow__seed(struct bpf_map *procs, unsigned int tgid)
+/**
+ * pp_bpf_follow__targets() - see record/bpf-internal.h.
+ * @pid, @pids, @nr_pids: the targets. Return: 1 when there is one, else 0.
+ */
+unsigned int pp_bpf_follow__targets(pid_t pid, const pid_t *pids, int nr_pids)
 {
+	if (pid > 0)
+		return 1;
+	for (int i = 0; i < nr_pids; i++)
+		if (pids[i] > 0)
+			return 1;
+	return 0;
+}
+
+/**
+ * pp_bpf_follow__seed() - see record/bpf-internal.h.
+ * @procs: the map; @pid, @pids, @nr_pids: the targets.
+ */
+void pp_bpf_follow__seed(struct bpf_map *procs, pid_t pid, const pid_t *pids, int nr_pids)
+{
+	__u32 tgid;
 	__u8 one = 1;
 
-	if (tgid)
+	if (pid > 0) {
+		tgid = (__u32)pid;
 		bpf_map__update_elem(procs, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
+	}
+	for (int i = 0; i < nr_pids; i++) {
+		if (pids[i] <= 0)
+			continue;
+		tgid = (__u32)pids[i];
+		bpf_map__update_elem(procs, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
+	}
 }
 
 void pp_bpf_lazy_hash(struct bpf_map *m)

@@ -142,7 +142,7 @@ struct opts {
 	char *cmdline;
 	const char *profiler;	/* pp-record PROFILER ...: events chosen by the module */
 	struct pp_bpf_filter_opts bpf;	/* in-kernel filters on every event */
-	int agg_kind;		/* offcpu/lock: a BPF aggregator instead of perf events */
+	int agg_kind;		/* enum pp_agg: the profiler's BPF aggregator, 0 none */
 	const char *bpf_output;	/* --bpf-output SRC: a BPF event source */
 	int system_wide;	/* a module's events must see every task (pp_event_reqs) */
 };
@@ -259,10 +259,12 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 		}
 	}
 	o->profiler = argv[0];
-	if (!strcmp(argv[0], "offcpu"))
-		o->agg_kind = PP_BPF_AGG_OFFCPU;
-	else if (!strcmp(argv[0], "lock"))
-		o->agg_kind = PP_BPF_AGG_LOCK;
+	/* the module says which in-kernel aggregator it reads (struct pp_analyzer.bpf_agg) */
+	{
+		const struct pp_analyzer *a = pp_analyzer__find(argv[0]);
+
+		o->agg_kind = a ? a->bpf_agg : PP_AGG_NONE;
+	}
 }
 
 static void die_usage(const char *fmt, ...)
@@ -1166,7 +1168,11 @@ static void attach_bpf_output(struct rec *r)
 	}
 }
 
-static void attach_bpf(struct rec *r, pid_t child)
+/*
+ * @child: the workload, else @procs (@nr_procs): the -p processes, all of
+ * which the aggregator follows.
+ */
+static void attach_bpf(struct rec *r, pid_t child, const pid_t *procs, int nr_procs)
 {
 	const struct opts *o = r->o;
 	char err[512];
@@ -1193,19 +1199,17 @@ static void attach_bpf(struct rec *r, pid_t child)
 					die("%s: %s", e->name, err);
 		}
 	}
-	if (o->agg_kind == PP_BPF_AGG_OFFCPU) {
-		struct pp_bpf_offcpu_opts oo = { .pid = child > 0 ? child : 0 };
+	if (o->agg_kind == PP_AGG_OFFCPU) {
+		struct pp_bpf_offcpu_opts oo = { .pid = child > 0 ? child : 0, .pids = procs,
+						 .nr_pids = nr_procs };
 
-		if (o->pids)
-			oo.pid = (pid_t)atoi(o->pids);
 		r->offcpu = pp_bpf_offcpu__new(&oo, err, sizeof(err));
 		if (!r->offcpu)
 			die("offcpu: %s", err);
-	} else if (o->agg_kind == PP_BPF_AGG_LOCK) {
-		struct pp_bpf_lock_opts lo = { .pid = child > 0 ? child : 0 };
+	} else if (o->agg_kind == PP_AGG_LOCK) {
+		struct pp_bpf_lock_opts lo = { .pid = child > 0 ? child : 0, .pids = procs,
+					       .nr_pids = nr_procs };
 
-		if (o->pids)
-			lo.pid = (pid_t)atoi(o->pids);
 		r->lockp = pp_bpf_lock__new(&lo, err, sizeof(err));
 		if (!r->lockp)
 			die("lock: %s", err);
@@ -1745,7 +1749,7 @@ int main(int argc, char **argv)
 		write_syms(&r);
 
 	build_layout(&r);
-	attach_bpf(&r, child);
+	attach_bpf(&r, child, o.pids ? procs : NULL, o.pids ? nr_procs : 0);
 	/* the aggregators' stacks need the maps that FORK and MMAP2 records tell */
 	if (r.offcpu || r.lockp)
 		r.scan_syms = 1;

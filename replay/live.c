@@ -595,9 +595,13 @@ int pp_live__open(struct pp_session *s)
 		}
 	}
 	pp_session__link_formats(s);
+	/* the module's BPF aggregator, following the same targets */
+	ret = pp_bpfagg__open_live(s, o->workload ? lv->wl.pid : 0);
+	if (ret)
+		goto out;
 	if (!lv->follow)
 		load_tasks(s, procs, nr_procs);
-	if (lv->need_syms)
+	if (lv->need_syms || s->a.bpf_agg)	/* a BPF aggregate has stacks too */
 		load_symbols(s, procs, lv->follow ? 0 : nr_procs);
 	/* One stream per ring. */
 	s->streams = calloc((size_t)lv->el->nr_cpus, sizeof(*s->streams));
@@ -740,6 +744,7 @@ int pp_live__run(struct pp_session *s)
 			done = 1;	/* widened -p: every target process is gone */
 		now = mono_ns();
 		live_drain(s, lv);
+		pp_bpfagg__poll(s, now);
 		if (now > LIVE_SLACK_NS) {
 			pp_session__merge(s, now - LIVE_SLACK_NS);
 			pp_session__tick(s, now - LIVE_SLACK_NS);
@@ -751,6 +756,7 @@ int pp_live__run(struct pp_session *s)
 		s->stop = 0;
 	live_drain(s, lv);
 	pp_session__merge(s, UINT64_MAX);
+	pp_bpfagg__drain(s);
 	now = mono_ns();
 	if (s->last_ts < now && !s->opts.interval_ns)
 		s->last_ts = now;

@@ -7,6 +7,7 @@
 #define PP_REPLAY_INTERNAL_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/perf_event.h>
 #include "pp/analyzer.h"
 #include "pp/format.h"
@@ -130,6 +131,10 @@ struct pp_session {
 	/* live source (replay/live.c) */
 	void *live;
 
+	/* BPF aggregates of either source (replay/bpf-agg.c) */
+	struct pp_bpfagg *bpfagg;
+	int running;			/* the module is inited: items may be delivered */
+
 	/* metadata */
 	uint8_t *machine;
 	size_t machine_len;
@@ -188,6 +193,17 @@ void pp_session__stream_advance(struct pp_session *s, struct pp_stream *st);
 void pp_session__tick(struct pp_session *s, uint64_t ts);
 void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm);
 void pp_session__add_target(struct pp_session *s, uint32_t id, int thread);
+
+int pp_session__pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t tid);
+
+/* replay/bpf-agg.c */
+struct pp_bpfagg;
+int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len);
+int pp_bpfagg__open_live(struct pp_session *s, pid_t workload);
+void pp_bpfagg__poll(struct pp_session *s, uint64_t now);
+void pp_bpfagg__drain(struct pp_session *s);
+void pp_bpfagg__finish(struct pp_session *s);
+void pp_bpfagg__free(struct pp_session *s);
 
 /* replay/symbols.c */
 struct pp_symtab *pp_symtab__new(void);

@@ -24,6 +24,7 @@ static void stub_sample(struct pp_session *s, const struct pp_event *e) {}
 static void stub_lost(struct pp_session *s, const struct pp_lost *l) {}
 static void stub_task(struct pp_session *s, const struct pp_task_event *t) {}
 static void stub_mmap(struct pp_session *s, const struct pp_mmap_event *m) {}
+static void stub_bpf_item(struct pp_session *s, const struct pp_bpf_item *item) {}
 static void stub_interval(struct pp_session *s, uint64_t now) {}
 static void stub_session(struct pp_session *s) {}
 static int stub_init(struct pp_session *s) { return 0; }
@@ -48,6 +49,8 @@ void pp_analyzer__fill_stubs(struct pp_analyzer *a)
 		a->exit = stub_task;
 	if (!a->mmap)
 		a->mmap = stub_mmap;
+	if (!a->bpf_item)
+		a->bpf_item = stub_bpf_item;
 	if (!a->interval)
 		a->interval = stub_interval;
 	if (!a->report)
@@ -199,6 +202,7 @@ void pp_session__free(struct pp_session *s)
 	if (s->out.fd != STDOUT_FILENO && s->out.fd >= 0)
 		close(s->out.fd);
 	pp_live__free(s);
+	pp_bpfagg__free(s);
 	for (int i = 0; i < s->nr_srcs; i++) {
 		if (s->srcs[i].inited && s->srcs[i].a->src_free)
 			s->srcs[i].a->src_free(s->srcs[i].state);
@@ -903,6 +907,11 @@ int pp_session__meta_chunk(struct pp_session *s, uint16_t type, const uint8_t *d
 	case PP_CHUNK_LOST:
 		meta_lost(s, data, len);
 		break;
+	case PP_CHUNK_BPF_AGG:
+		s->stats.meta_chunks--;		/* data, of the module's aggregator */
+		if (pp_bpfagg__payload(s, data, len))
+			pp_session__warn(s, "out of memory: BPF aggregate items dropped");
+		break;
 	default:
 		s->stats.meta_chunks--;
 		break;
@@ -956,6 +965,16 @@ static int pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t tid)
 			return 0;
 	}
 	return 1;
+}
+
+/**
+ * pp_session__pass_tasks() - does the task @pid/@tid pass -p/-t (or the
+ * targets)? For what is not a sample, such as a BPF aggregate.
+ * @s: session; @pid, @tid: the task. Return: 1 or 0.
+ */
+int pp_session__pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t tid)
+{
+	return pass_tasks(s, pid, tid);
 }
 
 /**
@@ -1311,12 +1330,21 @@ static struct pp_stream *stream_get(struct pp_session *s, uint32_t id)
 	return &s->streams[s->nr_streams++];
 }
 
-/* Process metadata chunks that lie before file offset @off. */
+/*
+ * Process metadata chunks that lie before file offset @off. BPF_AGG chunks
+ * are the data of a module with .bpf_agg: before it is inited (the file is
+ * being opened) the walk stops at the first one, to go on from there in
+ * the run.
+ */
 static void meta_until(struct pp_session *s, uint64_t off)
 {
 	while (s->meta_next < s->nr_entries && s->entries[s->meta_next].offset < off) {
-		const struct pp_entry *e = &s->entries[s->meta_next++];
+		const struct pp_entry *e = &s->entries[s->meta_next];
 		struct pp_chunk c;
+
+		if (e->type == PP_CHUNK_BPF_AGG && s->a.bpf_agg && !s->running)
+			return;
+		s->meta_next++;
 
 		if (e->type == PP_CHUNK_DATA || e->type == PP_CHUNK_KSYMS ||
 		    e->type == PP_CHUNK_USYMS)
@@ -1692,12 +1720,14 @@ int pp_session__run(struct pp_session *s)
 		ret = s->a.init(s);
 	if (ret)
 		return ret;
+	s->running = 1;
 	if (s->live)
 		ret = pp_live__run(s);
 	else
 		ret = run_file(s);
 	if (s->opts.interval_ns && s->tick_pending)
 		s->a.interval(s, s->last_ts);
+	pp_bpfagg__finish(s);
 	s->a.report(s);
 	s->a.deinit(s);
 	pp_out__flush(&s->out);

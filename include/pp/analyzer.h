@@ -153,6 +153,67 @@ struct pp_mmap_event {
 	const char *filename;
 };
 
+/*
+ * In-kernel BPF aggregators (struct pp_analyzer.bpf_agg): what `pp-record
+ * PROFILER` loads and writes as BPF_AGG chunks, and what --live loads and
+ * drains. Their numbers are the window sources of spec/pp-bpf.md.
+ */
+enum pp_agg {
+	PP_AGG_NONE	= 0,
+	PP_AGG_OFFCPU	= 1,		/* off-CPU time per stack (sched_switch) */
+	PP_AGG_LOCK	= 2,		/* futex wait time per stack and waker */
+};
+
+/* What a struct pp_bpf_item is. */
+enum pp_bpf_item_kind {
+	PP_BPF_ITEM_WINDOW = 1,		/* the stacks that follow were summed over it */
+	PP_BPF_ITEM_STACK  = 2,		/* one aggregate: a task, a stack, its time */
+};
+
+/**
+ * struct pp_bpf_item - one decoded item of an in-kernel aggregate, handed
+ * to ->bpf_item() in file order (file source) or as drained (live source).
+ * @kind: enum pp_bpf_item_kind.
+ * @agg: the aggregator it comes from (enum pp_agg).
+ *
+ * A window (@kind PP_BPF_ITEM_WINDOW):
+ * @start_ns, @end_ns: the time it covers (CLOCK_MONOTONIC, as event times).
+ * @dropped: events the kernel could not aggregate (its maps were full).
+ * @stacks_lost: events aggregated without their stack.
+ *
+ * An aggregate (@kind PP_BPF_ITEM_STACK), of the last window delivered:
+ * @pid, @tid, @comm: the task (process and thread).
+ * @total_ns, @count, @max_ns: time blocked (offcpu) or waiting (lock) in
+ *     the window, number of episodes, the longest one.
+ * @addr: lock: the futex user address; offcpu: 0.
+ * @state: offcpu: 'S', 'D' or 'R' (preempted); lock: 0.
+ * @kernel_ips, @nr_kernel; @user_ips, @nr_user: the stacks, innermost
+ *     first (a stack the file lost reads as empty, and is warned about).
+ * @waker_pid, @waker_tid, @waker_comm, @waker_ips, @nr_waker: lock: the
+ *     thread whose futex wake ended the waits, and its user stack at the
+ *     wake-up; @waker_tid 0 when unknown (timeout, signal).
+ *
+ * Like every callback argument, the item and its arrays are lent for the
+ * call; a module that keeps them copies.
+ */
+struct pp_bpf_item {
+	int kind;
+	int agg;
+	uint64_t start_ns, end_ns;
+	uint64_t dropped, stacks_lost;
+	uint32_t pid, tid;
+	char comm[16];
+	uint64_t total_ns, count, max_ns;
+	uint64_t addr;
+	uint32_t state;
+	const uint64_t *kernel_ips, *user_ips;
+	uint32_t nr_kernel, nr_user;
+	uint32_t waker_pid, waker_tid;
+	char waker_comm[16];
+	const uint64_t *waker_ips;
+	uint32_t nr_waker;
+};
+
 /**
  * struct pp_src_event - what a module used as an event source inside another
  * profiler (`pp-analyze trace -e 'profile/-F 500/,sched:sched_switch'`)
@@ -193,12 +254,18 @@ struct pp_src_event {
  *              core skips loading symbols and tracking process maps, which
  *              is most of the work on a file with many processes.
  * @mod_opts: its own options (NULL-name terminated table), or NULL.
+ * @bpf_agg: the in-kernel aggregator it reads (enum pp_agg), 0 for none:
+ *           `pp-record PROFILER` loads it and writes what it sums into the
+ *           file, --live loads it for the run; either way the replay core
+ *           hands its items to @bpf_item.
  * @events: the events it needs for @o (default when NULL: each -e as given).
  * @init: validate options against the session's events, allocate state in
  *        pp_session__set_priv(); return 0 or -errno (with a message printed).
  * @sample: one event, in time order.
  * @lost: a lost window.
  * @comm/@fork/@exit/@mmap: side-band, in time order.
+ * @bpf_item: one item of the aggregate @bpf_agg names (windows first, then
+ *            their aggregates), filtered on -p/-t like samples.
  * @interval: tick every -i interval; @now is the end of the interval.
  * @report: final report after the last event.
  * @deinit: free state.
@@ -218,6 +285,7 @@ struct pp_analyzer {
 	int needs_system_wide;
 	int no_symbols;
 	const struct pp_mod_opt *mod_opts;
+	int bpf_agg;
 	int (*events)(const struct pp_opts *o, struct pp_event_reqs *out);
 	int (*init)(struct pp_session *s);
 	void (*sample)(struct pp_session *s, const struct pp_event *e);
@@ -226,6 +294,7 @@ struct pp_analyzer {
 	void (*fork)(struct pp_session *s, const struct pp_task_event *t);
 	void (*exit)(struct pp_session *s, const struct pp_task_event *t);
 	void (*mmap)(struct pp_session *s, const struct pp_mmap_event *m);
+	void (*bpf_item)(struct pp_session *s, const struct pp_bpf_item *item);
 	void (*interval)(struct pp_session *s, uint64_t now);
 	void (*report)(struct pp_session *s);
 	void (*deinit)(struct pp_session *s);

@@ -292,26 +292,16 @@ static inline uint64_t pp_bpf_agg__ip(const uint8_t *ips, unsigned int i)
 	return v;
 }
 
-/**
- * pp_bpf_agg__for_each_chunk() - call @fn for each BPF_AGG chunk of a trace.
- * @path: trace file.
- * @fn: gets the raw payload, its size and the chunk's time range; a
- *      non-zero return stops the walk and is returned.
- * @ctx: for @fn.
- *
- * Uses the index of a cleanly closed file, or walks the chunk headers of a
- * killed recorder's file (stopping at the first damaged header).
- * Return: 0, @fn's non-zero value, or -errno.
- */
-int pp_bpf_agg__for_each_chunk(const char *path,
-			       int (*fn)(const uint8_t *payload, size_t len, uint64_t first_ts,
-					 uint64_t last_ts, void *ctx),
-			       void *ctx);
-
 /* ---- off-CPU time aggregated at sched_switch ---- */
 
+/*
+ * Targets: @pid and the @nr_pids processes of @pids (-p A,B), and what they
+ * fork from then on; none (0, 0) = every process but the caller's own.
+ */
 struct pp_bpf_offcpu_opts {
 	pid_t pid;			/* only this process (tgid); 0 = all */
+	const pid_t *pids;		/* and these */
+	int nr_pids;
 	uint64_t min_ns;		/* ignore blocks shorter than this */
 	int include_preempted;		/* count involuntary switches (state 'R') too */
 	int kernel_threads;		/* include kernel threads */
@@ -374,8 +364,11 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc);
 
 /* ---- futex contention (lock wait time) aggregated at sys_enter/sys_exit ---- */
 
+/* Targets as for struct pp_bpf_offcpu_opts. */
 struct pp_bpf_lock_opts {
 	pid_t pid;			/* only this process (tgid); 0 = all */
+	const pid_t *pids;		/* and these */
+	int nr_pids;
 	uint64_t min_ns;		/* ignore shorter waits */
 };
 

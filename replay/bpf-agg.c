@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+/*
+ * BPF aggregates through the replay core. The items of a file's BPF_AGG
+ * chunks (file source), or of the aggregator a live run loads and drains
+ * every second (live source), are decoded here once and handed to the
+ * module's ->bpf_item(): a module reads what offcpu or lock summed in the
+ * kernel without a chunk, a BPF object or a map in sight, and the same
+ * module code runs on a file and live.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "pp/bpf.h"
+#include "pp/meta.h"
+#include "replay-internal.h"
+
+/* The module interface numbers aggregators as the file numbers windows. */
+_Static_assert((int)PP_AGG_OFFCPU == (int)PP_BPF_SRC_OFFCPU, "offcpu window source");
+_Static_assert((int)PP_AGG_LOCK == (int)PP_BPF_SRC_LOCK, "lock window source");
+
+#define BPFAGG_DRAIN_NS		1000000000ull	/* live: drain as often as pp-record */
+
+struct pp_bpfagg {
+	struct pp_bpf_stacks *stacks;	/* STACK items read so far, in file order */
+	uint64_t bad;			/* malformed items skipped */
+	uint64_t *ips;			/* aligned copy of one item's frames */
+	size_t ips_cap;
+	struct pp_bpf_offcpu *offcpu;	/* live source */
+	struct pp_bpf_lock *lock;
+	uint64_t next_drain;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct pp_bpfagg *bpfagg_get(struct pp_session *s)
+{
+	struct pp_bpfagg *ba = s->bpfagg;
+
+	if (ba)
+		return ba;
+	ba = calloc(1, sizeof(*ba));
+	if (!ba)
+		return NULL;
+	ba->stacks = pp_bpf_stacks__new();
+	if (!ba->stacks) {
+		free(ba);
+		return NULL;
+	}
+	s->bpfagg = ba;
+	return ba;
+}
+
+/* Copy @n frames of @src (unaligned in a chunk) to @dst. */
+static void copy_ips(uint64_t *dst, const uint8_t *src, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		dst[i] = pp_bpf_agg__ip(src, i);
+}
+
+/* Hand the aggregate @e to the module (after the -p/-t filter). Return: 0 or -ENOMEM. */
+static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
+			 const struct pp_bpf_agg_entry *e, int agg)
+{
+	size_t nk = e->s.nr_kernel, nu = e->s.nr_user, nw = e->has_waker ? e->waker.nr_user : 0;
+	struct pp_bpf_item it;
+
+	if (!pp_session__pass_tasks(s, e->s.pid, e->s.tid))
+		return 0;
+	if (nk + nu + nw > ba->ips_cap) {
+		size_t ncap = nk + nu + nw + 256;
+		uint64_t *n = realloc(ba->ips, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ba->ips = n;
+		ba->ips_cap = ncap;
+	}
+	memset(&it, 0, sizeof(it));
+	it.kind = PP_BPF_ITEM_STACK;
+	it.agg = agg;
+	it.pid = e->s.pid;
+	it.tid = e->s.tid;
+	memcpy(it.comm, e->s.comm, sizeof(it.comm));
+	it.total_ns = e->s.total_ns;
+	it.count = e->s.count;
+	it.max_ns = e->s.max_ns;
+	it.addr = e->s.addr;
+	it.state = e->s.state;
+	copy_ips(ba->ips, e->kernel_ips, (unsigned int)nk);
+	copy_ips(ba->ips + nk, e->user_ips, (unsigned int)nu);
+	it.kernel_ips = ba->ips;
+	it.nr_kernel = (uint32_t)nk;
+	it.user_ips = ba->ips + nk;
+	it.nr_user = (uint32_t)nu;
+	if (e->has_waker && e->waker.tid) {
+		copy_ips(ba->ips + nk + nu, e->waker_ips, (unsigned int)nw);
+		it.waker_pid = e->waker.pid;
+		it.waker_tid = e->waker.tid;
+		memcpy(it.waker_comm, e->waker.comm, sizeof(it.waker_comm));
+		it.waker_ips = ba->ips + nk + nu;
+		it.nr_waker = (uint32_t)nw;
+	}
+	s->a.bpf_item(s, &it);
+	return 0;
+}
+
+/**
+ * pp_bpfagg__payload() - decode the items of one BPF_AGG payload (a file's
+ * chunk or a live drain) and hand those of the module's aggregator to its
+ * ->bpf_item().
+ * @s: session; @p, @len: the payload.
+ *
+ * STACK items fill the session's stack table, which OFFCPU_REF items read;
+ * malformed items are counted and warned about at the end of the run.
+ * Return: 0, or -ENOMEM (not the payload's fault: the caller stops).
+ */
+int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
+{
+	struct pp_bpfagg *ba;
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	if (!s->a.bpf_agg)
+		return 0;
+	ba = bpfagg_get(s);
+	if (!ba)
+		return -ENOMEM;
+	pp_item_iter__init(&it, p, len);
+	while (pp_item_iter__next(&it, &item)) {
+		struct pp_bpf_agg_entry e;
+		struct pp_bpf_agg_window w;
+		int k = pp_bpf_agg__decode(&item, ba->stacks, &e, &w), agg;
+
+		if (k == -ENOMEM)
+			return -ENOMEM;
+		if (k < 0) {
+			ba->bad++;
+			continue;
+		}
+		if (k == PP_BPF_AGG_WINDOW) {
+			struct pp_bpf_item wi;
+
+			if ((int)w.source != s->a.bpf_agg)
+				continue;
+			memset(&wi, 0, sizeof(wi));
+			wi.kind = PP_BPF_ITEM_WINDOW;
+			wi.agg = (int)w.source;
+			wi.start_ns = w.start_ns;
+			wi.end_ns = w.end_ns;
+			wi.dropped = w.dropped;
+			wi.stacks_lost = w.stacks_lost;
+			s->a.bpf_item(s, &wi);
+			continue;
+		}
+		agg = k == PP_BPF_AGG_OFFCPU ? PP_AGG_OFFCPU : k == PP_BPF_AGG_LOCK ? PP_AGG_LOCK : 0;
+		if (!agg || agg != s->a.bpf_agg)
+			continue;
+		if (deliver_stack(s, ba, &e, agg))
+			return -ENOMEM;
+	}
+	if (it.bad)
+		ba->bad++;
+	return 0;
+}
+
+/**
+ * pp_bpfagg__open_live() - load the module's aggregator for a live run.
+ * @s: session; @workload: the COMMAND's pid, 0 when none.
+ *
+ * It follows the -p processes, else the COMMAND, else every process (and
+ * the core keeps -t threads); what the targets fork is followed too.
+ * Return: 0 (nothing to do for a module without .bpf_agg) or -errno, with
+ * a message printed.
+ */
+int pp_bpfagg__open_live(struct pp_session *s, pid_t workload)
+{
+	pid_t pids[64];
+	int nr = 0;
+	struct pp_bpfagg *ba;
+	char err[256];
+
+	if (!s->a.bpf_agg)
+		return 0;
+	ba = bpfagg_get(s);
+	if (!ba)
+		return -ENOMEM;
+	for (int i = 0; i < s->nr_pids && nr < 64; i++)
+		pids[nr++] = (pid_t)s->pids[i];
+	if (!nr && workload > 0)
+		pids[nr++] = workload;
+	err[0] = '\0';
+	if (s->a.bpf_agg == PP_AGG_OFFCPU) {
+		struct pp_bpf_offcpu_opts o = { .pids = pids, .nr_pids = nr };
+
+		ba->offcpu = pp_bpf_offcpu__new(&o, err, sizeof(err));
+	} else if (s->a.bpf_agg == PP_AGG_LOCK) {
+		struct pp_bpf_lock_opts o = { .pids = pids, .nr_pids = nr };
+
+		ba->lock = pp_bpf_lock__new(&o, err, sizeof(err));
+	} else {
+		fprintf(stderr, "pp-analyze: %s: unknown BPF aggregator %d\n", s->a.name,
+			s->a.bpf_agg);
+		return -EINVAL;
+	}
+	if (!ba->offcpu && !ba->lock) {
+		int ret = errno ? -errno : -EINVAL;
+
+		fprintf(stderr, "pp-analyze: %s\n", err);
+		return ret;
+	}
+	ba->next_drain = mono_ns() + BPFAGG_DRAIN_NS;
+	return 0;
+}
+
+/**
+ * pp_bpfagg__drain() - live: move what the aggregator summed since the last
+ * drain to the module (one window and its aggregates). A no-op without a
+ * live aggregator.
+ * @s: session.
+ */
+void pp_bpfagg__drain(struct pp_session *s)
+{
+	struct pp_bpfagg *ba = s->bpfagg;
+	struct pp_buf b;
+	int n;
+
+	if (!ba || (!ba->offcpu && !ba->lock))
+		return;
+	pp_buf__init(&b);
+	if (ba->offcpu)
+		n = pp_bpf_offcpu__drain(ba->offcpu, &b, NULL, NULL, NULL, NULL, NULL);
+	else
+		n = pp_bpf_lock__drain(ba->lock, &b, NULL, NULL, NULL, NULL, NULL);
+	if (n < 0)
+		pp_session__warn(s, "reading the BPF aggregate: %s", strerror(-n));
+	else if (pp_bpfagg__payload(s, b.data, b.len))
+		pp_session__warn(s, "out of memory: BPF aggregate items dropped");
+	pp_buf__exit(&b);
+	ba->next_drain = mono_ns() + BPFAGG_DRAIN_NS;
+}
+
+/**
+ * pp_bpfagg__poll() - live: drain when a second has passed since the last
+ * drain, so the kernel's maps do not fill up on a long run.
+ * @s: session; @now: CLOCK_MONOTONIC ns.
+ */
+void pp_bpfagg__poll(struct pp_session *s, uint64_t now)
+{
+	struct pp_bpfagg *ba = s->bpfagg;
+
+	if (ba && (ba->offcpu || ba->lock) && now >= ba->next_drain)
+		pp_bpfagg__drain(s);
+}
+
+/**
+ * pp_bpfagg__finish() - warn about what could not be read: malformed items,
+ * stacks referred to but never defined (their chunk was damaged).
+ * @s: session.
+ */
+void pp_bpfagg__finish(struct pp_session *s)
+{
+	struct pp_bpfagg *ba = s->bpfagg;
+
+	if (!ba)
+		return;
+	if (ba->bad)
+		pp_session__warn(s, "%llu malformed BPF_AGG items skipped",
+				 (unsigned long long)ba->bad);
+	if (pp_bpf_stacks__missing(ba->stacks))
+		pp_session__warn(s, "%llu stacks referred to but not defined (damaged chunks): shown empty",
+				 (unsigned long long)pp_bpf_stacks__missing(ba->stacks));
+}
+
+/**
+ * pp_bpfagg__free() - detach a live aggregator and free; fine when unused.
+ * @s: session.
+ */
+void pp_bpfagg__free(struct pp_session *s)
+{
+	struct pp_bpfagg *ba = s->bpfagg;
+
+	if (!ba)
+		return;
+	pp_bpf_offcpu__free(ba->offcpu);
+	pp_bpf_lock__free(ba->lock);
+	pp_bpf_stacks__free(ba->stacks);
+	free(ba->ips);
+	free(ba);
+	s->bpfagg = NULL;
+}
