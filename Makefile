@@ -114,6 +114,7 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 
 # Tests: unit tests (plain and sanitized) and end-to-end tests on real events.
 test: all $(TESTS)
+	$(Q)scripts/check-layers.sh $(O)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=1 CFLAGS="-O1 -g" test-bins
 	$(Q)tests/run-tests.sh $(O) $(O)/asan
 
