@@ -478,6 +478,8 @@ static int open_error(struct live *lv, int err)
 	return err;
 }
 
+static const struct pp_source_ops live_source;
+
 /**
  * pp_live__open() - open the module's events on the local rings.
  * @s: session.
@@ -503,6 +505,7 @@ int pp_live__open(struct pp_session *s)
 	lv->wl.go_fd = lv->wl.err_fd = -1;
 	pp_buf__init(&lv->formats);
 	s->live = lv;
+	s->src = &live_source;
 	ret = live_reqs(s, &rq);
 	if (ret)
 		return ret;
@@ -612,7 +615,6 @@ int pp_live__open(struct pp_session *s)
 	for (int i = 0; i < lv->el->nr_cpus; i++) {
 		s->streams[i].id = (uint32_t)lv->el->cpus[i];
 		s->streams[i].next_entry = -1;
-		s->streams[i].live = 1;
 	}
 	s->nr_streams = (size_t)lv->el->nr_cpus;
 	ret = 0;
@@ -676,6 +678,7 @@ static int live_drain(struct pp_session *s, struct live *lv)
 			st->len += h->size;
 		}
 		pp_perf_ring__read_end(r);
+		st->data = st->buf;
 		if (!st->head)
 			pp_session__stream_advance(s, st);
 	}
@@ -692,13 +695,11 @@ static int watch_alive(const struct live *lv)
 	return 0;
 }
 
-/**
- * pp_live__run() - read the rings until stopped: SIGINT/SIGTERM, -d, -N,
+/*
+ * The source's run: read the rings until stopped: SIGINT/SIGTERM, -d, -N,
  * the workload's exit, or every followed thread gone.
- * @s: session opened by pp_live__open().
- * Return: 0 or -errno.
  */
-int pp_live__run(struct pp_session *s)
+static int live_run(struct pp_session *s)
 {
 	struct live *lv = s->live;
 	uint64_t deadline = 0, now;
@@ -769,15 +770,25 @@ int pp_live__run(struct pp_session *s)
 	return 0;
 }
 
-/**
- * pp_live__free() - close the rings, end the workload; fine if never opened.
- * @s: session.
- */
-void pp_live__free(struct pp_session *s)
+/* The source's free: close the rings, end the workload; fine if never opened. */
+static void live_source_free(struct pp_session *s)
 {
 	live_free(s->live);
 	s->live = NULL;
 }
+
+/* A live stream's records come only from its ring, drained by live_run(). */
+static int live_refill(struct pp_session *s, struct pp_stream *st)
+{
+	return 0;
+}
+
+static const struct pp_source_ops live_source = {
+	.name = "live",
+	.run = live_run,
+	.refill = live_refill,
+	.free = live_source_free,
+};
 
 /**
  * pp_session__open_live() - open the module's events on this host's rings.

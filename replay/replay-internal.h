@@ -51,7 +51,7 @@ struct pp_stream {
 	struct pp_reader *rd;	/* file streams: a reader of their own, whose */
 	const uint8_t *data;	/* decoded chunk (data) is read in place */
 	size_t len;
-	size_t off;		/* next record in buf (live) or data (file) */
+	size_t off;		/* next record in data */
 	const uint8_t *head;	/* current record, NULL = exhausted */
 	uint16_t head_size;
 	uint64_t head_ts;
@@ -62,7 +62,6 @@ struct pp_stream {
 	uint64_t records;
 	uint64_t lost;
 	uint64_t lost_samples;
-	int live;		/* ring of a live source */
 };
 
 /* Symbol tables (replay/symbols.c). */
@@ -128,8 +127,9 @@ struct pp_session {
 	struct pp_stream **heap;	/* merge heap, nr_streams > PP_MERGE_SCAN_MAX */
 	size_t heap_cap;
 
-	/* live source (replay/live.c) */
-	void *live;
+	/* the source of records: a file (session.c) or the live kernel (live.c) */
+	const struct pp_source_ops *src;
+	void *live;			/* the live source's state */
 
 	/* BPF aggregates of either source (replay/bpf-agg.c) */
 	struct pp_bpfagg *bpfagg;
@@ -221,9 +221,24 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,
 			 uint64_t *maps);
 
-/* replay/live.c */
+/**
+ * struct pp_source_ops - a source of records behind one interface: the
+ * session never asks which one it has.
+ * @name: "file", "live".
+ * @run: deliver every record: fill the streams (pp_stream.data/len) and
+ *       merge (pp_session__merge()) until the source ends or s->stop.
+ * @refill: @st's records are used up: give it more now (1) or none for now
+ *          (0: the end of a file stream; a live stream waits for its ring).
+ * @free: release the source; fine if it never opened.
+ */
+struct pp_source_ops {
+	const char *name;
+	int (*run)(struct pp_session *s);
+	int (*refill)(struct pp_session *s, struct pp_stream *st);
+	void (*free)(struct pp_session *s);
+};
+
+/* replay/live.c: opens the events, then sets s->src to its ops. */
 int pp_live__open(struct pp_session *s);
-int pp_live__run(struct pp_session *s);
-void pp_live__free(struct pp_session *s);
 
 #endif /* PP_REPLAY_INTERNAL_H */

@@ -201,7 +201,8 @@ void pp_session__free(struct pp_session *s)
 	pp_out__exit(&s->out);
 	if (s->out.fd != STDOUT_FILENO && s->out.fd >= 0)
 		close(s->out.fd);
-	pp_live__free(s);
+	if (s->src)
+		s->src->free(s);
 	pp_bpfagg__free(s);
 	for (int i = 0; i < s->nr_srcs; i++) {
 		if (s->srcs[i].inited && s->srcs[i].a->src_free)
@@ -788,7 +789,7 @@ static void meta_machine(struct pp_session *s, const uint8_t *data, size_t len)
 	v = pp_session__machine(s, "nr_cpus");
 	if (v)
 		tep_set_cpus(s->tep, atoi(v));
-	if (!s->nr_pids && !s->nr_tids && !s->live) {
+	if (!s->nr_pids && !s->nr_tids) {
 		machine_targets(s, "target_pids", 0);
 		machine_targets(s, "target_tids", 1);
 	}
@@ -1423,6 +1424,8 @@ static int build_entries(struct pp_session *s)
  * so after the data that needs them) are loaded up front.
  * Return: 0 or -errno (a message is printed).
  */
+static const struct pp_source_ops file_source;
+
 int pp_session__open_file(struct pp_session *s, const char *path)
 {
 	struct pp_reader_opts ro = { .print = reader_print, .print_ctx = s };
@@ -1467,6 +1470,7 @@ int pp_session__open_file(struct pp_session *s, const char *path)
 	meta_until(s, first_data);
 	if (!s->nr_evsels)
 		pp_session__warn(s, "%s: no event descriptions (ATTRS) before the data", path);
+	s->src = &file_source;
 	return 0;
 }
 
@@ -1537,19 +1541,15 @@ static void stream_advance(struct pp_session *s, struct pp_stream *st)
 
 	for (;;) {
 		if (st->off + 8 > st->len) {
-			if (st->live) {		/* refilled by replay/live.c */
-				st->head = NULL;
-				return;
-			}
 			if (st->off < st->len)
 				s->stats.bad_records++;
-			if (!stream_load(s, st)) {
+			if (!s->src->refill(s, st)) {
 				st->head = NULL;
 				return;
 			}
 			continue;
 		}
-		const uint8_t *r = (st->live ? st->buf : st->data) + st->off;
+		const uint8_t *r = st->data + st->off;
 		uint16_t size = (uint16_t)(r[6] | r[7] << 8);
 
 		if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
@@ -1700,6 +1700,16 @@ static int run_file(struct pp_session *s)
 	return ret;
 }
 
+/* The reader and the streams' readers are the session's: freed with it. */
+static void file_free(struct pp_session *s) {}
+
+static const struct pp_source_ops file_source = {
+	.name = "file",
+	.run = run_file,
+	.refill = stream_load,
+	.free = file_free,
+};
+
 /**
  * pp_session__run() - init the module, replay every event, report.
  * @s: session with a source opened.
@@ -1721,10 +1731,7 @@ int pp_session__run(struct pp_session *s)
 	if (ret)
 		return ret;
 	s->running = 1;
-	if (s->live)
-		ret = pp_live__run(s);
-	else
-		ret = run_file(s);
+	ret = s->src->run(s);
 	if (s->opts.interval_ns && s->tick_pending)
 		s->a.interval(s, s->last_ts);
 	pp_bpfagg__finish(s);
