@@ -14,6 +14,15 @@
  * an off-CPU flame graph weighted by the time off the CPU (switch-out ->
  * switch-in) under the switch-out stack. A lost window forgets every
  * thread's state, so no interval spans a hole.
+ *
+ * The end of an interval may be missing with no lost window: perf delivers
+ * no sample in an idle task's context on some kernels and VMs (here: a task
+ * woken on an idle CPU 1 has neither its sched_waking, raised in the idle
+ * task's interrupt, nor the idle task's switch to it), so how often it
+ * happens depends on how busy the CPUs are. A thread seen running (an event
+ * in its own context, its own switch-out first of all) was switched in
+ * before: its off-CPU interval is counted there, ending at that event, an
+ * upper bound of the real end. Counts never depend on those events.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -153,6 +162,20 @@ static void off_cpu(struct pp_session *s, struct task_state *ts, struct ts_threa
 	pp_flame__add(ts->fg, ts->frames, n, now - t->off_since);
 }
 
+/*
+ * @t is on a CPU at @now: end its off-CPU or runnable state there, as a
+ * switch-in does. For a thread whose switch-in was seen it is already R.
+ */
+static void switch_in(struct pp_session *s, struct task_state *ts, struct ts_thread *t, uint64_t now)
+{
+	if (t->state >= 0 && t->state != PP_ST_R)
+		close_state(s, ts, t, now, 1);
+	off_cpu(s, ts, t, now);
+	t->state = PP_ST_R;
+	t->since = now;
+	t->off_since = 0;
+}
+
 static void ts_switch(struct pp_session *s, struct task_state *ts, const struct pp_event *e)
 {
 	const struct pp_sched_fields *sf = &ts->sf;
@@ -166,6 +189,9 @@ static void ts_switch(struct pp_session *s, struct task_state *ts, const struct 
 	if (prev && pp_session__is_target(s, (uint32_t)prev)) {
 		t = thread_get(ts, (uint32_t)prev, e, sf->prev_comm);
 		if (t) {
+			/* leaving the CPU, so it ran: its switch-in may be missing */
+			if (t->state >= 0 && t->state != PP_ST_R)
+				switch_in(s, ts, t, e->time);
 			if (t->state == PP_ST_R)
 				close_state(s, ts, t, e->time, 0);
 			t->state = (int)pp_sched_state_of(pstate);
@@ -180,14 +206,8 @@ static void ts_switch(struct pp_session *s, struct task_state *ts, const struct 
 	}
 	if (next && pp_session__is_target(s, (uint32_t)next)) {
 		t = thread_get(ts, (uint32_t)next, e, sf->next_comm);
-		if (t) {
-			if (t->state >= 0 && t->state != PP_ST_R)
-				close_state(s, ts, t, e->time, 1);
-			off_cpu(s, ts, t, e->time);
-			t->state = PP_ST_R;
-			t->since = e->time;
-			t->off_since = 0;
-		}
+		if (t)
+			switch_in(s, ts, t, e->time);
 	}
 }
 
@@ -211,7 +231,12 @@ static void ts_sample(struct pp_session *s, const struct pp_event *e)
 {
 	struct task_state *ts = pp_session__priv(s);
 	const struct pp_sched_fields *sf = &ts->sf;
+	struct ts_thread *t;
 
+	/* An event in a thread's own context: it is running, whatever was missed. */
+	t = e->tid ? pp_kmap__find(&ts->threads, e->tid) : NULL;
+	if (t && t->state >= 0 && t->state != PP_ST_R)
+		switch_in(s, ts, t, e->time);
 	if (e->evsel == sf->sw)
 		ts_switch(s, ts, e);
 	else if (e->evsel == sf->waking)
