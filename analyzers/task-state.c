@@ -14,6 +14,15 @@
  * an off-CPU flame graph weighted by the time off the CPU (switch-out ->
  * switch-in) under the switch-out stack. A lost window forgets every
  * thread's state, so no interval spans a hole.
+ *
+ * The end of an interval may be missing with no lost window: perf delivers
+ * no sample in an idle task's context on some kernels and VMs (here: a task
+ * woken on an idle CPU 1 has neither its sched_waking, raised in the idle
+ * task's interrupt, nor the idle task's switch to it), so how often it
+ * happens depends on how busy the CPUs are. A thread seen running (an event
+ * in its own context, its own switch-out first of all) was switched in
+ * before: its off-CPU interval is counted there, ending at that event, an
+ * upper bound of the real end. Counts never depend on those events.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -153,6 +162,20 @@ static void off_cpu(struct pp_session *s, struct task_state *ts, struct ts_threa
 	pp_flame__add(ts->fg, ts->frames, n, now - t->off_since);
 }
 
+/*
+ * @t is on a CPU at @now: end its off-CPU or runnable state there, as a
+ * switch-in does. For a thread whose switch-in was seen it is already R.
+ */
+static void switch_in(struct pp_session *s, struct task_state *ts, struct ts_thread *t, uint64_t now)
+{
+	if (t->state >= 0 && t->state != PP_ST_R)
+		close_state(s, ts, t, now, 1);
+	off_cpu(s, ts, t, now);
+	t->state = PP_ST_R;
+	t->since = now;
+	t->off_since = 0;
+}
+
 static void ts_switch(struct pp_session *s, struct task_state *ts, const struct pp_event *e)
 {
 	const struct pp_sched_fields *sf = &ts->sf;
@@ -166,6 +189,9 @@ static void ts_switch(struct pp_session *s, struct task_state *ts, const struct 
 	if (prev && pp_session__is_target(s, (uint32_t)prev)) {
 		t = thread_get(ts, (uint32_t)prev, e, sf->prev_comm);
 		if (t) {
+			/* leaving the CPU, so it ran: its switch-in may be missing */
+			if (t->state >= 0 && t->state != PP_ST_R)
+				switch_in(s, ts, t, e->time);
 			if (t->state == PP_ST_R)
 				close_state(s, ts, t, e->time, 0);
 			t->state = (int)pp_sched_state_of(pstate);
@@ -180,14 +206,8 @@ static void ts_switch(struct pp_session *s, struct task_state *ts, const struct 
 	}
 	if (next && pp_session__is_target(s, (uint32_t)next)) {
 		t = thread_get(ts, (uint32_t)next, e, sf->next_comm);
-		if (t) {
-			if (t->state >= 0 && t->state != PP_ST_R)
-				close_state(s, ts, t, e->time, 1);
-			off_cpu(s, ts, t, e->time);
-			t->state = PP_ST_R;
-			t->since = e->time;
-			t->off_since = 0;
-		}
+		if (t)
+			switch_in(s, ts, t, e->time);
 	}
 }
 
@@ -211,7 +231,12 @@ static void ts_sample(struct pp_session *s, const struct pp_event *e)
 {
 	struct task_state *ts = pp_session__priv(s);
 	const struct pp_sched_fields *sf = &ts->sf;
+	struct ts_thread *t;
 
+	/* An event in a thread's own context: it is running, whatever was missed. */
+	t = e->tid ? pp_kmap__find(&ts->threads, e->tid) : NULL;
+	if (t && t->state >= 0 && t->state != PP_ST_R)
+		switch_in(s, ts, t, e->time);
 	if (e->evsel == sf->sw)
 		ts_switch(s, ts, e);
 	else if (e->evsel == sf->waking)
@@ -369,7 +394,9 @@ static void ts_deinit(struct pp_session *s)
 /*
  * As an event source (trace -e 'task-state/-S/'): one event per off-CPU
  * interval, emitted when the task is switched back in: its state, the
- * length, and the stack it blocked in.
+ * length, and the stack it blocked in. A switch-in that was not recorded
+ * (see the top of the file) shows as a second switch-out: the interval is
+ * emitted there, ending at it.
  */
 struct ts_src_thread {
 	uint64_t since;			/* switched out at, 0 = on CPU or unknown */
@@ -382,6 +409,8 @@ struct ts_src {
 	struct pp_sched_fields sf;
 	struct pp_sched_opts so;
 	struct pp_kmap threads;		/* tid -> struct ts_src_thread */
+	struct pp_stack_copy ended;	/* stack of an interval ended by a switch-out */
+	int again;			/* the event's switch-in is still to emit */
 };
 
 static int ts_src_match(const struct pp_opts *o, const struct pp_evsel *ev)
@@ -419,20 +448,54 @@ static int ts_src_init(struct pp_session *s, const struct pp_opts *o, void **sta
 	return 0;
 }
 
+/*
+ * End thread @tid's off-CPU interval at @e into @out, with the stack in
+ * @stack. Return: 1 when @out is filled, 0 when the options leave it out.
+ */
+static int ts_src_emit(struct pp_session *s, struct ts_src *src, struct ts_src_thread *t, uint32_t tid,
+		       const struct pp_stack_copy *stack, const struct pp_event *e,
+		       struct pp_src_event *out)
+{
+	uint64_t since = t->since;
+	char db[16];
+
+	t->since = 0;
+	if (e->time < since || (src->so.states && !(src->so.states & (1u << t->state))) ||
+	    !pp_sched_opts__comm_ok(&src->so, pp_session__comm(s, tid)))
+		return 0;
+	out->e = *e;
+	out->e.pid = t->pid;
+	out->e.tid = tid;
+	out->e.ip = 0;
+	out->e.callchain = stack->nr ? stack->ips : NULL;
+	out->e.nr_callchain = stack->nr;
+	out->start = since;
+	snprintf(out->text, sizeof(out->text), "%s %s", pp_sched_state_names[t->state],
+		 pp_sched_ns(db, e->time - since));
+	return 1;
+}
+
 static int ts_src_sample(struct pp_session *s, void *state, const struct pp_event *e,
 			 struct pp_src_event *out)
 {
 	struct ts_src *src = state;
 	struct ts_src_thread *t;
 	uint64_t prev, next, pstate;
-	char db[16];
+	int filled = 0;
 
 	if (pp_event__num(e, src->sf.prev_pid, &prev) || pp_event__num(e, src->sf.next_pid, &next) ||
 	    pp_event__num(e, src->sf.prev_state, &pstate))
 		return 0;
-	if (prev && pp_session__is_target(s, (uint32_t)prev)) {
+	if (src->again) {
+		src->again = 0;	/* called again for this event: only its switch-in is left */
+	} else if (prev && pp_session__is_target(s, (uint32_t)prev)) {
 		t = pp_kmap__get(&src->threads, prev, NULL);
 		if (t) {
+			/* switched out while off the CPU: the switch-in was not recorded */
+			if (t->since) {
+				src->ended = t->stack;
+				filled = ts_src_emit(s, src, t, (uint32_t)prev, &src->ended, e, out);
+			}
 			t->since = e->time;
 			t->state = (int)pp_sched_state_of(pstate);
 			t->pid = (uint32_t)prev == e->tid ? e->pid : (uint32_t)prev;
@@ -442,24 +505,13 @@ static int ts_src_sample(struct pp_session *s, void *state, const struct pp_even
 		}
 	}
 	t = next ? pp_kmap__find(&src->threads, next) : NULL;
-	if (!t || !t->since || e->time < t->since)
-		return 0;
-	if ((src->so.states && !(src->so.states & (1u << t->state))) ||
-	    !pp_sched_opts__comm_ok(&src->so, pp_session__comm(s, (uint32_t)next))) {
-		t->since = 0;
-		return 0;
+	if (!t || !t->since || next == prev)
+		return filled;
+	if (filled) {
+		src->again = 1;
+		return 2;
 	}
-	out->e = *e;
-	out->e.pid = t->pid;
-	out->e.tid = (uint32_t)next;
-	out->e.ip = 0;
-	out->e.callchain = t->stack.nr ? t->stack.ips : NULL;
-	out->e.nr_callchain = t->stack.nr;
-	out->start = t->since;
-	snprintf(out->text, sizeof(out->text), "%s %s", pp_sched_state_names[t->state],
-		 pp_sched_ns(db, e->time - t->since));
-	t->since = 0;
-	return 1;
+	return ts_src_emit(s, src, t, (uint32_t)next, &t->stack, e, out);
 }
 
 static const struct pp_mod_opt ts_mod_opts[] = {

@@ -1076,14 +1076,18 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	if (to_src) {
 		struct pp_src *src = ev->src;
 		struct pp_src_event se;
+		int more;
 
-		se.source = src->a->name;
-		se.entry = src->entry;
-		se.start = 0;
-		se.addr = 0;
-		se.text[0] = '\0';
-		if (src->a->src_sample(s, src->state, &e, &se) > 0)
-			s->a.source_event(s, &se);
+		do {	/* one event may end two intervals (task-state) */
+			se.source = src->a->name;
+			se.entry = src->entry;
+			se.start = 0;
+			se.addr = 0;
+			se.text[0] = '\0';
+			more = src->a->src_sample(s, src->state, &e, &se);
+			if (more > 0)
+				s->a.source_event(s, &se);
+		} while (more > 1);
 	}
 	if (to_host)
 		s->a.sample(s, &e);

@@ -273,7 +273,9 @@ struct pp_src_event {
  *             trace) feed the source configured by @o? 1 yes, 0 no.
  * @src_init: as an event source: allocate *@state (events are known).
  * @src_sample: as an event source: turn one event into @out; 1 when @out is
- *              filled, 0 when the event only updates state.
+ *              filled, 0 when the event only updates state, 2 when @out is
+ *              filled and the event makes one more: the core hands @out to
+ *              the host and calls again with the same event.
  * @src_free: as an event source: free @state; accepts NULL.
  * @source_event: as a host: one event of a source (NULL: the module takes none).
  */
