@@ -572,22 +572,6 @@ static const struct pp_evspec *match_spec(const struct pp_session *s, const char
 	return NULL;
 }
 
-static inline uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /*
  * Read a sample of layout @f into @e through the fast path of record/sample.c
  * (inline; the copy is folded away). Return: 0, or -EINVAL.
@@ -1520,7 +1504,7 @@ static inline int record_time(const struct pp_session *s, const struct pp_evsel 
 		memcpy(&h, r, sizeof(h));
 		if (h.type == PERF_RECORD_SAMPLE && h.size >= 8 && h.size <= size &&
 		    f->time + 8u <= h.size) {
-			*ts = rd64(r + f->time);
+			*ts = pp_sample_rd64(r + f->time);
 			return 0;
 		}
 	}
@@ -1535,7 +1519,7 @@ static inline uint64_t record_id(const uint8_t *r, uint16_t size)
 	memcpy(&h, r, sizeof(h));
 	if (h.size != size || size < sizeof(h) + 8)
 		return 0;
-	return rd64(r + (h.type == PERF_RECORD_SAMPLE ? sizeof(h) : size - 8u));
+	return pp_sample_rd64(r + (h.type == PERF_RECORD_SAMPLE ? sizeof(h) : size - 8u));
 }
 
 /* Move @st to its next record; sets st->head NULL when the stream ends. */
