@@ -47,7 +47,7 @@ struct live {
 	struct pp_workload wl;	/* the COMMAND after `--` */
 	int follow;		/* events follow the workload (enable_on_exec) */
 	int widen;		/* -p/-t/workload, yet every task: the module filters */
-	pid_t *watch;		/* widened -p: stop when these processes are gone */
+	pid_t *watch;		/* -p/-t: stop when these are all gone */
 	int nr_watch;
 	int need_syms;		/* some event samples ips or stacks */
 	uint64_t start;
@@ -527,9 +527,16 @@ int pp_live__open(struct pp_session *s)
 	 * every CPU for every task and keeps its targets itself.
 	 */
 	lv->widen = rq.system_wide && (o->pids || o->tids || o->workload);
-	if (lv->widen && o->pids) {
-		lv->watch = procs;
-		lv->nr_watch = nr_procs;
+	/*
+	 * The run ends when every -p process (or -t thread) is gone. A ring's
+	 * hang-up says only that the thread whose fd carries it exited: with
+	 * -p A,B that is A's, while B still runs.
+	 */
+	if ((o->pids || o->tids) &&
+	    (ret = parse_targets(o->pids ? o->pids : o->tids, 0, &lv->watch, &lv->nr_watch)))
+		goto out;
+	if (lv->widen && o->pids) {	/* every task's events: every task's comm and maps */
+		free(procs);
 		procs = NULL;
 		nr_procs = 0;
 	}
@@ -739,10 +746,8 @@ static int live_run(struct pp_session *s)
 			lv->wl.pid = -1;
 			done = 1;
 		}
-		if (lv->el->nr_threads && hup && hup >= lv->el->nr_cpus && !lv->follow)
-			done = 1;	/* every followed thread is gone */
 		if (lv->nr_watch && !watch_alive(lv))
-			done = 1;	/* widened -p: every target process is gone */
+			done = 1;	/* -p/-t: every target is gone */
 		now = mono_ns();
 		live_drain(s, lv);
 		pp_bpfagg__poll(s, now);
