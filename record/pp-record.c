@@ -30,12 +30,12 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "pp/analyzer.h"
 #include "pp/bpf.h"
 #include "pp/format.h"
+#include "pp/host.h"
 #include "pp/io.h"
 #include "pp/meta.h"
 #include "pp/perf.h"
@@ -1436,33 +1436,11 @@ static void flush_old(struct rec *r, uint64_t now, int all)
 
 static void put_machine(struct rec *r, struct pp_buf *b, const char *cpulist)
 {
-	struct utsname u;
-	struct timespec rt, mt;
-	char v[64], filters[4096] = "";
+	char filters[4096] = "";
 	size_t fl = 0;
 	int i;
 
-	uname(&u);
-	pp_machine__put(b, "hostname", u.nodename);
-	pp_machine__put(b, "sysname", u.sysname);
-	pp_machine__put(b, "release", u.release);
-	pp_machine__put(b, "version", u.version);
-	pp_machine__put(b, "machine", u.machine);
-	snprintf(v, sizeof(v), "%ld", sysconf(_SC_NPROCESSORS_CONF));
-	pp_machine__put(b, "nr_cpus", v);
-	pp_machine__put(b, "cpus", cpulist);
-	snprintf(v, sizeof(v), "%ld", sysconf(_SC_PAGESIZE));
-	pp_machine__put(b, "page_size", v);
-	pp_machine__put(b, "cmdline", r->o->cmdline ? r->o->cmdline : "pp-record");
-	pp_machine__put(b, "clock", "monotonic");
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mt);
-	snprintf(v, sizeof(v), "%llu",
-		 (unsigned long long)rt.tv_sec * 1000000000ull + (unsigned long long)rt.tv_nsec);
-	pp_machine__put(b, "start_realtime_ns", v);
-	snprintf(v, sizeof(v), "%llu",
-		 (unsigned long long)mt.tv_sec * 1000000000ull + (unsigned long long)mt.tv_nsec);
-	pp_machine__put(b, "start_monotonic_ns", v);
+	pp_host__describe(b, cpulist, r->o->cmdline ? r->o->cmdline : "pp-record");
 	pp_machine__put(b, "pp_version", PP_VERSION);
 	for (i = 0; i < r->es.nr; i++) {
 		struct pp_evdesc *e = &r->es.v[i];
@@ -1484,23 +1462,7 @@ static void put_machine(struct rec *r, struct pp_buf *b, const char *cpulist)
 
 static void put_formats(struct rec *r, struct pp_buf *b)
 {
-	char *t;
-	int i;
-
-	t = pp_tracefs_read("events/header_page", NULL);
-	if (t)
-		pp_tracefs_put_format(b, PP_FMT_HEADER_PAGE, "", "header_page", t);
-	free(t);
-	for (i = 0; i < r->es.nr; i++) {
-		struct pp_evdesc *e = &r->es.v[i];
-
-		if (e->format)
-			pp_tracefs_put_format(b, PP_FMT_EVENT, e->sys, e->event, e->format);
-	}
-	t = pp_tracefs_read("printk_formats", NULL);
-	if (t)
-		pp_tracefs_put_format(b, PP_FMT_PRINTK, "", "printk_formats", t);
-	free(t);
+	pp_host__formats(b, &r->es);
 	if (r->bpfout && pp_bpf_output__put_format(r->bpfout, b))
 		die("cannot describe the BPF output records: no BTF");
 }

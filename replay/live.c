@@ -24,11 +24,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <traceevent/event-parse.h>
 #include "pp/evspec.h"
+#include "pp/host.h"
 #include "pp/meta.h"
 #include "pp/perf.h"
 #include "pp/tracefs.h"
@@ -42,7 +42,6 @@
 struct live {
 	struct pp_perf_evlist *el;
 	struct pp_evdescs descs;	/* what el was built from */
-	struct pp_buf formats;
 	const char *tracefs;
 	struct pp_workload wl;	/* the COMMAND after `--` */
 	int follow;		/* events follow the workload (enable_on_exec) */
@@ -61,21 +60,13 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- events ---- */
 
 /*
  * The module's requests built by the capture library (record/evbuild.c),
- * exactly as pp-record builds them; tracepoint formats gathered for
- * load_formats(). The descriptions stay alive until the events are open: a
- * probe's attr points to its path.
+ * exactly as pp-record builds them; load_formats() packs their tracepoint
+ * formats. The descriptions stay alive with the source: a probe's attr
+ * points to its path.
  */
 static int add_events(struct live *lv, const struct pp_event_reqs *rq)
 {
@@ -104,8 +95,6 @@ static int add_events(struct live *lv, const struct pp_event_reqs *rq)
 
 		if (d->sys && !lv->tracefs)
 			lv->tracefs = pp_tracefs_dir(NULL);
-		if (d->format)
-			pp_tracefs_put_format(&lv->formats, PP_FMT_EVENT, d->sys, d->event, d->format);
 		ret = pp_perf_evlist__add(lv->el, &d->attr, d->name, d->filter);
 		if (ret < 0) {
 			fprintf(stderr, "pp-analyze: cannot add %s: %s\n", d->name, strerror(-ret));
@@ -235,37 +224,15 @@ static int parse_targets(const char *list, int procs, pid_t **v, int *nr)
 static void load_machine(struct pp_session *s, struct live *lv)
 {
 	struct pp_buf b;
-	struct utsname u;
-	char v[64], cpus[1024] = "";
-	uint64_t r0, m0;
+	char cpus[1024] = "";
 
 	pp_buf__init(&b);
-	if (!uname(&u)) {
-		pp_machine__put(&b, "hostname", u.nodename);
-		pp_machine__put(&b, "sysname", u.sysname);
-		pp_machine__put(&b, "release", u.release);
-		pp_machine__put(&b, "version", u.version);
-		pp_machine__put(&b, "machine", u.machine);
-	}
-	snprintf(v, sizeof(v), "%ld", sysconf(_SC_NPROCESSORS_CONF));
-	pp_machine__put(&b, "nr_cpus", v);
 	for (int i = 0; i < lv->el->nr_cpus; i++) {
 		size_t l = strlen(cpus);
 
 		snprintf(cpus + l, sizeof(cpus) - l, "%s%d", i ? "," : "", lv->el->cpus[i]);
 	}
-	pp_machine__put(&b, "cpus", cpus);
-	snprintf(v, sizeof(v), "%ld", sysconf(_SC_PAGESIZE));
-	pp_machine__put(&b, "page_size", v);
-	pp_machine__put(&b, "cmdline", "(live)");
-	pp_machine__put(&b, "clock", "monotonic");
-	r0 = real_ns();
-	m0 = mono_ns();
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)r0);
-	pp_machine__put(&b, "start_realtime_ns", v);
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)m0);
-	pp_machine__put(&b, "start_monotonic_ns", v);
-	if (!b.error)
+	if (!pp_host__describe(&b, cpus, "(live)"))
 		pp_session__meta_chunk(s, PP_CHUNK_MACHINE, b.data, b.len, PP_STREAM_META);
 	pp_buf__exit(&b);
 }
@@ -273,22 +240,11 @@ static void load_machine(struct pp_session *s, struct live *lv)
 static void load_formats(struct pp_session *s, struct live *lv)
 {
 	struct pp_buf b;
-	char *t;
 
 	if (!lv->tracefs)
 		return;
-	/* header_page first, as in a file; then the events gathered by add_tracepoints(). */
 	pp_buf__init(&b);
-	t = pp_tracefs_read("events/header_page", NULL);
-	if (t)
-		pp_tracefs_put_format(&b, PP_FMT_HEADER_PAGE, "", "header_page", t);
-	free(t);
-	pp_buf__append(&b, lv->formats.data, lv->formats.len);
-	t = pp_tracefs_read("printk_formats", NULL);
-	if (t)
-		pp_tracefs_put_format(&b, PP_FMT_PRINTK, "", "printk_formats", t);
-	free(t);
-	if (!b.error)
+	if (!pp_host__formats(&b, &lv->descs))
 		pp_session__meta_chunk(s, PP_CHUNK_FORMATS, b.data, b.len, PP_STREAM_META);
 	pp_buf__exit(&b);
 }
@@ -459,7 +415,6 @@ static void live_free(struct live *lv)
 	free(lv->watch);
 	pp_perf_evlist__free(lv->el);
 	pp_evdescs__exit(&lv->descs);
-	pp_buf__exit(&lv->formats);
 	free(lv);
 }
 
@@ -503,7 +458,6 @@ int pp_live__open(struct pp_session *s)
 		return -ENOMEM;
 	lv->wl.pid = -1;
 	lv->wl.go_fd = lv->wl.err_fd = -1;
-	pp_buf__init(&lv->formats);
 	s->live = lv;
 	s->src = &live_source;
 	ret = live_reqs(s, &rq);
