@@ -159,18 +159,56 @@ static void ring_insert(struct rc_ring *r, const uint8_t *rec, uint16_t size)
 	r->nr++;
 }
 
+/*
+ * Where layout entry @l puts the time in a record of @size, 0 for none. The
+ * offset comes from the file: it is checked in 64 bits, as time_off + 8 in
+ * 32 bits wraps for an offset near 4 GiB and would let a write land outside
+ * the record.
+ */
+static uint32_t lay_time_off(const struct pp_rec_layout *l, uint16_t size)
+{
+	return l && l->time_off >= 16 && (uint64_t)l->time_off + 8 <= size ? l->time_off : 0;
+}
+
+/* A sample's id, or 0 with *ok 0 when @rec is no sample that carries one. */
+static int sample_id(const uint8_t *rec, uint32_t type, uint16_t size, uint64_t *id)
+{
+	if (type != 9 /* PERF_RECORD_SAMPLE */ || size < 16)
+		return 0;
+	memcpy(id, rec + 8, 8);
+	return 1;
+}
+
+/* The encoder's lookup: the recorder's few layouts, scanned. */
 static uint32_t time_off_of(const struct pp_rec_layout *lay, uint32_t nr, const uint8_t *rec,
 			    uint32_t type, uint16_t size)
 {
 	uint64_t id;
 
-	if (type != 9 /* PERF_RECORD_SAMPLE */ || size < 16)
+	if (!sample_id(rec, type, size, &id))
 		return 0;
-	memcpy(&id, rec + 8, 8);
 	for (uint32_t i = 0; i < nr; i++)
 		if (lay[i].id == id)
-			return lay[i].time_off + 8 <= size && lay[i].time_off >= 16 ? lay[i].time_off : 0;
+			return lay_time_off(&lay[i], size);
 	return 0;
+}
+
+static int lay_cmp(const void *a, const void *b)
+{
+	const struct pp_rec_layout *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The decoder's lookup: a file may list a million layouts; sorted, searched. */
+static uint32_t time_off_sorted(const struct pp_rec_layout *lay, uint32_t nr, const uint8_t *rec,
+				uint32_t type, uint16_t size)
+{
+	struct pp_rec_layout key;
+
+	if (!sample_id(rec, type, size, &key.id))
+		return 0;
+	return lay_time_off(bsearch(&key, lay, nr, sizeof(*lay), lay_cmp), size);
 }
 
 /* Equal records, ignoring the 8 time bytes at @toff (0: none). */
@@ -394,6 +432,10 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 		memcpy(&lay[i].id, src + p, 8);
 		lay[i].time_off = pp_get_le32(src + p + 8);
 	}
+	qsort(lay, nr_lay, sizeof(*lay), lay_cmp);
+	for (uint32_t i = 1; i < nr_lay; i++)
+		if (lay[i].id == lay[i - 1].id)
+			goto out;	/* two layouts for one event: which? */
 	nops = pp_get_le32(src + p);
 	ntimes = pp_get_le32(src + p + 4);
 	nlits = pp_get_le32(src + p + 8);
@@ -429,7 +471,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 		}
 		rec = o + out;
 		memcpy(&type, rec, 4);
-		toff = time_off_of(lay, nr_lay, rec, type, size);
+		toff = time_off_sorted(lay, nr_lay, rec, type, size);
 		if (toff) {
 			uint64_t t;
 

@@ -492,6 +492,28 @@ static void test_cached_encoding(void **state)
 	for (size_t cut = 0; cut < elen; cut += 13)
 		if (pp_reccache_plain_size(enc, cut) >= 0)
 			assert_int_not_equal(pp_reccache_decode(enc, cut, dec, &dlen), 0);
+	{
+		/*
+		 * A layout's time offset near 4 GiB: time_off + 8 wrapped in 32 bits
+		 * and the decoder wrote a time outside the record. Decoded into a
+		 * buffer of exactly the plain size, so ASan sees any stray write.
+		 */
+		uint8_t *exact = malloc(len);
+		uint8_t save[4];
+
+		assert_non_null(exact);
+		memcpy(save, enc + 16 + 8, 4);
+		pp_put_le32(enc + 16 + 8, 0xfffffff8u);
+		(void)pp_reccache_decode(enc, elen, exact, &dlen);
+		pp_put_le32(enc + 16 + 8, 0xffffffffu);
+		(void)pp_reccache_decode(enc, elen, exact, &dlen);
+		memcpy(enc + 16 + 8, save, 4);
+		/* two layouts for one event id: refused, not one of them guessed */
+		memcpy(save, enc + 16 + 16, 4);
+		memcpy(enc + 16 + 16, enc + 16, 8);
+		assert_int_not_equal(pp_reccache_decode(enc, elen, exact, &dlen), 0);
+		free(exact);
+	}
 }
 
 static void test_items(void **state)
