@@ -318,9 +318,10 @@ static int cmd_dump(const char *path)
 					pp_out__puts(out, " (malformed)");
 			}
 			pp_out__putc(out, '\n');
-			for (uint16_t off = 0; off < rec.size; off += 16) {
+			/* 32-bit offsets: a 16-bit one wraps past 65,520 and never ends */
+			for (uint32_t off = 0; off < rec.size; off += 16) {
 				pp_out__printf(out, "  %04x:", off);
-				for (uint16_t k = off; k < off + 16 && k < rec.size; k++)
+				for (uint32_t k = off; k < off + 16 && k < rec.size; k++)
 					pp_out__printf(out, " %02x", rec.data[k]);
 				pp_out__putc(out, '\n');
 			}

@@ -962,6 +962,11 @@ int pp_session__pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t ti
 	return pass_tasks(s, pid, tid);
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /**
  * pp_session__tick() - call the interval callback for every -i boundary
  * passed by time @ts (event time, or the clock in live mode).
@@ -974,17 +979,25 @@ void pp_session__tick(struct pp_session *s, uint64_t ts)
 	if (!iv)
 		return;
 	if (!s->next_tick) {
-		s->next_tick = ts + iv;
+		s->next_tick = sat_add(ts, iv);
 		return;
 	}
-	while (ts >= s->next_tick && !s->stop) {
+	/*
+	 * Times come from the file: near UINT64_MAX the next tick would wrap and
+	 * every event would tick forever. A tick that cannot be represented is
+	 * the last one (UINT64_MAX: no more).
+	 */
+	while (ts >= s->next_tick && s->next_tick != UINT64_MAX && !s->stop) {
+		uint64_t gap;
+
 		s->a.interval(s, s->next_tick);
 		s->tick_pending = 0;
+		gap = ts - s->next_tick;
 		/* A long gap: skip empty intervals after the first one. */
-		if (ts - s->next_tick > 100 * iv)
-			s->next_tick += (ts - s->next_tick) / iv * iv;
+		if (iv <= UINT64_MAX / 100 && gap > 100 * iv)
+			s->next_tick = sat_add(s->next_tick, gap / iv * iv);
 		else
-			s->next_tick += iv;
+			s->next_tick = sat_add(s->next_tick, iv);
 	}
 	s->tick_pending = 1;
 }

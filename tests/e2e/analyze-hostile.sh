@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Hostile files (issue 15): a real recording rewritten by tests/helpers/pptrace.py
+# with valid CRCs, so each change reaches the decoders behind the reader's checks.
+# Every command must end, within a timeout, without a crash.
+#  - a perf record of 65,528 bytes (dump's 16-bit offset wrapped: it never ended)
+#  - sample times near UINT64_MAX (stat -i's next tick wrapped: it never ended)
+set -u
+B=${PP_BUILD:?}
+TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=$(mktemp -d /tmp/pp-e2e-hostile.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+EV=syscalls:sys_enter_getppid
+N=300
+if ! "$B/pp-record" -q -e $EV --codec none --encoding plain -o "$T/g.trace" -- \
+	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err"; then
+	echo "skip: pp-record cannot record $EV here: $(head -1 "$T/err")"; exit 77
+fi
+fail() { echo "FAIL: $*"; exit 1; }
+craft() {	# NAME PYTHON: rewrite g.trace into NAME.trace with PYTHON (c: the chunks)
+	python3 - "$T/g.trace" "$T/$1.trace" "$2" <<'PY' || fail "crafting $1"
+import os, struct, sys
+sys.path.insert(0, os.environ['HELPERS'])
+import pptrace
+hdr, c = pptrace.read(sys.argv[1])
+c = [x for x in c if x.type not in (pptrace.INDEX, pptrace.FOOTER)]
+exec(sys.argv[3])
+pptrace.write(sys.argv[2], hdr, c)
+PY
+}
+export HELPERS=$TOP/tests/helpers
+# run NAME CMD...: must end within 20 s, by a clean exit or a refusal, never a signal
+run() {
+	local name=$1; shift
+	# stdout into a pipe, not /dev/null: pp-analyze may skip output it knows is discarded
+	timeout -k 5 20 "$@" 2>"$T/run.err" | tail -c 1 >/dev/null; local rc=${PIPESTATUS[0]}
+	{ [ $rc = 124 ] || [ $rc = 137 ]; } && fail "$name: '$*' did not end in 20 s"
+	[ $rc -ge 128 ] && fail "$name: '$*' died of signal $((rc - 128)): $(tail -3 "$T/run.err")"
+	return 0
+}
+
+# the rewrite alone changes nothing
+craft same ''
+[ "$("$B/pp-analyze" stat --json -e $EV "$T/same.trace" | grep -o '"count":[0-9]*')" = "\"count\":$N" ] ||
+	fail "a file rewritten unchanged does not count $N"
+
+# 1. one record of 65,528 bytes in a DATA chunk of its own
+craft big '
+rec = struct.pack("<IHH", 9, 0, 65528) + bytes(65520)
+c.append(pptrace.Chunk(pptrace.DATA, rec, stream=0))'
+run big "$B/pp-analyze" dump "$T/big.trace"
+"$B/pp-analyze" dump "$T/big.trace" | grep -q "size 65528" || fail "dump does not show the big record"
+for cmd in info trace stat; do run big "$B/pp-analyze" $cmd "$T/big.trace"; done
+
+# 2. every sample's time near UINT64_MAX (the sample layout: id, pid/tid, time at 24)
+craft late '
+for x in c:
+    if x.type != pptrace.DATA:
+        continue
+    p = bytearray(x.payload)
+    for off, type, size in pptrace.records(p):
+        if type == 9 and size >= 32:
+            struct.pack_into("<Q", p, off + 24, (1 << 64) - 5000 + off % 4000)
+    x.payload = bytes(p)
+    x.first_ts, x.last_ts = (1 << 64) - 5000, (1 << 64) - 1000'
+for cmd in "stat -i 1" "stat -i 1000" "trace" "top -i 1"; do
+	run late "$B/pp-analyze" $cmd "$T/late.trace"
+done
+# the samples span 5 us: one interval, not one per wrapped tick (1.9M lines before)
+for iv in 1 1000; do
+	lines=$(timeout -k 5 20 "$B/pp-analyze" stat -i $iv "$T/late.trace" 2>/dev/null | head -1000 | wc -l)
+	[ "$lines" -le 2 ] || fail "stat -i $iv on times near UINT64_MAX: $lines lines, want 1 interval"
+done
+echo "ok: hostile records and times end every command"
