@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 
 #include "pp/bpf.h"
+#include "pp/bpf-agg.h"
 #include "pp/meta.h"
 #include "record.h"
 #include "bpf-internal.h"
