@@ -15,6 +15,37 @@
 #include "format-internal.h"
 
 /**
+ * pp_bpf_put_window() - append a WINDOW item.
+ * @payload: destination; @w: the window.
+ * Return: the item's offset, for pp_bpf_set_window_items().
+ */
+size_t pp_bpf_put_window(struct pp_buf *payload, const struct pp_bpf_agg_window *w)
+{
+	size_t at = pp_item__begin(payload, PP_BPF_AGG_WINDOW);
+
+	pp_buf__append(payload, w, sizeof(*w));
+	pp_item__end(payload, at);
+	return at;
+}
+
+/**
+ * pp_bpf_set_window_items() - patch nr_items of the WINDOW item at @at.
+ * @payload: the payload; @at: from pp_bpf_put_window(); @nr_items: the count.
+ *
+ * The drains know the count only after writing the items, and the window
+ * goes first so a reader knows what the items cover before reading them.
+ */
+void pp_bpf_set_window_items(struct pp_buf *payload, size_t at, uint32_t nr_items)
+{
+	size_t off = at + sizeof(struct pp_item_header) +
+		     offsetof(struct pp_bpf_agg_window, nr_items);
+
+	if (payload->error || off + sizeof(nr_items) > payload->len)
+		return;
+	memcpy(payload->data + off, &nr_items, sizeof(nr_items));
+}
+
+/**
  * pp_bpf_put_stack() - append one OFFCPU/LOCK item.
  * @payload: destination; @kind: enum pp_bpf_agg_kind; @hdr: struct
  * pp_bpf_agg_stack with nr_kernel/nr_user set; @kips, @uips: the frames;

@@ -103,6 +103,21 @@ _Static_assert(sizeof(struct pp_bpf_agg_waker) == 32, "waker tail is 32 bytes");
 /* ---- writing ---- */
 
 /**
+ * pp_bpf_put_window() - append a WINDOW item.
+ * @payload: destination; @w: the window (nr_items may be set later with
+ * pp_bpf_set_window_items(), once the items are written).
+ * Return: the item's offset in @payload, for pp_bpf_set_window_items().
+ */
+size_t pp_bpf_put_window(struct pp_buf *payload, const struct pp_bpf_agg_window *w);
+
+/**
+ * pp_bpf_set_window_items() - set nr_items of the WINDOW item at @at.
+ * @payload: the payload (left alone after an allocation error);
+ * @at: from pp_bpf_put_window(); @nr_items: stack items that followed.
+ */
+void pp_bpf_set_window_items(struct pp_buf *payload, size_t at, uint32_t nr_items);
+
+/**
  * pp_bpf_put_stack() - append one OFFCPU/LOCK item with its frames inline.
  * @payload: destination; @kind: PP_BPF_AGG_OFFCPU or _LOCK;
  * @hdr: its struct pp_bpf_agg_stack (nr_kernel/nr_user as the frames);
