@@ -8,10 +8,10 @@
 #include <sys/types.h>
 
 #include "pp/bpf.h"
+#include "pp/bpf-agg.h"
 
 struct pp_buf;
 struct pp_syms;
-struct pp_bpf_agg_waker;
 
 /**
  * pp_bpf_load_error() - turn a libbpf load/attach failure into one line.
@@ -46,28 +46,6 @@ void pp_bpf_synth_sample(struct pp_buf *b, uint32_t pid, uint32_t tid, const uin
 
 /** pp_bpf_scan_synth() - feed the records of @b to pp_syms__scan(). */
 void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b);
-
-/**
- * pp_bpf_put_stack() - append one OFFCPU/LOCK item to @payload, with the
- * waker tail of a LOCK item when @waker is not NULL.
- */
-void pp_bpf_put_stack(struct pp_buf *payload, uint16_t kind, const void *hdr,
-		      const uint64_t *kips, unsigned int nr_kernel, const uint64_t *uips,
-		      unsigned int nr_user, const struct pp_bpf_agg_waker *waker,
-		      const uint64_t *wips);
-
-/** pp_bpf_stacks__mark() - note stack @id as written. Return: 1 if new, 0, -ENOMEM. */
-struct pp_bpf_stacks;
-int pp_bpf_stacks__mark(struct pp_bpf_stacks *t, uint64_t id);
-
-/** pp_bpf_put_stack_def() - append a STACK item naming frames @ips as @id. */
-void pp_bpf_put_stack_def(struct pp_buf *payload, uint64_t id, const uint64_t *ips,
-			  unsigned int nr);
-
-/** pp_bpf_put_ref() - append an OFFCPU_REF item: @hdr and two stack names. */
-struct pp_bpf_agg_stack;
-void pp_bpf_put_ref(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, uint64_t kstack,
-		    uint64_t ustack);
 
 /**
  * pp_bpf_follow__targets() - whether an aggregator follows target

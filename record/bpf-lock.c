@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include "pp/bpf.h"
+#include "pp/bpf-agg.h"
 #include "pp/meta.h"
 #include "record.h"
 #include "bpf-internal.h"
@@ -134,9 +135,7 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 			prev = &key;
 		}
 	}
-	at = pp_item__begin(payload, PP_BPF_AGG_WINDOW);
-	pp_buf__append(payload, &w, sizeof(w));
-	pp_item__end(payload, at);
+	at = pp_bpf_put_window(payload, &w);
 	pp_buf__reset(&lk->synth);
 	for (size_t i = 0; i < nr; i++) {
 		const struct pp_lock_key *k = &lk->keys[i];
@@ -177,8 +176,7 @@ int pp_bpf_lock__drain(struct pp_bpf_lock *lk, struct pp_buf *payload, uint64_t 
 		items++;
 	}
 	w.nr_items = (uint32_t)items;
-	if (!payload->error)
-		memcpy(payload->data + at + sizeof(struct pp_item_header), &w, sizeof(w));
+	pp_bpf_set_window_items(payload, at, w.nr_items);
 	if (syms)
 		pp_bpf_scan_synth(syms, &lk->synth);
 	/*

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 
 #include "pp/bpf.h"
+#include "pp/bpf-agg.h"
 #include "pp/meta.h"
 #include "record.h"
 #include "bpf-internal.h"
@@ -486,9 +487,7 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 	nr = take_old(oc, old);
 	if (nr < 0)
 		return (int)nr;
-	at = pp_item__begin(payload, PP_BPF_AGG_WINDOW);
-	pp_buf__append(payload, &w, sizeof(w));
-	pp_item__end(payload, at);
+	at = pp_bpf_put_window(payload, &w);
 	pp_buf__reset(&oc->synth);
 	for (long i = 0; i < nr; i++) {
 		const struct pp_offcpu_key *k = &oc->keys[i];
@@ -531,8 +530,7 @@ int pp_bpf_offcpu__drain(struct pp_bpf_offcpu *oc, struct pp_buf *payload, uint6
 	}
 	/* Patch the item count into the window. */
 	w.nr_items = (uint32_t)items;
-	if (!payload->error)
-		memcpy(payload->data + at + sizeof(struct pp_item_header), &w, sizeof(w));
+	pp_bpf_set_window_items(payload, at, w.nr_items);
 	if (syms)
 		pp_bpf_scan_synth(syms, &oc->synth);
 	release_stacks(oc);

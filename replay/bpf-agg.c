@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "pp/bpf.h"
+#include "pp/bpf-agg.h"
 #include "pp/meta.h"
 #include "replay-internal.h"
 

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "pp/bpf.h"
+#include "pp/bpf-agg.h"
 #include "pp/format.h"
 #include "pp/io.h"
 #include "pp/meta.h"

@@ -26,12 +26,12 @@
 #include <cmocka.h>
 
 #include "pp/bpf.h"
+#include "pp/bpf-agg.h"
 #include "pp/format.h"
 #include "pp/io.h"
 #include "pp/meta.h"
 #include "pp/writer.h"
 #include "../record/record.h"
-#include "../record/bpf-internal.h"
 
 static char exe_dir[PATH_MAX];
 

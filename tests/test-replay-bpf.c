@@ -17,12 +17,12 @@
 #include <cmocka.h>
 
 #include "pp/bpf.h"
+#include "pp/bpf-agg.h"
 #include "pp/format.h"
 #include "pp/io.h"
 #include "pp/meta.h"
 #include "pp/replay.h"
 #include "pp/writer.h"
-#include "../record/bpf-internal.h"
 
 struct got_items {
 	int inited;

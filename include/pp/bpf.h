@@ -10,7 +10,8 @@
  * BTF gets e.g. "BPF unavailable: the kernel has no BTF
  * (/sys/kernel/btf/vmlinux missing)" and the rest of pp still works.
  *
- * The on-disk payload is specified in spec/pp-bpf.md.
+ * The drains write BPF_AGG items with the codec of the format library
+ * (include/pp/bpf-agg.h); the payload is specified in spec/pp-bpf.md.
  */
 #ifndef PP_BPF_H
 #define PP_BPF_H
@@ -21,7 +22,6 @@
 
 struct pp_buf;
 struct pp_syms;
-struct pp_item;
 struct pp_ksym_bpf;
 
 /**
@@ -159,138 +159,6 @@ int pp_bpf_filter__counts(struct pp_bpf_filter *f, uint64_t *kept, uint64_t *dro
 
 /** pp_bpf_filter__free() - detach-free (the fds keep nothing); accepts NULL. */
 void pp_bpf_filter__free(struct pp_bpf_filter *f);
-
-/* ---- in-kernel aggregation: payload of a BPF_AGG chunk ---- */
-
-/* Provisional chunk type until include/pp/format.h assigns one. */
-
-/* Item kinds of a BPF_AGG payload. */
-enum pp_bpf_agg_kind {
-	PP_BPF_AGG_WINDOW = 1,		/* struct pp_bpf_agg_window: what follows covers */
-	PP_BPF_AGG_OFFCPU = 2,		/* struct pp_bpf_agg_stack + ips */
-	PP_BPF_AGG_LOCK   = 3,		/* struct pp_bpf_agg_stack + ips */
-	PP_BPF_AGG_STACK  = 4,		/* struct pp_bpf_agg_stack_def + ips: a named stack */
-	PP_BPF_AGG_OFFCPU_REF = 5,	/* struct pp_bpf_agg_stack + two stack names */
-};
-
-/*
- * Item body of kind PP_BPF_AGG_STACK: 16 bytes, then u64 ips[nr], innermost
- * first. Defines stack @id for the BPF_AGG items that follow in the file.
- */
-struct pp_bpf_agg_stack_def {
-	uint64_t id;			/* never 0 */
-	uint16_t nr;
-	uint16_t reserved[3];
-};
-_Static_assert(sizeof(struct pp_bpf_agg_stack_def) == 16, "stack definition is 16 bytes");
-
-/*
- * Item body of kind PP_BPF_AGG_OFFCPU_REF: struct pp_bpf_agg_stack (its
- * nr_kernel and nr_user 0), then u64 kernel stack id, u64 user stack id
- * (0: none): an OFFCPU item whose stacks were defined by STACK items.
- */
-#define PP_BPF_AGG_REF_SIZE	(64 + 16)
-
-/* Source of a window. */
-enum pp_bpf_agg_source {
-	PP_BPF_SRC_OFFCPU = 1,
-	PP_BPF_SRC_LOCK   = 2,
-};
-
-/*
- * Item body of kind PP_BPF_AGG_WINDOW: 40 bytes (32 in files written before
- * stacks_lost existed: a shorter item reads as stacks_lost 0).
- */
-struct pp_bpf_agg_window {
-	uint32_t source;		/* enum pp_bpf_agg_source */
-	uint32_t nr_items;		/* stack items that follow for this window */
-	uint64_t start_ns;		/* CLOCK_MONOTONIC, like perf record times */
-	uint64_t end_ns;
-	uint64_t dropped;		/* events the kernel could not aggregate (maps full) */
-	uint64_t stacks_lost;		/* events aggregated without their stack (map full) */
-};
-_Static_assert(sizeof(struct pp_bpf_agg_window) == 40, "window item is 40 bytes");
-#define PP_BPF_AGG_WINDOW_MIN	32	/* the smallest valid window item */
-
-/*
- * Item body of kinds PP_BPF_AGG_OFFCPU / _LOCK: 64 bytes, then
- * u64 ips[nr_kernel + nr_user]: kernel frames innermost first, then user
- * frames innermost first.
- */
-struct pp_bpf_agg_stack {
-	uint32_t pid;			/* process (tgid) */
-	uint32_t tid;
-	uint64_t total_ns;		/* time blocked (off-CPU) or waiting (lock) */
-	uint64_t count;			/* blocking episodes / contended waits */
-	uint64_t max_ns;		/* longest one */
-	uint64_t addr;			/* lock: futex user address; offcpu: 0 */
-	uint32_t state;			/* offcpu: 'S', 'D' or 'R' (preempted); lock: 0 */
-	uint16_t nr_kernel;
-	uint16_t nr_user;
-	char comm[16];
-};
-_Static_assert(sizeof(struct pp_bpf_agg_stack) == 64, "stack item is 64 bytes");
-
-/*
- * Optional tail of a LOCK item, after its frames: the thread whose futex
- * wake ended the waits (32 bytes), then u64 ips[nr_user], its user stack at
- * the wake-up, innermost first. Present when the item is long enough.
- */
-struct pp_bpf_agg_waker {
-	uint32_t pid;			/* process (tgid) */
-	uint32_t tid;			/* waking thread */
-	uint16_t nr_user;
-	uint16_t reserved[3];
-	char comm[16];
-};
-_Static_assert(sizeof(struct pp_bpf_agg_waker) == 32, "waker tail is 32 bytes");
-
-/* A decoded stack item (pointers lent from the payload). */
-struct pp_bpf_agg_entry {
-	uint16_t kind;
-	struct pp_bpf_agg_stack s;
-	const uint8_t *kernel_ips;	/* nr_kernel u64, possibly unaligned: read with memcpy */
-	const uint8_t *user_ips;
-	int has_waker;			/* LOCK: the waker tail is present */
-	struct pp_bpf_agg_waker waker;
-	const uint8_t *waker_ips;	/* waker.nr_user u64 */
-};
-
-/* The stacks that STACK items defined, by id (for OFFCPU_REF items). */
-struct pp_bpf_stacks;
-
-/** pp_bpf_stacks__new() - an empty table. Return: it or NULL. */
-struct pp_bpf_stacks *pp_bpf_stacks__new(void);
-/** pp_bpf_stacks__free() - free; accepts NULL. */
-void pp_bpf_stacks__free(struct pp_bpf_stacks *t);
-/** pp_bpf_stacks__missing() - references to stacks never defined, so far. */
-uint64_t pp_bpf_stacks__missing(const struct pp_bpf_stacks *t);
-
-/**
- * pp_bpf_agg__decode() - check and decode one BPF_AGG item.
- * @item: from pp_item_iter__next() over a BPF_AGG payload.
- * @stacks: table that STACK items fill and OFFCPU_REF items read (a
- *          reference to an undefined stack reads as no stack); NULL: STACK
- *          and OFFCPU_REF items are skipped like unknown kinds.
- * @e: receives a stack item (kinds OFFCPU, LOCK; an OFFCPU_REF item is
- *     returned as OFFCPU, its frames lent from @stacks).
- * @w: receives a window (kind WINDOW); may be NULL.
- *
- * Return: the kind, 0 for an unknown kind (skip it), -EINVAL if malformed.
- */
-int pp_bpf_agg__decode(const struct pp_item *item, struct pp_bpf_stacks *stacks,
-		       struct pp_bpf_agg_entry *e, struct pp_bpf_agg_window *w);
-
-/**
- * pp_bpf_agg__ip() - the @i-th address of @ips.
- */
-static inline uint64_t pp_bpf_agg__ip(const uint8_t *ips, unsigned int i)
-{
-	uint64_t v;
-
-	__builtin_memcpy(&v, ips + 8 * (size_t)i, 8);
-	return v;
-}
 
 /* ---- off-CPU time aggregated at sched_switch ---- */
 

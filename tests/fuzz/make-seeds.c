@@ -2,6 +2,7 @@
 /* Write small valid trace files as fuzzing seeds: make-seeds DIR */
 #include <stdio.h>
 #include <string.h>
+#include "pp/bpf-agg.h"
 #include "pp/format.h"
 #include "pp/io.h"
 #include "pp/meta.h"
@@ -32,6 +33,30 @@ static void seed(const char *dir, const char *name, uint8_t codec, int close_it,
 	pp_item__end(&b, start);
 	pp_writer__append_chunk(w, &(struct pp_chunk_desc){ .type = PP_CHUNK_FORMATS,
 			.stream = PP_STREAM_META }, b.data, b.len);
+	{
+		/* a BPF_AGG payload with one item of each kind */
+		static const uint64_t ips[3] = { 0xffffffff81000010ull, 0x401000, 0x401100 };
+		struct pp_bpf_agg_window win = { .source = PP_BPF_SRC_OFFCPU, .start_ns = 1,
+						 .end_ns = 9 };
+		struct pp_bpf_agg_stack st = { .pid = 7, .tid = 7, .total_ns = 5, .count = 1,
+					       .nr_kernel = 1, .nr_user = 2, .comm = "seed" };
+		struct pp_bpf_agg_waker wk = { .pid = 7, .tid = 8, .nr_user = 1, .comm = "waker" };
+		size_t at;
+
+		pp_buf__reset(&b);
+		at = pp_bpf_put_window(&b, &win);
+		pp_bpf_put_stack(&b, PP_BPF_AGG_OFFCPU, &st, ips, 1, ips + 1, 2, NULL, NULL);
+		st.nr_kernel = 0;
+		st.nr_user = 1;
+		pp_bpf_put_stack(&b, PP_BPF_AGG_LOCK, &st, NULL, 0, ips + 1, 1, &wk, ips + 2);
+		pp_bpf_put_stack_def(&b, 0x11, ips, 1);
+		st.nr_user = 0;
+		pp_bpf_put_ref(&b, &st, 0x11, 0x23);
+		pp_bpf_set_window_items(&b, at, 3);
+		pp_writer__append_chunk(w, &(struct pp_chunk_desc){ .type = PP_CHUNK_BPF_AGG,
+				.stream = PP_STREAM_META, .first_ts = 1, .last_ts = 9 },
+				b.data, b.len);
+	}
 	for (int i = 0; i < 4; i++) {
 		/* samples of id 7 with a time at byte 16; every third repeats */
 		uint8_t rec[32] = { 9, 0, 0, 0, 2, 0, 32, 0, 7 };

@@ -1,23 +1,49 @@
 // SPDX-License-Identifier: MIT
 /*
- * BPF_AGG payloads (spec/pp-bpf.md): building the items on the recorder's
- * side, decoding them for the replay core (replay/bpf-agg.c), and teaching
- * the symbol collector the addresses of the aggregated stacks.
+ * The codec of BPF_AGG items (spec/pp-bpf.md section 3): the writers the
+ * recorder's drains call, the stack table of STACK items, and the decoder
+ * the replay core calls. Everything here trusts no size it reads.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <sys/random.h>
-#include <linux/perf_event.h>
 
-#include "pp/bpf.h"
-#include "pp/meta.h"
-#include "record.h"
-#include "bpf-internal.h"
+#include "pp/bpf-agg.h"
+#include "format-internal.h"
+
+/**
+ * pp_bpf_put_window() - append a WINDOW item.
+ * @payload: destination; @w: the window.
+ * Return: the item's offset, for pp_bpf_set_window_items().
+ */
+size_t pp_bpf_put_window(struct pp_buf *payload, const struct pp_bpf_agg_window *w)
+{
+	size_t at = pp_item__begin(payload, PP_BPF_AGG_WINDOW);
+
+	pp_buf__append(payload, w, sizeof(*w));
+	pp_item__end(payload, at);
+	return at;
+}
+
+/**
+ * pp_bpf_set_window_items() - patch nr_items of the WINDOW item at @at.
+ * @payload: the payload; @at: from pp_bpf_put_window(); @nr_items: the count.
+ *
+ * The drains know the count only after writing the items, and the window
+ * goes first so a reader knows what the items cover before reading them.
+ */
+void pp_bpf_set_window_items(struct pp_buf *payload, size_t at, uint32_t nr_items)
+{
+	size_t off = at + sizeof(struct pp_item_header) +
+		     offsetof(struct pp_bpf_agg_window, nr_items);
+
+	if (payload->error || off + sizeof(nr_items) > payload->len)
+		return;
+	memcpy(payload->data + off, &nr_items, sizeof(nr_items));
+}
 
 /**
  * pp_bpf_put_stack() - append one OFFCPU/LOCK item.
@@ -272,93 +298,4 @@ void pp_bpf_put_ref(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, 
 	pp_buf__append(payload, hdr, sizeof(*hdr));
 	pp_buf__append(payload, ref, sizeof(ref));
 	pp_item__end(payload, at);
-}
-
-/* Synthetic samples: IDENTIFIER | TID | CALLCHAIN, any id. */
-#define SYNTH_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN)
-
-/**
- * pp_bpf_synth_sample() - append a synthetic sample carrying one stack.
- * @b: destination; @pid, @tid: its task; @kips, @nr_kernel, @uips, @nr_user:
- * the frames, innermost first.
- */
-void pp_bpf_synth_sample(struct pp_buf *b, uint32_t pid, uint32_t tid, const uint64_t *kips,
-			 unsigned int nr_kernel, const uint64_t *uips, unsigned int nr_user)
-{
-	uint64_t nr = (uint64_t)nr_kernel + nr_user + (nr_kernel ? 1 : 0) + (nr_user ? 1 : 0);
-	size_t size = 8 + 8 + 8 + 8 + nr * 8;
-	struct perf_event_header h = {
-		.type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL, .size = (uint16_t)size,
-	};
-	uint64_t id = 1, mark;
-	uint32_t pt[2] = { pid, tid };
-
-	if (size > 0xffff)
-		return;
-	pp_buf__append(b, &h, sizeof(h));
-	pp_buf__append(b, &id, 8);
-	pp_buf__append(b, pt, 8);
-	pp_buf__append(b, &nr, 8);
-	if (nr_kernel) {
-		mark = (uint64_t)PERF_CONTEXT_KERNEL;
-		pp_buf__append(b, &mark, 8);
-		pp_buf__append(b, kips, nr_kernel * 8);
-	}
-	if (nr_user) {
-		mark = (uint64_t)PERF_CONTEXT_USER;
-		pp_buf__append(b, &mark, 8);
-		pp_buf__append(b, uips, nr_user * 8);
-	}
-}
-
-static uint64_t synth_type(uint64_t id, void *ctx)
-{
-	return SYNTH_SAMPLE_TYPE;
-}
-
-/**
- * pp_bpf_scan_synth() - feed synthetic samples to the symbol collector.
- * @syms: collector; @b: records from pp_bpf_synth_sample().
- */
-void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b)
-{
-	if (b->len && !b->error)
-		pp_syms__scan(syms, b->data, b->len, synth_type, NULL);
-}
-
-void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
-			   const unsigned long long *dropped, const unsigned long long *lost)
-{
-	struct pp_bpf_agg_window *w = &ws->w;
-	uint64_t n;
-
-	if (ws->closed)
-		return;
-	ws->old = __atomic_load_n(gen, __ATOMIC_RELAXED) & 1;
-	/* New events go to the other generation from now on. */
-	__atomic_store_n(gen, ws->old ^ 1, __ATOMIC_RELEASE);
-	memset(w, 0, sizeof(*w));
-	w->source = source;
-	w->start_ns = ws->start_ns;
-	w->end_ns = pp_bpf_mono_ns();
-	ws->start_ns = w->end_ns;
-	n = __atomic_load_n(dropped, __ATOMIC_RELAXED);
-	w->dropped = n - ws->dropped_seen;
-	ws->dropped_seen = n;
-	if (lost) {
-		n = __atomic_load_n(lost, __ATOMIC_RELAXED);
-		w->stacks_lost = n - ws->lost_seen;
-		ws->lost_seen = n;
-	}
-	ws->closed = 1;
-}
-
-unsigned int pp_bpf_windows__take(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
-				  const unsigned long long *dropped,
-				  const unsigned long long *lost, struct pp_bpf_agg_window *w)
-{
-	pp_bpf_windows__close(ws, gen, source, dropped, lost);
-	ws->closed = 0;
-	*w = ws->w;
-	return ws->old;
 }
