@@ -136,8 +136,10 @@ static int mt_init(struct pp_session *s)
 			r->kind = MT_KEY_FIELD;
 			r->f = pp_evsel__field(&evs[i], sp->key);
 			if (!r->f) {
-				fprintf(stderr, "pp-analyze: multi-trace: %s has no field '%s'\n", evs[i].name,
-					sp->key);
+				char fl[512];
+
+				fprintf(stderr, "pp-analyze: multi-trace: %s has no field '%s' (%s)\n",
+					evs[i].name, sp->key, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 				return -EINVAL;
 			}
 		}
@@ -173,6 +175,9 @@ static int mt_init(struct pp_session *s)
 		return -ENOENT;
 	}
 	if (mt->so.heatmap) {
+		ret = pp_session__output_ok(s, "--heatmap", mt->so.heatmap);
+		if (ret)
+			return ret;
 		mt->hm = pp_heatmap__new(0);
 		if (!mt->hm)
 			return -ENOMEM;
@@ -425,8 +430,11 @@ static void mt_report(struct pp_session *s)
 	if (mt->hm) {
 		struct pp_heatmap_opts ho = { .title = "pp multi-trace latency", .unit = PP_UNIT_NS };
 
-		if (!pp_heatmap__write_file(mt->hm, mt->so.heatmap, &ho))
+		int ret = pp_heatmap__write_file(mt->hm, mt->so.heatmap, &ho);
+
+		if (!ret)
 			fprintf(stderr, "pp-analyze: wrote heat map %s\n", mt->so.heatmap);
+		pp_session__fail(s, ret);
 	}
 }
 

@@ -50,7 +50,10 @@ static int nd_init_setup(struct pp_session *s)
 		}
 		d->evs[i].f = pp_evsel__field(&evs[i], sp->num);
 		if (!d->evs[i].f) {
-			fprintf(stderr, "pp-analyze: num-dist: %s has no field '%s'\n", evs[i].name, sp->num);
+			char fl[512];
+
+			fprintf(stderr, "pp-analyze: num-dist: %s has no field '%s' (%s)\n", evs[i].name,
+				sp->num, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 			return -EINVAL;
 		}
 		d->evs[i].used = 1;

@@ -77,6 +77,7 @@ static int top_init_setup(struct pp_session *s)
 	struct top *t = calloc(1, sizeof(*t));
 	size_t nr;
 	struct pp_evsel *evs = pp_session__evsels(s, &nr);
+	char fl[512];
 
 	if (!t)
 		return -ENOMEM;
@@ -96,7 +97,8 @@ static int top_init_setup(struct pp_session *s)
 		if (sp && sp->key[0]) {
 			te->key = pp_evsel__field(&evs[i], sp->key);
 			if (!te->key) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s'\n", evs[i].name, sp->key);
+				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+					sp->key, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 				return -EINVAL;
 			}
 			te->has_key = 1;
@@ -107,7 +109,8 @@ static int top_init_setup(struct pp_session *s)
 		if (sp && sp->comm[0]) {
 			te->comm = pp_evsel__field(&evs[i], sp->comm);
 			if (!te->comm) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s'\n", evs[i].name, sp->comm);
+				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+					sp->comm, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 				return -EINVAL;
 			}
 			t->show_comm = 1;
@@ -123,7 +126,8 @@ static int top_init_setup(struct pp_session *s)
 			struct tep_format_field *f = pp_evsel__field(&evs[i], fn);
 
 			if (!f) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s'\n", evs[i].name, fn);
+				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+					fn, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 				return -EINVAL;
 			}
 			if (by && t->sort_col < 0)
