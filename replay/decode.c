@@ -52,6 +52,15 @@ char *pp_evsel__fields(const struct pp_evsel *ev, char *buf, size_t len)
 }
 
 /**
+ * pp_evsel__field_signed() - is @f declared signed?
+ * @f: field, or NULL. Return: 1 or 0.
+ */
+int pp_evsel__field_signed(const struct tep_format_field *f)
+{
+	return f && (f->flags & TEP_FIELD_IS_SIGNED) ? 1 : 0;
+}
+
+/**
  * pp_event__num() - read a numeric field, sign-extended when signed.
  * @e: event; @f: field of its tracepoint; @val: receives the value.
  * Return: 0, -ENOENT (no field), -EINVAL (record too short).

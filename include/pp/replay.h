@@ -318,6 +318,13 @@ struct tep_format_field *pp_evsel__field(const struct pp_evsel *ev, const char *
  */
 char *pp_evsel__fields(const struct pp_evsel *ev, char *buf, size_t len);
 /**
+ * pp_evsel__field_signed() - is field @f declared signed in its format
+ * (`signed:1`, such as a syscall's ret)? A module reading it as a number
+ * keeps its sign: pp_event__num() sign-extends it, the module must print,
+ * sum and compare it as int64_t. Return: 1 or 0 (also for NULL).
+ */
+int pp_evsel__field_signed(const struct tep_format_field *f);
+/**
  * pp_event__num() - read a numeric field; common_pid etc. included.
  * Return: 0 with @val set, -ENOENT if no such field, -EINVAL if short.
  */
