@@ -877,7 +877,7 @@ static int write_one(const struct pp_flame *fg, const char *name, const char *ex
 	fp = fopen(path, "w");
 	if (!fp) {
 		err = -errno;
-		fprintf(stderr, "pp: cannot create %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "pp-analyze: cannot create %s: %s\n", path, strerror(errno));
 		free(path);
 		return err;
 	}
@@ -885,7 +885,7 @@ static int write_one(const struct pp_flame *fg, const char *name, const char *ex
 	if (fclose(fp) && !err)
 		err = -errno;
 	if (err)
-		fprintf(stderr, "pp: cannot write %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "pp-analyze: cannot write %s: %s\n", path, strerror(-err));
 	free(path);
 	return err;
 }

@@ -337,7 +337,7 @@ int pp_heatmap__write_file(const struct pp_heatmap *hm, const char *path,
 	fp = fopen(name, "w");
 	if (!fp) {
 		err = -errno;
-		fprintf(stderr, "pp: cannot create %s: %s\n", name, strerror(errno));
+		fprintf(stderr, "pp-analyze: cannot create %s: %s\n", name, strerror(errno));
 		free(name);
 		return err;
 	}
@@ -345,7 +345,7 @@ int pp_heatmap__write_file(const struct pp_heatmap *hm, const char *path,
 	if (fclose(fp) && !err)
 		err = -errno;
 	if (err)
-		fprintf(stderr, "pp: cannot write %s: %s\n", name, strerror(-err));
+		fprintf(stderr, "pp-analyze: cannot write %s: %s\n", name, strerror(-err));
 	free(name);
 	return err;
 }

@@ -143,25 +143,35 @@ void pp_hist__reset(struct pp_hist *h)
 	h->max = 0;
 }
 
+/* Nearest rank of @pct among @calls values: ceil(pct/100 * calls), at least 1. */
+static uint64_t pct_rank(double pct, uint64_t calls)
+{
+	long double r = (long double)pct * (long double)calls / 100.0L;
+	uint64_t rank = (uint64_t)r;
+
+	if ((long double)rank < r)
+		rank++;
+	return rank ? rank : 1;
+}
+
 uint64_t pp_hist__percentile(const struct pp_hist *h, double pct)
 {
-	uint64_t rank, cum = 0, lo, width, v;
-	long double r;
-	unsigned int i;
-
 	if (!h->calls || !h->buckets)
 		return 0;
 	if (!(pct > 0))		/* also NaN */
 		return h->min;
 	if (pct >= 100)
 		return h->max;
-	/* Nearest rank: ceil(pct/100 * calls), at least 1. */
-	r = (long double)pct * (long double)h->calls / 100.0L;
-	rank = (uint64_t)r;
-	if ((long double)rank < r)
-		rank++;
-	if (!rank)
-		rank = 1;
+	return pp_hist__at_rank(h, pct_rank(pct, h->calls));
+}
+
+uint64_t pp_hist__at_rank(const struct pp_hist *h, uint64_t rank)
+{
+	uint64_t cum = 0, lo, width, v;
+	unsigned int i;
+
+	if (!h->calls || !h->buckets)
+		return 0;
 	for (i = 0; i < PP_HIST_NR_BUCKETS; i++) {
 		cum += h->buckets[i];
 		if (cum >= rank)
@@ -191,6 +201,57 @@ void pp_hist__stats(const struct pp_hist *h, struct pp_hist_stats *st)
 	st->p50 = pp_hist__percentile(h, 50);
 	st->p95 = pp_hist__percentile(h, 95);
 	st->p99 = pp_hist__percentile(h, 99);
+}
+
+void pp_shist__init(struct pp_shist *h)
+{
+	pp_hist__init(&h->pos);
+	pp_hist__init(&h->neg);
+}
+
+void pp_shist__exit(struct pp_shist *h)
+{
+	pp_hist__exit(&h->pos);
+	pp_hist__exit(&h->neg);
+}
+
+int pp_shist__add(struct pp_shist *h, int64_t value)
+{
+	/* the magnitude of INT64_MIN is 2^63: computed unsigned, it fits */
+	return value < 0 ? pp_hist__add(&h->neg, 0 - (uint64_t)value) :
+			   pp_hist__add(&h->pos, (uint64_t)value);
+}
+
+void pp_shist__reset(struct pp_shist *h)
+{
+	pp_hist__reset(&h->pos);
+	pp_hist__reset(&h->neg);
+}
+
+/* The value of nearest rank @rank (1 = the smallest) of both halves. */
+static int64_t shist_at_rank(const struct pp_shist *h, uint64_t rank)
+{
+	/* negative values in ascending order are the magnitudes in descending order */
+	if (rank <= h->neg.calls)
+		return (int64_t)(0 - pp_hist__at_rank(&h->neg, h->neg.calls - rank + 1));
+	return (int64_t)pp_hist__at_rank(&h->pos, rank - h->neg.calls);
+}
+
+void pp_shist__stats(const struct pp_shist *h, struct pp_shist_stats *st)
+{
+	uint64_t calls = h->pos.calls + h->neg.calls;
+
+	memset(st, 0, sizeof(*st));
+	if (!calls)
+		return;
+	st->calls = calls;
+	st->total = (int64_t)(h->pos.total - h->neg.total);
+	st->min = h->neg.calls ? (int64_t)(0 - h->neg.max) : (int64_t)h->pos.min;
+	st->max = h->pos.calls ? (int64_t)h->pos.max : (int64_t)(0 - h->neg.min);
+	st->avg = st->total / (int64_t)calls;
+	st->p50 = shist_at_rank(h, pct_rank(50, calls));
+	st->p95 = shist_at_rank(h, pct_rank(95, calls));
+	st->p99 = shist_at_rank(h, pct_rank(99, calls));
 }
 
 /* "|@@@@    |" scaled to @max. */

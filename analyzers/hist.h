@@ -122,11 +122,46 @@ void pp_hist__reset(struct pp_hist *h);
 uint64_t pp_hist__percentile(const struct pp_hist *h, double pct);
 
 /**
+ * pp_hist__at_rank() - value of nearest rank @rank (1: the smallest, calls:
+ * the largest), within the error bound above; 0 for an empty histogram.
+ * @h: the histogram
+ * @rank: the rank
+ */
+uint64_t pp_hist__at_rank(const struct pp_hist *h, uint64_t rank);
+
+/**
  * pp_hist__stats() - fill calls, total, min, max, avg, p50, p95, p99
  * @h: the histogram
  * @st: output; all zero for an empty histogram (min too)
  */
 void pp_hist__stats(const struct pp_hist *h, struct pp_hist_stats *st);
+
+/*
+ * A histogram of signed values (a tracepoint field declared signed, such as
+ * a syscall's ret): the values below zero are counted by their magnitude in
+ * @neg, the others in @pos, each with the bound above. Its stats are
+ * signed; calls, total, min and max are exact.
+ */
+struct pp_shist {
+	struct pp_hist pos, neg;
+};
+
+struct pp_shist_stats {
+	uint64_t calls;
+	int64_t total, min, max, avg;
+	int64_t p50, p95, p99;
+};
+
+/** pp_shist__init() - initialise an embedded, empty signed histogram */
+void pp_shist__init(struct pp_shist *h);
+/** pp_shist__exit() - release its memory; left empty and reusable */
+void pp_shist__exit(struct pp_shist *h);
+/** pp_shist__add() - count one value. Return: 0 or -ENOMEM. */
+int pp_shist__add(struct pp_shist *h, int64_t value);
+/** pp_shist__reset() - empty it for the next interval, keeping its memory */
+void pp_shist__reset(struct pp_shist *h);
+/** pp_shist__stats() - calls, total, min, max, avg, p50, p95, p99; zero when empty */
+void pp_shist__stats(const struct pp_shist *h, struct pp_shist_stats *st);
 
 /**
  * pp_hist__print_log2() - print a power-of-two histogram, bpftrace style

@@ -3,8 +3,9 @@
  * multi-trace: latency between events joined by a key. Each -e option is a
  * group of alternatives: the entries of the last -e end an interval, every
  * other entry starts one (-e A -e B; -e A,C -e B,D: A or C starts, B or D
- * ends; a single -e A,B: A starts, B ends); key=FIELD on an entry names its join field
- * (key=cpu, key=pid, key=tid for the sample's own; default tid). Prints
+ * ends; a single -e A,B: A starts, B ends); key=FIELD on an entry names its join field:
+ * the event's field of that name when it has one (sched_waking's pid, the
+ * wakee), else key=pid, tid or cpu for the sample's own (default tid). Prints
  * calls, total, min, p50, p95, p99, max per start -> end pair (per key with
  * --perins); --than TIME prints each slower instance, with --detail the
  * events recorded in between; --heatmap NAME renders a time x latency SVG.
@@ -35,6 +36,7 @@ struct mt_open {
 
 struct mt_stat {
 	uint64_t key;
+	int key_signed;			/* the key is a signed field's: print it signed */
 	int start;
 	struct pp_hist h;
 };
@@ -126,20 +128,27 @@ static int mt_init(struct pp_session *s)
 		} else {
 			starts++;
 		}
-		if (!sp->key[0] || !strcmp(sp->key, "tid"))
+		/*
+		 * key= names the event's own field when it has one of that name:
+		 * sched_waking's pid is the task woken, while the sample's pid is
+		 * the waker's. Only an event without such a field joins by the
+		 * sample's pid, tid or cpu.
+		 */
+		r->f = sp->key[0] ? pp_evsel__field(&evs[i], sp->key) : NULL;
+		if (r->f)
+			r->kind = MT_KEY_FIELD;
+		else if (!sp->key[0] || !strcmp(sp->key, "tid"))
 			r->kind = MT_KEY_TID;
 		else if (!strcmp(sp->key, "pid"))
 			r->kind = MT_KEY_PID;
 		else if (!strcmp(sp->key, "cpu"))
 			r->kind = MT_KEY_CPU;
 		else {
-			r->kind = MT_KEY_FIELD;
-			r->f = pp_evsel__field(&evs[i], sp->key);
-			if (!r->f) {
-				fprintf(stderr, "pp-analyze: multi-trace: %s has no field '%s'\n", evs[i].name,
-					sp->key);
-				return -EINVAL;
-			}
+			char fl[512];
+
+			fprintf(stderr, "pp-analyze: multi-trace: %s has no field '%s' (%s)\n",
+				evs[i].name, sp->key, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
+			return -EINVAL;
 		}
 	}
 	/* Entries naming a profiler used as a source (-e 'task-state/-S/'). */
@@ -173,6 +182,9 @@ static int mt_init(struct pp_session *s)
 		return -ENOENT;
 	}
 	if (mt->so.heatmap) {
+		ret = pp_session__output_ok(s, "--heatmap", mt->so.heatmap);
+		if (ret)
+			return ret;
 		mt->hm = pp_heatmap__new(0);
 		if (!mt->hm)
 			return -ENOMEM;
@@ -307,6 +319,7 @@ static void mt_handle(struct pp_session *s, struct multi_trace *mt, const struct
 		if (st) {
 			if (created) {
 				st->key = key;
+				st->key_signed = pp_evsel__field_signed(r->f);
 				st->start = op->start;
 				pp_hist__init(&st->h);
 			}
@@ -319,8 +332,12 @@ static void mt_handle(struct pp_session *s, struct multi_trace *mt, const struct
 		char tb[32], db[16];
 
 		pp_session__format_time(s, op->since, tb);
-		pp_out__printf(pp_session__out(s), "%s key %llu latency %s\n", tb, (unsigned long long)key,
-			       pp_sched_ns(db, d));
+		if (pp_evsel__field_signed(r->f))
+			pp_out__printf(pp_session__out(s), "%s key %lld latency %s\n", tb, (long long)key,
+				       pp_sched_ns(db, d));
+		else
+			pp_out__printf(pp_session__out(s), "%s key %llu latency %s\n", tb,
+				       (unsigned long long)key, pp_sched_ns(db, d));
 		if (mt->ring)
 			mt_detail(s, mt, op->since, e);
 	}
@@ -391,7 +408,8 @@ static void mt_print(struct pp_session *s, uint64_t now)
 			pp_out__puts(out, ",\"pair\":");
 			pp_out__json_str(out, pair);
 			if (o->perins)
-				pp_out__printf(out, ",\"key\":%llu", (unsigned long long)st->key);
+				pp_out__printf(out, st->key_signed ? ",\"key\":%lld" : ",\"key\":%llu",
+					       (unsigned long long)st->key);
 			pp_out__printf(out, ",\"calls\":%llu,\"total\":%llu,\"min\":%llu,\"p50\":%llu,"
 				       "\"p95\":%llu,\"p99\":%llu,\"max\":%llu}\n",
 				       (unsigned long long)hs.calls, (unsigned long long)hs.total,
@@ -401,7 +419,8 @@ static void mt_print(struct pp_session *s, uint64_t now)
 		} else {
 			pp_out__printf(out, "%-48s ", pair);
 			if (o->perins)
-				pp_out__printf(out, "%9llu ", (unsigned long long)st->key);
+				pp_out__printf(out, st->key_signed ? "%9lld " : "%9llu ",
+					       (unsigned long long)st->key);
 			pp_out__printf(out, "%8llu %10s %10s %10s %10s %10s %10s\n",
 				       (unsigned long long)hs.calls, pp_sched_ns(b[0], hs.total),
 				       pp_sched_ns(b[1], hs.min), pp_sched_ns(b[2], hs.p50),
@@ -425,8 +444,11 @@ static void mt_report(struct pp_session *s)
 	if (mt->hm) {
 		struct pp_heatmap_opts ho = { .title = "pp multi-trace latency", .unit = PP_UNIT_NS };
 
-		if (!pp_heatmap__write_file(mt->hm, mt->so.heatmap, &ho))
+		int ret = pp_heatmap__write_file(mt->hm, mt->so.heatmap, &ho);
+
+		if (!ret)
 			fprintf(stderr, "pp-analyze: wrote heat map %s\n", mt->so.heatmap);
+		pp_session__fail(s, ret);
 	}
 }
 

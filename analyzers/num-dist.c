@@ -14,7 +14,8 @@
 
 struct nd_ev {
 	struct tep_format_field *f;
-	struct pp_hist h;
+	struct pp_shist h;	/* an unsigned field uses h.pos only */
+	int is_signed;		/* the field is declared signed (ret, a delta): its sign counts */
 	int used;
 };
 
@@ -40,7 +41,7 @@ static int nd_init_setup(struct pp_session *s)
 	for (size_t i = 0; i < nr; i++) {
 		const struct pp_evspec *sp = evs[i].spec;
 
-		pp_hist__init(&d->evs[i].h);
+		pp_shist__init(&d->evs[i].h);
 		if (!sp)
 			continue;
 		if (!sp->num[0]) {
@@ -50,9 +51,13 @@ static int nd_init_setup(struct pp_session *s)
 		}
 		d->evs[i].f = pp_evsel__field(&evs[i], sp->num);
 		if (!d->evs[i].f) {
-			fprintf(stderr, "pp-analyze: num-dist: %s has no field '%s'\n", evs[i].name, sp->num);
+			char fl[512];
+
+			fprintf(stderr, "pp-analyze: num-dist: %s has no field '%s' (%s)\n", evs[i].name,
+				sp->num, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 			return -EINVAL;
 		}
+		d->evs[i].is_signed = pp_evsel__field_signed(d->evs[i].f);
 		d->evs[i].used = 1;
 
 		any = 1;
@@ -76,8 +81,12 @@ static void nd_sample(struct pp_session *s, const struct pp_event *e)
 	ne = &d->evs[e->evsel->idx];
 	if (!ne->used || pp_event__num(e, ne->f, &v))
 		return;
-	pp_hist__add(&ne->h, v);
-	if (o->than_set && v > o->than) {
+	if (ne->is_signed)
+		pp_shist__add(&ne->h, (int64_t)v);
+	else
+		pp_hist__add(&ne->h.pos, v);
+	/* --than is never negative: a signed value above it is a positive one */
+	if (o->than_set && v > o->than && !(ne->is_signed && (int64_t)v < 0)) {
 		struct pp_out *out = pp_session__out(s);
 		char tbuf[32];
 
@@ -85,6 +94,27 @@ static void nd_sample(struct pp_session *s, const struct pp_event *e)
 		pp_out__printf(out, "%s %16s %7u/%u [%03u] %s: %s=%llu\n", tbuf,
 			       pp_session__comm(s, e->tid), e->pid, e->tid, e->cpu, e->evsel->name,
 			       e->evsel->spec->num, (unsigned long long)v);
+	}
+}
+
+/* Stats of @ne as printed: signed or not, as its field. */
+static void nd_stats(const struct nd_ev *ne, struct pp_shist_stats *st, char (*b)[24])
+{
+	int64_t *sv[] = { &st->total, &st->min, &st->avg, &st->p50, &st->p95, &st->p99, &st->max };
+
+	if (ne->is_signed) {
+		pp_shist__stats(&ne->h, st);
+		for (size_t k = 0; k < 7; k++)
+			snprintf(b[k], 24, "%lld", (long long)*sv[k]);
+	} else {
+		struct pp_hist_stats u;
+
+		pp_hist__stats(&ne->h.pos, &u);
+		st->calls = u.calls;
+		const uint64_t uv[7] = { u.total, u.min, u.avg, u.p50, u.p95, u.p99, u.max };
+
+		for (size_t k = 0; k < 7; k++)
+			snprintf(b[k], 24, "%llu", (unsigned long long)uv[k]);
 	}
 }
 
@@ -102,11 +132,12 @@ static void nd_print(struct pp_session *s, uint64_t now)
 		pp_out__printf(o, "%s\n%-32s %10s %14s %10s %10s %10s %10s %10s %10s\n", tbuf, "event",
 			       "calls", "total", "min", "avg", "p50", "p95", "p99", "max");
 	for (size_t i = 0; i < d->nr && i < nr; i++) {
-		struct pp_hist_stats st;
+		struct pp_shist_stats st;
+		char b[7][24];
 
 		if (!d->evs[i].used)
 			continue;
-		pp_hist__stats(&d->evs[i].h, &st);
+		nd_stats(&d->evs[i], &st, b);
 		if (json) {
 			pp_out__puts(o, "{\"time\":");
 			pp_out__json_str(o, tbuf);
@@ -114,21 +145,16 @@ static void nd_print(struct pp_session *s, uint64_t now)
 			pp_out__json_str(o, evs[i].name);
 			pp_out__puts(o, ",\"field\":");
 			pp_out__json_str(o, evs[i].spec->num);
-			pp_out__printf(o, ",\"calls\":%llu,\"total\":%llu,\"min\":%llu,\"avg\":%llu,"
-				       "\"p50\":%llu,\"p95\":%llu,\"p99\":%llu,\"max\":%llu}\n",
-				       (unsigned long long)st.calls, (unsigned long long)st.total,
-				       (unsigned long long)st.min, (unsigned long long)st.avg,
-				       (unsigned long long)st.p50, (unsigned long long)st.p95,
-				       (unsigned long long)st.p99, (unsigned long long)st.max);
+			pp_out__printf(o, ",\"calls\":%llu,\"total\":%s,\"min\":%s,\"avg\":%s,"
+				       "\"p50\":%s,\"p95\":%s,\"p99\":%s,\"max\":%s}\n",
+				       (unsigned long long)st.calls, b[0], b[1], b[2], b[3], b[4], b[5],
+				       b[6]);
 		} else {
-			pp_out__printf(o, "%-32s %10llu %14llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
-				       evs[i].name, (unsigned long long)st.calls,
-				       (unsigned long long)st.total, (unsigned long long)st.min,
-				       (unsigned long long)st.avg, (unsigned long long)st.p50,
-				       (unsigned long long)st.p95, (unsigned long long)st.p99,
-				       (unsigned long long)st.max);
+			pp_out__printf(o, "%-32s %10llu %14s %10s %10s %10s %10s %10s %10s\n",
+				       evs[i].name, (unsigned long long)st.calls, b[0], b[1], b[2], b[3],
+				       b[4], b[5], b[6]);
 		}
-		pp_hist__reset(&d->evs[i].h);
+		pp_shist__reset(&d->evs[i].h);
 	}
 }
 
@@ -145,7 +171,7 @@ static void nd_deinit(struct pp_session *s)
 	if (!d)
 		return;
 	for (size_t i = 0; d->evs && i < d->nr; i++)
-		pp_hist__exit(&d->evs[i].h);
+		pp_shist__exit(&d->evs[i].h);
 	free(d->evs);
 	free(d);
 }

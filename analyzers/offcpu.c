@@ -386,8 +386,11 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 	if (!o->flame_graph)
 		return;
 	fg = pp_flame__new();
-	if (!fg)
+	if (!fg) {
+		fprintf(stderr, "pp-analyze: %s: out of memory for the flame graph\n", lock ? "lock" : "offcpu");
+		pp_session__fail(s, -ENOMEM);
 		return;
+	}
 	for (size_t i = 0; i < oc->nr; i++) {
 		const struct ostack *st = &oc->v[i];
 		size_t n = 0;
@@ -425,9 +428,12 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 			.count_name = "ns", .unit = PP_UNIT_NS,
 		};
 
-		if (!pp_flame__write_files(fg, o->flame_graph, &fo))
+		int ret = pp_flame__write_files(fg, o->flame_graph, &fo);
+
+		if (!ret)
 			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
 				o->flame_graph);
+		pp_session__fail(s, ret);
 	}
 	pp_flame__free(fg);
 }

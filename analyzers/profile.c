@@ -308,9 +308,12 @@ static void profile_report(struct pp_session *s)
 	if (o->flame_graph) {
 		struct pp_flame_opts fo = { .title = "pp profile", .count_name = "samples" };
 
-		if (!pp_flame__write_files(p->fg, o->flame_graph, &fo))
+		int ret = pp_flame__write_files(p->fg, o->flame_graph, &fo);
+
+		if (!ret)
 			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
 				o->flame_graph);
+		pp_session__fail(s, ret);
 	}
 }
 

@@ -62,8 +62,10 @@ int pp_sched_opts__parse(struct pp_sched_opts *so, const struct pp_opts *o, cons
 	v = pp_opts__mod(o, "bucket");
 	if (!v)
 		v = pp_opts__mod(o, "period");
-	if (v && (pp_time_parse(v, &so->bucket_ns) || !so->bucket_ns)) {
-		fprintf(stderr, "pp-analyze: %s: bad bucket '%s' (e.g. 100us, 1ms)\n", module, v);
+	if (v && (pp_time_parse(v, &so->bucket_ns) || !so->bucket_ns ||
+		  so->bucket_ns > 3600000000000ull)) {
+		fprintf(stderr, "pp-analyze: %s: bad bucket '%s' (a time from 1ns to 1h, e.g. 100us, "
+			"1ms)\n", module, v);
 		return -EINVAL;
 	}
 	for (int n = 0; (v = pp_opts__mod_nth(o, "filter", n)); n++)

@@ -365,9 +365,12 @@ static void ts_report(struct pp_session *s)
 					    .subtitle = "weighted by time off the CPU",
 					    .count_name = "ns", .unit = PP_UNIT_NS };
 
-		if (!pp_flame__write_files(ts->fg, o->flame_graph, &fo))
+		int ret = pp_flame__write_files(ts->fg, o->flame_graph, &fo);
+
+		if (!ret)
 			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
 				o->flame_graph);
+		pp_session__fail(s, ret);
 	}
 }
 

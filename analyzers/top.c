@@ -19,6 +19,7 @@ struct top_col {
 	int evsel;
 	struct tep_format_field *field;	/* NULL: count calls */
 	int sort;			/* a top-by column */
+	int is_signed;			/* the field is signed: its sum too */
 };
 
 struct top_ev {
@@ -26,6 +27,7 @@ struct top_ev {
 	struct tep_format_field *comm;
 	int has_key;
 	int str_key;			/* key= names a string field (prev_comm) */
+	int signed_key;			/* key= names a signed field: -1 is no 2^64-1 */
 };
 
 #define TOP_SKEY_LEN	64
@@ -35,6 +37,7 @@ struct top_row {
 	char comm[16];
 	char skey[TOP_SKEY_LEN];	/* string key, "" for numeric keys */
 	int is_str;
+	int is_signed;			/* @key is an int64_t */
 };
 
 struct top {
@@ -64,6 +67,7 @@ static int top_add_col(struct top *t, int evsel, const char *evname, const char 
 	c->evsel = evsel;
 	c->field = f;
 	c->sort = sort;
+	c->is_signed = pp_evsel__field_signed(f);
 	if (field)
 		snprintf(c->name, sizeof(c->name), "%s", field);
 	else
@@ -77,6 +81,7 @@ static int top_init_setup(struct pp_session *s)
 	struct top *t = calloc(1, sizeof(*t));
 	size_t nr;
 	struct pp_evsel *evs = pp_session__evsels(s, &nr);
+	char fl[512];
 
 	if (!t)
 		return -ENOMEM;
@@ -96,18 +101,21 @@ static int top_init_setup(struct pp_session *s)
 		if (sp && sp->key[0]) {
 			te->key = pp_evsel__field(&evs[i], sp->key);
 			if (!te->key) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s'\n", evs[i].name, sp->key);
+				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+					sp->key, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 				return -EINVAL;
 			}
 			te->has_key = 1;
 			te->str_key = !!(te->key->flags & TEP_FIELD_IS_STRING);
+			te->signed_key = !te->str_key && pp_evsel__field_signed(te->key);
 			t->any_str_key |= te->str_key;
 			t->show_comm = 0;
 		}
 		if (sp && sp->comm[0]) {
 			te->comm = pp_evsel__field(&evs[i], sp->comm);
 			if (!te->comm) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s'\n", evs[i].name, sp->comm);
+				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+					sp->comm, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 				return -EINVAL;
 			}
 			t->show_comm = 1;
@@ -123,7 +131,8 @@ static int top_init_setup(struct pp_session *s)
 			struct tep_format_field *f = pp_evsel__field(&evs[i], fn);
 
 			if (!f) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s'\n", evs[i].name, fn);
+				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+					fn, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
 				return -EINVAL;
 			}
 			if (by && t->sort_col < 0)
@@ -231,6 +240,7 @@ static void top_sample(struct pp_session *s, const struct pp_event *e)
 	row = top_row(t, key, te->str_key ? skey : NULL, &idx);
 	if (!row)
 		return;
+	row->is_signed = te->signed_key;
 	if (te->comm)
 		pp_event__str(e, te->comm, row->comm, sizeof(row->comm));
 	else if (!row->comm[0] && !te->has_key)
@@ -256,13 +266,18 @@ static int top_cmp(const void *a, const void *b)
 	int nc = sort_ctx->nr_cols, sc = sort_ctx->sort_col;
 	uint64_t vx = sort_ctx->vals[x * (size_t)nc + (size_t)sc];
 	uint64_t vy = sort_ctx->vals[y * (size_t)nc + (size_t)sc];
+	const struct top_row *rx = &sort_ctx->rows[x], *ry = &sort_ctx->rows[y];
 
-	if (vx != vy)
+	if (vx != vy) {
+		if (sort_ctx->cols[sc].is_signed)
+			return (int64_t)vx < (int64_t)vy ? 1 : -1;
 		return vx < vy ? 1 : -1;
-	if (sort_ctx->rows[x].is_str || sort_ctx->rows[y].is_str)
-		return strcmp(sort_ctx->rows[x].skey, sort_ctx->rows[y].skey);
-	return sort_ctx->rows[x].key < sort_ctx->rows[y].key ? -1 :
-	       sort_ctx->rows[x].key > sort_ctx->rows[y].key;
+	}
+	if (rx->is_str || ry->is_str)
+		return strcmp(rx->skey, ry->skey);
+	if (rx->is_signed && ry->is_signed)
+		return (int64_t)rx->key < (int64_t)ry->key ? -1 : (int64_t)rx->key > (int64_t)ry->key;
+	return rx->key < ry->key ? -1 : rx->key > ry->key;
 }
 
 static void top_print(struct pp_session *s, uint64_t now)
@@ -301,6 +316,8 @@ static void top_print(struct pp_session *s, uint64_t now)
 			pp_out__puts(o, ",\"key\":");
 			if (t->rows[r].is_str)
 				pp_out__json_str(o, t->rows[r].skey);
+			else if (t->rows[r].is_signed)
+				pp_out__i64(o, (int64_t)t->rows[r].key);
 			else
 				pp_out__u64(o, t->rows[r].key);
 			if (t->show_comm) {
@@ -311,20 +328,30 @@ static void top_print(struct pp_session *s, uint64_t now)
 				pp_out__putc(o, ',');
 				pp_out__json_str(o, t->cols[c].name);
 				pp_out__putc(o, ':');
-				pp_out__u64(o, v[c]);
+				if (t->cols[c].is_signed)
+					pp_out__i64(o, (int64_t)v[c]);
+				else
+					pp_out__u64(o, v[c]);
 			}
 			pp_out__puts(o, "}\n");
 			continue;
 		}
 		if (t->rows[r].is_str)
 			pp_out__printf(o, "%-16s", t->rows[r].skey);
+		else if (t->rows[r].is_signed)
+			pp_out__printf(o, t->any_str_key ? "%-16lld" : "%12lld",
+				       (long long)t->rows[r].key);
 		else
 			pp_out__printf(o, t->any_str_key ? "%-16llu" : "%12llu",
 				       (unsigned long long)t->rows[r].key);
 		if (t->show_comm)
 			pp_out__printf(o, " %-16s", t->rows[r].comm);
-		for (int c = 0; c < t->nr_cols; c++)
-			pp_out__printf(o, " %14llu", (unsigned long long)v[c]);
+		for (int c = 0; c < t->nr_cols; c++) {
+			if (t->cols[c].is_signed)
+				pp_out__printf(o, " %14lld", (long long)v[c]);
+			else
+				pp_out__printf(o, " %14llu", (unsigned long long)v[c]);
+		}
 		pp_out__putc(o, '\n');
 	}
 	/* Next interval starts empty. */

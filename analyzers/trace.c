@@ -161,9 +161,15 @@ static void trace_report(struct pp_session *s)
 	struct trace *t = pp_session__priv(s);
 	const struct pp_opts *o = pp_session__opts(s);
 
-	if (t->fg && pp_flame__write_files(t->fg, o->flame_graph, NULL) == 0)
+	int ret;
+
+	if (!t->fg)
+		return;
+	ret = pp_flame__write_files(t->fg, o->flame_graph, NULL);
+	if (!ret)
 		fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
 			o->flame_graph);
+	pp_session__fail(s, ret);
 }
 
 static void trace_deinit(struct pp_session *s)

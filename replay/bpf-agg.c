@@ -297,3 +297,33 @@ void pp_bpfagg__free(struct pp_session *s)
 	free(ba);
 	s->bpfagg = NULL;
 }
+
+/**
+ * pp_bpfagg__file_has() - does the file hold a window of the module's
+ * aggregator? Asked before the run, so a file recorded for another
+ * profiler fails with a message instead of an empty report.
+ * @s: session with a file open.
+ * Return: 1 or 0.
+ */
+int pp_bpfagg__file_has(struct pp_session *s)
+{
+	for (size_t i = 0; i < s->nr_entries; i++) {
+		struct pp_item_iter it;
+		struct pp_item item;
+		struct pp_chunk c;
+
+		if (s->entries[i].type != PP_CHUNK_BPF_AGG ||
+		    pp_reader__read_at(s->reader, s->entries[i].offset, &c) != 1)
+			continue;
+		pp_item_iter__init(&it, c.data, c.size);
+		while (pp_item_iter__next(&it, &item)) {
+			struct pp_bpf_agg_entry e;
+			struct pp_bpf_agg_window w;
+
+			if (pp_bpf_agg__decode(&item, NULL, &e, &w) == PP_BPF_AGG_WINDOW &&
+			    (int)w.source == s->a.bpf_agg)
+				return 1;
+		}
+	}
+	return 0;
+}

@@ -26,6 +26,41 @@ struct tep_format_field *pp_evsel__field(const struct pp_evsel *ev, const char *
 }
 
 /**
+ * pp_evsel__fields() - @ev's own field names for a message.
+ * @ev: event; @buf, @len: destination.
+ * Return: @buf, "it has: a, b" (cut with ", ..." when long).
+ */
+char *pp_evsel__fields(const struct pp_evsel *ev, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!ev->tp) {
+		snprintf(buf, len, "it has no format");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (const struct tep_format_field *f = ev->tp->format.fields; f; f = f->next) {
+		if (n + strlen(f->name) + 8 > len) {
+			snprintf(buf + n, len - n, ", ...");
+			return buf;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "it has: ", f->name);
+	}
+	if (!n)
+		snprintf(buf, len, "it has no fields");
+	return buf;
+}
+
+/**
+ * pp_evsel__field_signed() - is @f declared signed?
+ * @f: field, or NULL. Return: 1 or 0.
+ */
+int pp_evsel__field_signed(const struct tep_format_field *f)
+{
+	return f && (f->flags & TEP_FIELD_IS_SIGNED) ? 1 : 0;
+}
+
+/**
  * pp_event__num() - read a numeric field, sign-extended when signed.
  * @e: event; @f: field of its tracepoint; @val: receives the value.
  * Return: 0, -ENOENT (no field), -EINVAL (record too short).

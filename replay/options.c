@@ -25,30 +25,62 @@ static int opt_err(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* "10", "10ms", "5us", "1s", "300ns": to ns; a bare number is ns by default. */
+/*
+ * "10", "10ms", "5us", "1s", "300ns": to ns; a bare number is in @unit.
+ * Digits only: strtoull() would take "-5" as 2^64-5, and a product that
+ * overflows is refused rather than wrapped.
+ */
 static int parse_time(const char *s, uint64_t unit, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
+	uint64_t mult;
 
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
+	if (errno)
+		return -ERANGE;
 	if (!*end)
-		*out = v * unit;
+		mult = unit;
 	else if (!strcmp(end, "ns"))
-		*out = v;
+		mult = 1;
 	else if (!strcmp(end, "us"))
-		*out = v * 1000ull;
+		mult = 1000ull;
 	else if (!strcmp(end, "ms"))
-		*out = v * 1000000ull;
+		mult = 1000000ull;
 	else if (!strcmp(end, "s"))
-		*out = v * 1000000000ull;
+		mult = 1000000000ull;
 	else
 		return -EINVAL;
+	if (v > UINT64_MAX / mult)
+		return -ERANGE;
+	*out = v * mult;
 	return 0;
 }
+
+/* A positive integer of at most @max, digits only (no sign, no suffix). */
+static int parse_count(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || !v || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* The accepted ranges, in the messages too (spec/pp-analyze.md, common options). */
+#define PP_INTERVAL_MIN		1000ull			/* 1us */
+#define PP_INTERVAL_MAX		(86400ull * 1000000000ull)	/* 24h */
+#define PP_DURATION_MIN		1000000ull		/* 1ms */
+#define PP_DURATION_MAX		(31536000ull * 1000000000ull)	/* 365 days */
 
 /* One -e argument: its entries, split by the one splitter (pp_evspec__split()). */
 static int add_events(struct pp_opts *o, char *arg, char *err, size_t errlen)
@@ -236,8 +268,10 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 			break;
 		}
 		case 'i':
-			if (parse_time(val, 1000000ull, &o->interval_ns) || !o->interval_ns)
-				return opt_err(err, errlen, "bad interval '%s' (ms, or with ns/us/ms/s)", val);
+			if (parse_time(val, 1000000ull, &o->interval_ns) ||
+			    o->interval_ns < PP_INTERVAL_MIN || o->interval_ns > PP_INTERVAL_MAX)
+				return opt_err(err, errlen, "bad interval '%s' (from 1us to 24h: MS, or an "
+					       "integer with ns/us/ms/s)", val);
 			break;
 		case 'g':
 			o->callchain = 1;
@@ -246,8 +280,8 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 			char *end;
 			unsigned long v = strtoul(val, &end, 10);
 
-			if (*end || !v || v > 100000)
-				return opt_err(err, errlen, "bad frequency '%s'", val);
+			if (*val < '0' || *val > '9' || *end || !v || v > 100000)
+				return opt_err(err, errlen, "bad frequency '%s' (1 to 100000 Hz)", val);
 			o->freq = (uint32_t)v;
 			break;
 		}
@@ -255,8 +289,10 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 			o->output = val;
 			break;
 		case 'd':
-			if (parse_time(val, 1000000000ull, &o->duration_ns))
-				return opt_err(err, errlen, "bad duration '%s'", val);
+			if (parse_time(val, 1000000000ull, &o->duration_ns) ||
+			    o->duration_ns < PP_DURATION_MIN || o->duration_ns > PP_DURATION_MAX)
+				return opt_err(err, errlen, "bad duration '%s' (from 1ms to 31536000s: whole "
+					       "seconds, or an integer with ns/us/ms/s)", val);
 			break;
 		case 'C':
 			o->cpus = val;
@@ -267,14 +303,11 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 		case 't':
 			o->tids = val;
 			break;
-		case 'N': {
-			char *end;
-
-			o->max_events = strtoull(val, &end, 10);
-			if (*end || !o->max_events)
-				return opt_err(err, errlen, "bad -N '%s'", val);
+		case 'N':
+			if (parse_count(val, UINT64_MAX, &o->max_events))
+				return opt_err(err, errlen, "bad -N '%s' (a number of events from 1 to %llu)",
+					       val, (unsigned long long)UINT64_MAX);
 			break;
-		}
 		case 'v':
 			o->verbose++;
 			break;
@@ -283,7 +316,9 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				o->flame_graph = val;
 			} else if (!strcmp(d->l, "than")) {
 				if (parse_time(val, 1, &o->than))
-					return opt_err(err, errlen, "bad --than '%s'", val);
+					return opt_err(err, errlen, "bad --than '%s' (from 0 to %llu: a number, "
+						       "or a time with ns/us/ms/s)", val,
+						       (unsigned long long)UINT64_MAX);
 				o->than_set = 1;
 			} else if (!strcmp(d->l, "perins")) {
 				o->perins = 1;

@@ -116,6 +116,8 @@ struct pp_session {
 	struct pp_out out;
 	void *priv;
 	volatile int stop;
+	int fail;			/* pp_session__fail(): what pp_session__run() returns */
+	const char *path;		/* the trace file, NULL live */
 
 	/* file source */
 	struct pp_reader *reader;
@@ -204,6 +206,7 @@ void pp_bpfagg__poll(struct pp_session *s, uint64_t now);
 void pp_bpfagg__drain(struct pp_session *s);
 void pp_bpfagg__finish(struct pp_session *s);
 void pp_bpfagg__free(struct pp_session *s);
+int pp_bpfagg__file_has(struct pp_session *s);
 
 /* replay/symbols.c */
 struct pp_symtab *pp_symtab__new(void);

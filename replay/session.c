@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <traceevent/event-parse.h>
@@ -59,15 +60,21 @@ void pp_analyzer__fill_stubs(struct pp_analyzer *a)
 		a->deinit = stub_session;
 }
 
+/* The kernel's PID_MAX_LIMIT on 64-bit: no pid or tid is above it. */
+#define PP_PID_MAX	4194304
+
 static int parse_list(const char *s, uint32_t *out, int max)
 {
 	int n = 0;
 
 	while (s && *s) {
 		char *end;
-		unsigned long v = strtoul(s, &end, 10);
+		unsigned long v;
 
-		if (end == s || n >= max)
+		if (*s < '0' || *s > '9')	/* strtoul() takes "-1" */
+			return -EINVAL;
+		v = strtoul(s, &end, 10);
+		if (n >= max || v > PP_PID_MAX)
 			return -EINVAL;
 		out[n++] = (uint32_t)v;
 		s = *end == ',' ? end + 1 : end;
@@ -83,16 +90,17 @@ static int parse_cpus(struct pp_session *s, const char *list)
 
 	while (*p) {
 		char *end;
-		unsigned long a = strtoul(p, &end, 10), b;
+		unsigned long a, b;
 
-		if (end == p)
+		if (*p < '0' || *p > '9')	/* strtoul() takes "-1" */
 			return -EINVAL;
+		a = strtoul(p, &end, 10);
 		b = a;
 		if (*end == '-') {
 			p = end + 1;
-			b = strtoul(p, &end, 10);
-			if (end == p)
+			if (*p < '0' || *p > '9')
 				return -EINVAL;
+			b = strtoul(p, &end, 10);
 		}
 		if (a > b || b >= 1024)
 			return -EINVAL;
@@ -152,16 +160,28 @@ struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_
 			goto err;
 		}
 	}
+	if (o->flame_graph) {
+		int ret = pp_session__output_ok(s, "--flame-graph", o->flame_graph);
+
+		if (ret) {
+			free(s);
+			errno = -ret;
+			return NULL;
+		}
+	}
 	if (o->cpus && parse_cpus(s, o->cpus)) {
-		fprintf(stderr, "pp-analyze: bad CPU list '%s'\n", o->cpus);
+		fprintf(stderr, "pp-analyze: %s: bad CPU list '%s' (CPUs from 0 to 1023, e.g. 0-3,6)\n",
+			a->name, o->cpus);
 		goto err;
 	}
 	if (o->pids && (s->nr_pids = parse_list(o->pids, s->pids, 64)) <= 0) {
-		fprintf(stderr, "pp-analyze: bad pid list '%s'\n", o->pids);
+		fprintf(stderr, "pp-analyze: %s: bad pid list '%s' (pids from 0 to %d, comma-separated)\n",
+			a->name, o->pids, PP_PID_MAX);
 		goto err;
 	}
 	if (o->tids && (s->nr_tids = parse_list(o->tids, s->tids, 64)) <= 0) {
-		fprintf(stderr, "pp-analyze: bad tid list '%s'\n", o->tids);
+		fprintf(stderr, "pp-analyze: %s: bad tid list '%s' (tids from 0 to %d, comma-separated)\n",
+			a->name, o->tids, PP_PID_MAX);
 		goto err;
 	}
 	for (int i = 0; i < s->nr_pids; i++)
@@ -294,6 +314,59 @@ struct pp_evsel *pp_session__evsels(struct pp_session *s, size_t *nr)
 void pp_session__stop(struct pp_session *s)
 {
 	s->stop = 1;
+}
+
+/**
+ * pp_session__fail() - make pp_session__run() return @err (the first one).
+ * @s: session; @err: -errno, the message already printed.
+ */
+void pp_session__fail(struct pp_session *s, int err)
+{
+	if (!s->fail && err < 0)
+		s->fail = err;
+}
+
+/**
+ * pp_session__output_ok() - can the output @path be written?
+ * @s: session; @opt: the option that names it; @path: the file.
+ * Return: 0, -EINVAL (empty, or a directory), -errno of its directory.
+ */
+int pp_session__output_ok(struct pp_session *s, const char *opt, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+	int err = 0;
+
+	/* "" and "dir/" would write hidden files (".folded", "dir/.svg") */
+	if (!*path || (slash && !slash[1])) {
+		fprintf(stderr, "pp-analyze: %s: %s needs a file name, not '%s'\n", s->a.name, opt,
+			path);
+		return -EINVAL;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "pp-analyze: %s: %s '%s' is a directory, not a file name\n",
+			s->a.name, opt, path);
+		return -EINVAL;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st))
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		err = errno;
+	if (err) {
+		fprintf(stderr, "pp-analyze: %s: cannot write %s '%s': %s: %s\n", s->a.name, opt, path,
+			dir, strerror(err));
+		return -err;
+	}
+	return 0;
 }
 
 /**
@@ -557,16 +630,20 @@ static int idmap_add(struct pp_session *s, uint64_t id, int evsel)
 	return 0;
 }
 
+/* Does the event @name match the -e entry @sp? */
+static int spec_matches(const struct pp_evspec *sp, const char *name)
+{
+	/* tracepoint names are patterns; a probe's path is not */
+	return sp->kind == PP_EV_TRACEPOINT ? !fnmatch(sp->pattern, name, 0) :
+	       !strcmp(sp->pattern, name);
+}
+
 static const struct pp_evspec *match_spec(const struct pp_session *s, const char *name)
 {
 	for (int i = 0; i < s->nr_specs; i++) {
 		const struct pp_evspec *sp = &s->specs[i];
 
-		if (sp->source)
-			continue;
-		/* tracepoint names are patterns; a probe's path is not */
-		if (sp->kind == PP_EV_TRACEPOINT ? !fnmatch(sp->pattern, name, 0) :
-		    !strcmp(sp->pattern, name))
+		if (!sp->source && spec_matches(sp, name))
 			return sp;
 	}
 	return NULL;
@@ -1469,6 +1546,7 @@ int pp_session__open_file(struct pp_session *s, const char *path)
 			pp_session__meta_chunk(s, e->type, c.data, c.size, e->stream);
 	}
 	meta_until(s, first_data);
+	s->path = path;
 	if (!s->nr_evsels)
 		pp_session__warn(s, "%s: no event descriptions (ATTRS) before the data", path);
 	s->src = &file_source;
@@ -1711,6 +1789,130 @@ static const struct pp_source_ops file_source = {
 	.free = file_free,
 };
 
+/* ---- names that match nothing in the file ---- */
+
+static int is_sideband(const struct pp_evsel *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE && ev->config == PERF_COUNT_SW_DUMMY;
+}
+
+/* "it holds: a, b, c": the file's events for a message (the side-band carrier left out). */
+static void held_events(const struct pp_session *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->nr_evsels; i++) {
+		const char *name = s->evsels[i].name;
+
+		if (is_sideband(&s->evsels[i]))
+			continue;
+		if (n + strlen(name) + 8 > len) {
+			snprintf(buf + n, len - n, ", ...");
+			return;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "it holds: ", name);
+	}
+	if (!n)
+		snprintf(buf, len, "it holds no events");
+}
+
+/* Does the file hold an event of the module's ->events() requests (or its ->src_match)? */
+static int module_events_held(struct pp_session *s, char *names, size_t len)
+{
+	struct pp_event_reqs reqs;
+	size_t n = 0;
+
+	names[0] = '\0';
+	if (s->a.src_match) {
+		for (size_t i = 0; i < s->nr_evsels; i++) {
+			if (s->a.src_match(&s->opts, &s->evsels[i]))
+				return 1;
+		}
+		return 0;
+	}
+	memset(&reqs, 0, sizeof(reqs));
+	if (s->a.events(&s->opts, &reqs) || !reqs.nr)
+		return 1;	/* nothing to look for: the module's init decides */
+	for (int r = 0; r < reqs.nr; r++) {
+		struct pp_evspec sp;
+		char err[256];
+
+		if (pp_evspec__parse(reqs.req[r].spec, &sp, err, sizeof(err)))
+			return 1;
+		for (size_t i = 0; i < s->nr_evsels; i++) {
+			if (spec_matches(&sp, s->evsels[i].name))
+				return 1;
+		}
+		if (n + strlen(sp.pattern) + 3 < len)
+			n += (size_t)snprintf(names + n, len - n, "%s%s", n ? ", " : "", sp.pattern);
+	}
+	return 0;
+}
+
+/*
+ * One rule for every profiler (spec/pp-analyze.md): what the command line
+ * names must be in the file. An -e entry, a profiler used as a source or a
+ * CPU that matches nothing is a usage error naming what the file holds; a
+ * profiler none of whose events (or aggregates) the file holds fails.
+ */
+static int check_names(struct pp_session *s)
+{
+	char held[768], names[256];
+	int nr_cpus = atoi(pp_session__machine(s, "nr_cpus") ? pp_session__machine(s, "nr_cpus") : "0");
+
+	held_events(s, held, sizeof(held));
+	for (int i = 0; i < s->nr_specs; i++) {
+		const struct pp_evspec *sp = &s->specs[i];
+		int found = 0;
+
+		if (sp->source)
+			continue;
+		for (size_t k = 0; k < s->nr_evsels && !found; k++)
+			found = spec_matches(sp, s->evsels[k].name);
+		if (!found) {
+			fprintf(stderr, "pp-analyze: %s: no event in %s matches '%s' (%s)\n", s->a.name,
+				s->path, sp->pattern, held);
+			return -EINVAL;
+		}
+	}
+	for (int i = 0; i < s->nr_srcs; i++) {
+		const struct pp_src *src = &s->srcs[i];
+		int found = 0;
+
+		for (size_t k = 0; k < s->nr_evsels && !found; k++)
+			found = src->a->src_match(&src->o, &s->evsels[k]);
+		if (!found) {
+			fprintf(stderr, "pp-analyze: %s: no event in %s feeds '%s' (%s)\n", s->a.name,
+				s->path, s->opts.events[src->entry], held);
+			return -EINVAL;
+		}
+	}
+	if (s->cpu_filter && nr_cpus > 0) {
+		for (int c = nr_cpus; c < 1024; c++) {
+			if (s->cpu_mask[c / 64] & (1ull << (c % 64))) {
+				fprintf(stderr, "pp-analyze: %s: -C %s: no CPU %d in %s (it holds CPUs 0-%d)\n",
+					s->a.name, s->opts.cpus, c, s->path, nr_cpus - 1);
+				return -EINVAL;
+			}
+		}
+	}
+	if (s->a.bpf_agg) {
+		if (pp_bpfagg__file_has(s))
+			return 0;
+		fprintf(stderr, "pp-analyze: %s: %s holds no %s aggregates (record them with: "
+			"pp-record %s ...)\n", s->a.name, s->path, s->a.name, s->a.name);
+		return -ENOENT;
+	}
+	if (s->a.events && !s->nr_specs && !module_events_held(s, names, sizeof(names))) {
+		fprintf(stderr, "pp-analyze: %s: %s holds none of its events%s%s (%s; record them "
+			"with: pp-record %s ...)\n", s->a.name, s->path, *names ? ": " : "", names, held,
+			s->a.name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /**
  * pp_session__run() - init the module, replay every event, report.
  * @s: session with a source opened.
@@ -1721,6 +1923,11 @@ int pp_session__run(struct pp_session *s)
 	const struct pp_reader_stats *rs;
 	int ret = 0;
 
+	if (s->path) {
+		ret = check_names(s);
+		if (ret)
+			return ret;
+	}
 	for (int i = 0; i < s->nr_srcs && !ret; i++) {
 		struct pp_src *src = &s->srcs[i];
 
@@ -1739,8 +1946,12 @@ int pp_session__run(struct pp_session *s)
 	s->a.report(s);
 	s->a.deinit(s);
 	pp_out__flush(&s->out);
-	if (s->out.error && s->out.error != -EPIPE)
+	if (s->out.error && s->out.error != -EPIPE) {
 		fprintf(stderr, "pp-analyze: write error: %s\n", strerror(-s->out.error));
+		pp_session__fail(s, s->out.error == -EINVAL ? -EIO : s->out.error);
+	}
+	if (!ret)
+		ret = s->fail;
 	if (s->stats.out_of_order)
 		pp_session__warn(s, "%llu records out of time order",
 				 (unsigned long long)s->stats.out_of_order);

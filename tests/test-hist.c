@@ -115,6 +115,36 @@ static void test_merge_reset(void **state)
 	pp_hist__exit(&b);
 }
 
+/* -1000..-1 and 1..1000: signed stats, percentiles across the two halves. */
+static void test_signed(void **state)
+{
+	struct pp_shist h;
+	struct pp_shist_stats st;
+
+	(void)state;
+	pp_shist__init(&h);
+	for (int64_t v = 1; v <= 1000; v++) {
+		assert_int_equal(pp_shist__add(&h, -v), 0);
+		assert_int_equal(pp_shist__add(&h, v), 0);
+	}
+	assert_int_equal(pp_shist__add(&h, INT64_MIN), 0);
+	pp_shist__stats(&h, &st);
+	assert_int_equal(st.calls, 2001);
+	assert_true(st.min == INT64_MIN);
+	assert_true(st.max == 1000);
+	assert_true(st.total == INT64_MIN);	/* the pairs cancel out */
+	/* rank 1001 of 2001: the largest negative value, -1 */
+	assert_true(st.p50 == -1);
+	/* rank 1901: the 900th positive value */
+	assert_within_bound((uint64_t)st.p95, 900);
+	assert_within_bound((uint64_t)st.p99, 980);
+	pp_shist__reset(&h);
+	assert_int_equal(pp_shist__add(&h, -9), 0);
+	pp_shist__stats(&h, &st);
+	assert_true(st.min == -9 && st.max == -9 && st.p50 == -9 && st.p99 == -9 && st.avg == -9);
+	pp_shist__exit(&h);
+}
+
 static void test_print_log2(void **state)
 {
 	struct pp_hist h;
@@ -239,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_percentiles_bound_wide),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_merge_reset),
+		cmocka_unit_test(test_signed),
 		cmocka_unit_test(test_print_log2),
 		cmocka_unit_test(test_lhist),
 		cmocka_unit_test(test_ns_format),

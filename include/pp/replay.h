@@ -201,6 +201,26 @@ const char *pp_session__comm(const struct pp_session *s, uint32_t tid);
 int pp_session__is_target(const struct pp_session *s, uint32_t tid);
 /** pp_session__realtime() - wall-clock ns for a perf-clock time, 0 if unknown. */
 uint64_t pp_session__realtime(const struct pp_session *s, uint64_t ts);
+/**
+ * pp_session__fail() - make the run fail although it goes on to its end: an
+ * output the module could not write (a flame graph, a heat map). The
+ * module prints its message first; the first error is kept.
+ * @s: session; @err: -errno; -EINVAL makes it a usage error (exit 2),
+ *     anything else a runtime failure (exit 1).
+ */
+void pp_session__fail(struct pp_session *s, int err);
+
+/**
+ * pp_session__output_ok() - check an output name a module will write at
+ * its report (--flame-graph NAME, --heatmap NAME) before the run, so a
+ * typo costs no replay: not empty, not a directory, in a directory that
+ * exists and can be written. Prints `pp-analyze: MESSAGE` when not.
+ * @s: session; @opt: the option, for the message ("--heatmap");
+ * @path: the file that will be written (NAME.svg).
+ * Return: 0, -EINVAL (empty or a directory: usage), -errno (the directory).
+ */
+int pp_session__output_ok(struct pp_session *s, const char *opt, const char *path);
+
 /** pp_session__warn() - a warning line on stderr (counted). */
 void pp_session__warn(struct pp_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -290,6 +310,20 @@ void pp_session__print_event(struct pp_session *s, const struct pp_event *e);
  * Return: the libtraceevent field, or NULL.
  */
 struct tep_format_field *pp_evsel__field(const struct pp_evsel *ev, const char *name);
+/**
+ * pp_evsel__fields() - "it has: a, b, c": @ev's own fields (not common_*)
+ * for a message about a field it lacks ("it has no fields" when none,
+ * "it has no format" for an event without one).
+ * @buf, @len: destination. Return: @buf.
+ */
+char *pp_evsel__fields(const struct pp_evsel *ev, char *buf, size_t len);
+/**
+ * pp_evsel__field_signed() - is field @f declared signed in its format
+ * (`signed:1`, such as a syscall's ret)? A module reading it as a number
+ * keeps its sign: pp_event__num() sign-extends it, the module must print,
+ * sum and compare it as int64_t. Return: 1 or 0 (also for NULL).
+ */
+int pp_evsel__field_signed(const struct tep_format_field *f);
 /**
  * pp_event__num() - read a numeric field; common_pid etc. included.
  * Return: 0 with @val set, -ENOENT if no such field, -EINVAL if short.
