@@ -11,6 +11,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "hist.h"
+#include "json.h"
 
 struct nd_ev {
 	struct tep_format_field *f;
@@ -77,7 +78,14 @@ static void nd_sample(struct pp_session *s, const struct pp_event *e)
 	if (!ne->used || pp_event__num(e, ne->f, &v))
 		return;
 	pp_hist__add(&ne->h, v);
-	if (o->than_set && v > o->than) {
+	if (o->than_set && v > o->than && o->json) {
+		pp_json__begin(s, "outlier", e->time);
+		pp_json__task(s, e);
+		pp_json__str(s, "event", e->evsel->name);
+		pp_json__str(s, "field", e->evsel->spec->num);
+		pp_json__u64(s, "value", v);
+		pp_json__end(s);
+	} else if (o->than_set && v > o->than) {
 		struct pp_out *out = pp_session__out(s);
 		char tbuf[32];
 
@@ -108,9 +116,8 @@ static void nd_print(struct pp_session *s, uint64_t now)
 			continue;
 		pp_hist__stats(&d->evs[i].h, &st);
 		if (json) {
-			pp_out__puts(o, "{\"time\":");
-			pp_out__json_str(o, tbuf);
-			pp_out__printf(o, ",\"ts\":%llu,\"event\":", (unsigned long long)now);
+			pp_json__begin(s, "row", now);
+			pp_out__puts(o, ",\"event\":");
 			pp_out__json_str(o, evs[i].name);
 			pp_out__puts(o, ",\"field\":");
 			pp_out__json_str(o, evs[i].spec->num);
