@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include "pp/replay.h"
 #include "analyzers.h"
+#include "json.h"
 #include "sched-common.h"
 
 struct bp_site {
@@ -116,7 +117,19 @@ static void bp_sample(struct pp_session *s, const struct pp_event *e)
 		}
 		st->hits++;
 	}
-	if (!bp->summary && !pp_session__opts(s)->json) {
+	if (!bp->summary && pp_session__opts(s)->json) {
+		char sym[128];
+
+		pp_session__sym(s, e->pid, e->ip, e->ip >= 0xffff800000000000ull, sym, sizeof(sym), NULL);
+		pp_json__begin(s, "hit", e->time);
+		pp_json__task(s, e);
+		pp_json__str(s, "breakpoint", e->evsel->name);
+		pp_json__hex(s, "addr", e->addr);
+		pp_json__hex(s, "ip", e->ip);
+		pp_json__str(s, "sym", sym);
+		pp_json__stack(s, e);
+		pp_json__end(s);
+	} else if (!bp->summary) {
 		struct pp_out *o = pp_session__out(s);
 		char tb[32], d[160];
 
@@ -169,14 +182,15 @@ static void bp_report(struct pp_session *s)
 
 		pp_session__sym(s, st->pid, st->ip, kernel, sym, sizeof(sym), NULL);
 		if (json) {
-			pp_out__puts(o, "{\"breakpoint\":");
-			pp_out__json_str(o, st->ev->name);
-			pp_out__puts(o, ",\"comm\":");
-			pp_out__json_str(o, comm);
-			pp_out__printf(o, ",\"pid\":%u,\"tid\":%u,\"ip\":%llu,\"sym\":", st->pid, st->tid,
-				       (unsigned long long)st->ip);
-			pp_out__json_str(o, sym);
-			pp_out__printf(o, ",\"hits\":%llu}\n", (unsigned long long)st->hits);
+			pp_json__begin(s, "site", pp_session__stats(s)->last_ts);
+			pp_json__str(s, "breakpoint", st->ev->name);
+			pp_json__str(s, "comm", comm);
+			pp_json__u64(s, "pid", st->pid);
+			pp_json__u64(s, "tid", st->tid);
+			pp_json__hex(s, "ip", st->ip);
+			pp_json__str(s, "sym", sym);
+			pp_json__u64(s, "hits", st->hits);
+			pp_json__end(s);
 		} else {
 			snprintf(pt, sizeof(pt), "%u/%u", st->pid, st->tid);
 			pp_out__printf(o, "%-24s %16s %15s %10llu  %s (ip %llx)\n", st->ev->name, comm, pt,

@@ -12,6 +12,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "sched-common.h"
+#include "json.h"
 
 #define PP_HRC_MAX	4096
 
@@ -110,8 +111,8 @@ static void hrc_print(struct pp_session *s, uint64_t now)
 			}
 		}
 		if (json) {
-			pp_out__puts(out, "{\"time\":");
-			pp_out__json_str(out, tbuf);
+			pp_json__begin(s, "row", now);
+			pp_json__u64(s, "start_ts", h->start);
 			pp_out__puts(out, ",\"event\":");
 			pp_out__json_str(out, evs[i].name);
 			pp_out__printf(out, ",\"bucket_ns\":%llu,\"total\":%llu,\"max\":%llu,\"counts\":[",

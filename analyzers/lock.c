@@ -27,7 +27,7 @@ static int lock_init(struct pp_session *s)
 const struct pp_analyzer pp_analyzer_lock = {
 	.name = "lock",
 	.desc = "futex contention aggregated in the kernel by BPF: top contended locks, stacks, flame graph",
-	.help = "pp-analyze lock [--flame-graph FILE] [FILE | --live [-p PID,...] [-- CMD]]\n"
+	.help = "pp-analyze lock [--flame-graph FILE] [--json] [FILE | --live [-p PID,...] [-- CMD]]\n"
 		"  reads what pp-record lock wrote, or with --live what its BPF program sums\n"
 		"  for the run (time spent waiting in futex(2) per process, thread, lock\n"
 		"  address, user stack and waker); prints the 10 most contended locks and\n"
@@ -35,7 +35,7 @@ const struct pp_analyzer pp_analyzer_lock = {
 		"  that woke it and its stack (\"woken by\"); --flame-graph writes FILE.folded\n"
 		"  and FILE.svg weighted by wait time (ns), the lock and waker as leaf frames.\n"
 		"  example: pp-record lock -- ./app; pp-analyze lock --flame-graph app-locks\n",
-	.opts = PP_OPT_FLAME,
+	.opts = PP_OPT_FLAME | PP_OPT_JSON,
 	.bpf_agg = PP_AGG_LOCK,
 	.events = lock_events,
 	.init = lock_init,

@@ -20,6 +20,7 @@
 #include "heatmap.h"
 #include "hist.h"
 #include "sched-common.h"
+#include "json.h"
 
 enum mt_key { MT_KEY_TID, MT_KEY_PID, MT_KEY_CPU, MT_KEY_FIELD };
 
@@ -214,6 +215,35 @@ static int mt_key(const struct mt_role *r, const struct pp_event *e, uint64_t *k
 	}
 }
 
+/* "START -> END": the name of the start event @start and of the end. */
+static const char *mt_pair(struct pp_session *s, const struct multi_trace *mt, int start, char *buf,
+			   size_t len)
+{
+	size_t nr;
+	struct pp_evsel *evs = pp_session__evsels(s, &nr);
+
+	snprintf(buf, len, "%s -> %s", (size_t)start < nr ? evs[start].name :
+		 start >= MT_SRC_BASE && mt->src_names[start - MT_SRC_BASE] ?
+		 mt->src_names[start - MT_SRC_BASE] : "?", mt->end_name ? mt->end_name : "?");
+	return buf;
+}
+
+/* --detail with --json: one element of the outlier's "events" array. */
+static void mt_json_event(struct pp_session *s, const struct pp_event *e, const char *mark, int first)
+{
+	struct pp_out *o = pp_session__out(s);
+	char tb[32];
+
+	pp_session__format_time(s, e->time, tb);
+	pp_out__puts(o, first ? "{\"mark\":" : ",{\"mark\":");
+	pp_out__json_str(o, mark);
+	pp_json__str(s, "time", tb);
+	pp_json__u64(s, "ts", e->time);
+	pp_json__task(s, e);
+	pp_json__event(s, e);
+	pp_out__putc(o, '}');
+}
+
 static void mt_print_event(struct pp_session *s, const struct pp_event *e, const char *mark)
 {
 	struct pp_out *o = pp_session__out(s);
@@ -230,14 +260,27 @@ static void mt_print_event(struct pp_session *s, const struct pp_event *e, const
 static void mt_detail(struct pp_session *s, struct multi_trace *mt, uint64_t from,
 		      const struct pp_event *end)
 {
+	int json = pp_session__opts(s)->json, first = 1;
+
+	if (json)
+		pp_out__puts(pp_session__out(s), ",\"events\":[");
 	for (size_t i = 0; i < MT_RING; i++) {
 		struct mt_saved *sv = &mt->ring[(mt->ring_head + i) % MT_RING];
 
 		if (!sv->e.evsel || sv->e.time < from || sv->e.time > end->time)
 			continue;
-		mt_print_event(s, &sv->e, sv->e.time == from ? "start" : "     ");
+		if (json)
+			mt_json_event(s, &sv->e, sv->e.time == from ? "start" : "", first);
+		else
+			mt_print_event(s, &sv->e, sv->e.time == from ? "start" : "     ");
+		first = 0;
 	}
-	mt_print_event(s, end, "end  ");
+	if (json) {
+		mt_json_event(s, end, "end", first);
+		pp_out__putc(pp_session__out(s), ']');
+	} else {
+		mt_print_event(s, end, "end  ");
+	}
 }
 
 static void mt_save(struct multi_trace *mt, const struct pp_event *e)
@@ -328,7 +371,17 @@ static void mt_handle(struct pp_session *s, struct multi_trace *mt, const struct
 	}
 	if (mt->hm)
 		pp_heatmap__add(mt->hm, e->time, d);
-	if (o->than_set && d > o->than) {
+	if (o->than_set && d > o->than && o->json) {
+		char pair[300];
+
+		pp_json__begin(s, "outlier", op->since);
+		pp_json__str(s, "pair", mt_pair(s, mt, op->start, pair, sizeof(pair)));
+		pp_json__u64(s, "key", key);
+		pp_json__u64(s, "duration", d);
+		if (mt->ring)
+			mt_detail(s, mt, op->since, e);
+		pp_json__end(s);
+	} else if (o->than_set && d > o->than) {
 		char tb[32], db[16];
 
 		pp_session__format_time(s, op->since, tb);
@@ -374,8 +427,7 @@ static void mt_print(struct pp_session *s, uint64_t now)
 	struct multi_trace *mt = pp_session__priv(s);
 	const struct pp_opts *o = pp_session__opts(s);
 	struct pp_out *out = pp_session__out(s);
-	size_t nr, n = 0;
-	struct pp_evsel *evs = pp_session__evsels(s, &nr);
+	size_t n = 0;
 	struct mt_stat **list = malloc((mt->stats.nr ? mt->stats.nr : 1) * sizeof(*list));
 	char tbuf[32];
 
@@ -398,13 +450,10 @@ static void mt_print(struct pp_session *s, uint64_t now)
 		struct pp_hist_stats hs;
 		char pair[300], b[6][16];
 
-		snprintf(pair, sizeof(pair), "%s -> %s", (size_t)st->start < nr ? evs[st->start].name :
-			 st->start >= MT_SRC_BASE && mt->src_names[st->start - MT_SRC_BASE] ?
-			 mt->src_names[st->start - MT_SRC_BASE] : "?", mt->end_name ? mt->end_name : "?");
+		mt_pair(s, mt, st->start, pair, sizeof(pair));
 		pp_hist__stats(&st->h, &hs);
 		if (o->json) {
-			pp_out__puts(out, "{\"time\":");
-			pp_out__json_str(out, tbuf);
+			pp_json__begin(s, "row", now);
 			pp_out__puts(out, ",\"pair\":");
 			pp_out__json_str(out, pair);
 			if (o->perins)

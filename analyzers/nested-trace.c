@@ -17,6 +17,7 @@
 #include "analyzers.h"
 #include "hist.h"
 #include "sched-common.h"
+#include "json.h"
 
 #define NT_DEPTH	64
 
@@ -196,8 +197,7 @@ static void nt_print(struct pp_session *s, uint64_t now)
 		pp_hist__stats(&fn->total, &t);
 		pp_hist__stats(&fn->self, &sf);
 		if (json) {
-			pp_out__puts(out, "{\"time\":");
-			pp_out__json_str(out, tbuf);
+			pp_json__begin(s, "row", now);
 			pp_out__puts(out, ",\"function\":");
 			pp_out__json_str(out, fn->name);
 			pp_out__printf(out, ",\"calls\":%llu,\"total\":%llu,\"self\":%llu,\"avg\":%llu,"

@@ -11,6 +11,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "hist.h"
+#include "json.h"
 
 struct nd_ev {
 	struct tep_format_field *f;
@@ -86,7 +87,16 @@ static void nd_sample(struct pp_session *s, const struct pp_event *e)
 	else
 		pp_hist__add(&ne->h.pos, v);
 	/* --than is never negative: a signed value above it is a positive one */
-	if (o->than_set && v > o->than && !(ne->is_signed && (int64_t)v < 0)) {
+	if (!o->than_set || v <= o->than || (ne->is_signed && (int64_t)v < 0))
+		return;
+	if (o->json) {
+		pp_json__begin(s, "outlier", e->time);
+		pp_json__task(s, e);
+		pp_json__str(s, "event", e->evsel->name);
+		pp_json__str(s, "field", e->evsel->spec->num);
+		pp_json__u64(s, "value", v);
+		pp_json__end(s);
+	} else {
 		struct pp_out *out = pp_session__out(s);
 		char tbuf[32];
 
@@ -139,9 +149,8 @@ static void nd_print(struct pp_session *s, uint64_t now)
 			continue;
 		nd_stats(&d->evs[i], &st, b);
 		if (json) {
-			pp_out__puts(o, "{\"time\":");
-			pp_out__json_str(o, tbuf);
-			pp_out__printf(o, ",\"ts\":%llu,\"event\":", (unsigned long long)now);
+			pp_json__begin(s, "row", now);
+			pp_out__puts(o, ",\"event\":");
 			pp_out__json_str(o, evs[i].name);
 			pp_out__puts(o, ",\"field\":");
 			pp_out__json_str(o, evs[i].spec->num);

@@ -19,6 +19,7 @@
 #include "flamegraph.h"
 #include "hist.h"
 #include "bpf-agg.h"
+#include "json.h"
 
 #define OFFCPU_TOP	10
 #define OFFCPU_MAX_FRAMES	256
@@ -254,8 +255,11 @@ static void strip_bpf_frames(struct pp_session *s, struct offcpu *oc)
 	}
 }
 
-/* Top contended locks: waits summed per (process, futex address). */
-static void lock_table(struct offcpu *oc, struct pp_out *out, uint64_t total)
+/*
+ * Top contended locks: waits summed per (process, futex address); with
+ * --json, every lock as a "lock" object.
+ */
+static void lock_table(struct pp_session *s, struct offcpu *oc, struct pp_out *out, uint64_t total)
 {
 	struct lk { uint32_t pid; uint64_t addr, total, count, max; uint32_t threads; char comm[16]; } *v;
 	size_t nr = 0;
@@ -295,6 +299,21 @@ static void lock_table(struct offcpu *oc, struct pp_out *out, uint64_t total)
 		}
 		v[j] = t;
 	}
+	if (pp_session__opts(s)->json) {
+		for (size_t i = 0; i < nr; i++) {
+			pp_json__begin(s, "lock", oc->last_ts);
+			pp_json__str(s, "comm", v[i].comm);
+			pp_json__u64(s, "pid", v[i].pid);
+			pp_json__hex(s, "addr", v[i].addr);
+			pp_json__u64(s, "wait", v[i].total);
+			pp_json__u64(s, "waits", v[i].count);
+			pp_json__u64(s, "max", v[i].max);
+			pp_json__u64(s, "threads", v[i].threads);
+			pp_json__end(s);
+		}
+		free(v);
+		return;
+	}
 	pp_out__printf(out, "\n%-16s %7s %-18s %10s %8s %10s %6s\n", "COMM", "PID", "LOCK", "WAIT",
 		       "WAITS", "MAX", "SHARE");
 	for (size_t i = 0; i < nr && i < OFFCPU_TOP; i++)
@@ -305,31 +324,78 @@ static void lock_table(struct offcpu *oc, struct pp_out *out, uint64_t total)
 	free(v);
 }
 
-/**
- * pp_bpf_agg_an__report() - report of the offcpu and lock modules.
- * @s: session.
- */
-void pp_bpf_agg_an__report(struct pp_session *s)
+/* Frames of @pid, innermost first, as a JSON array member. */
+static void json_frames(struct pp_session *s, const char *key, uint32_t pid, const uint64_t *ips,
+			uint32_t nr, int kernel)
 {
-	struct offcpu *oc = pp_session__priv(s);
-	const struct pp_opts *o = pp_session__opts(s);
 	struct pp_out *out = pp_session__out(s);
-	static char names[OFFCPU_MAX_FRAMES][128];
-	const char *frames[OFFCPU_MAX_FRAMES];
-	struct pp_flame *fg = NULL;
-	uint64_t total = 0;
+
+	pp_out__printf(out, ",\"%s\":[", key);
+	for (uint32_t i = 0; i < nr; i++)
+		pp_json__frame(s, pid, ips[i], kernel, !i);
+	pp_out__putc(out, ']');
+}
+
+/*
+ * --json: a "summary" object, the "lock" objects (lock), then one "stack"
+ * object per aggregate, most time first: every one, not only the top 10.
+ */
+static void bpf_agg_json(struct pp_session *s, struct offcpu *oc, uint64_t total)
+{
+	int lock = oc->kind == PP_AGG_LOCK;
+
+	pp_json__begin(s, "summary", oc->last_ts);
+	pp_json__u64(s, "total", total);
+	pp_json__u64(s, "stacks", oc->nr);
+	pp_json__u64(s, "duration", oc->last_ts - oc->first_ts);
+	pp_json__u64(s, "windows", oc->windows);
+	pp_json__u64(s, "dropped", oc->dropped);
+	pp_json__u64(s, "stacks_lost", oc->stacks_lost);
+	pp_json__end(s);
+	if (lock)
+		lock_table(s, oc, pp_session__out(s), total);
+	for (size_t i = 0; i < oc->nr; i++) {
+		const struct ostack *st = &oc->v[i];
+		char state[2] = { st->state ? (char)st->state : '?', 0 };
+
+		pp_json__begin(s, "stack", oc->last_ts);
+		pp_json__str(s, "comm", st->comm);
+		pp_json__u64(s, "pid", st->pid);
+		pp_json__u64(s, "tid", st->tid);
+		if (lock)
+			pp_json__hex(s, "addr", st->addr);
+		else
+			pp_json__str(s, "state", state);
+		pp_json__u64(s, "total", st->total_ns);
+		pp_json__u64(s, "count", st->count);
+		pp_json__u64(s, "avg", st->count ? st->total_ns / st->count : 0);
+		pp_json__u64(s, "max", st->max_ns);
+		json_frames(s, "kernel_stack", st->pid, st->ips, st->nr_kernel, 1);
+		json_frames(s, "user_stack", st->pid, st->ips + st->nr_kernel, st->nr_user, 0);
+		if (lock && st->waker_tid) {
+			struct pp_out *out = pp_session__out(s);
+
+			pp_out__puts(out, ",\"waker\":{\"comm\":");
+			pp_out__json_str(out, st->waker_comm);
+			pp_out__printf(out, ",\"pid\":%u,\"tid\":%u", st->waker_pid, st->waker_tid);
+			json_frames(s, "stack", st->waker_pid, st->ips + st->nr_kernel + st->nr_user,
+				    st->nr_waker, 0);
+			pp_out__putc(out, '}');
+		} else if (lock) {
+			pp_out__puts(pp_session__out(s), ",\"waker\":null");
+		}
+		pp_json__end(s);
+	}
+}
+
+/* The text report: totals, the lock table (lock), the 10 longest stacks. */
+static void bpf_agg_text(struct pp_session *s, struct offcpu *oc, uint64_t total)
+{
+	struct pp_out *out = pp_session__out(s);
+	char names[1][128];
 	char t1[32], t2[32], t3[32];
 	int lock = oc->kind == PP_AGG_LOCK;
 
-	strip_bpf_frames(s, oc);
-	offcpu_merge(oc);
-	for (size_t i = 0; i < oc->nr; i++)
-		total += oc->v[i].total_ns;
-	if (!oc->windows) {
-		pp_out__printf(out, "no %s data in this trace (record it with: pp-record %s ...)\n",
-			       lock ? "lock" : "off-CPU", lock ? "lock" : "offcpu");
-		return;
-	}
 	pp_out__printf(out, "%s: %s in %zu stacks over %s", lock ? "futex wait time" : "off-CPU time",
 		       pp_ns_format(t1, sizeof(t1), total), oc->nr,
 		       pp_ns_format(t2, sizeof(t2), oc->last_ts - oc->first_ts));
@@ -341,7 +407,7 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 			       (unsigned long long)oc->stacks_lost);
 	pp_out__printf(out, "\n");
 	if (lock)
-		lock_table(oc, out, total);
+		lock_table(s, oc, out, total);
 	for (size_t i = 0; i < oc->nr && i < OFFCPU_TOP; i++) {
 		const struct ostack *st = &oc->v[i];
 		char what[40];
@@ -382,9 +448,16 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 			pp_out__printf(out, "  woken by: unknown (timeout, signal or no futex wake seen)\n");
 		}
 	}
-	pp_out__flush(out);
-	if (!o->flame_graph)
-		return;
+}
+
+/* The flame graph NAME.folded, NAME.svg, weighted by time. */
+static void bpf_agg_flame(struct pp_session *s, struct offcpu *oc, const char *name)
+{
+	static char names[OFFCPU_MAX_FRAMES][128];
+	const char *frames[OFFCPU_MAX_FRAMES];
+	struct pp_flame *fg;
+	int lock = oc->kind == PP_AGG_LOCK;
+
 	fg = pp_flame__new();
 	if (!fg) {
 		fprintf(stderr, "pp-analyze: %s: out of memory for the flame graph\n", lock ? "lock" : "offcpu");
@@ -428,14 +501,44 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 			.count_name = "ns", .unit = PP_UNIT_NS,
 		};
 
-		int ret = pp_flame__write_files(fg, o->flame_graph, &fo);
+		int ret = pp_flame__write_files(fg, name, &fo);
 
 		if (!ret)
-			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
-				o->flame_graph);
+			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", name, name);
 		pp_session__fail(s, ret);
 	}
 	pp_flame__free(fg);
+}
+
+/**
+ * pp_bpf_agg_an__report() - report of the offcpu and lock modules.
+ * @s: session.
+ */
+void pp_bpf_agg_an__report(struct pp_session *s)
+{
+	struct offcpu *oc = pp_session__priv(s);
+	const struct pp_opts *o = pp_session__opts(s);
+	struct pp_out *out = pp_session__out(s);
+	uint64_t total = 0;
+	int lock = oc->kind == PP_AGG_LOCK;
+
+	strip_bpf_frames(s, oc);
+	offcpu_merge(oc);
+	for (size_t i = 0; i < oc->nr; i++)
+		total += oc->v[i].total_ns;
+	if (!oc->windows) {
+		pp_out__printf(out, "no %s data in this trace (record it with: pp-record %s ...)\n",
+			       lock ? "lock" : "off-CPU", lock ? "lock" : "offcpu");
+		return;
+	}
+	if (o->json)
+		bpf_agg_json(s, oc, total);
+	else
+		bpf_agg_text(s, oc, total);
+	pp_out__flush(out);
+	if (!o->flame_graph)
+		return;
+	bpf_agg_flame(s, oc, o->flame_graph);
 }
 
 /**
@@ -457,14 +560,14 @@ void pp_bpf_agg_an__deinit(struct pp_session *s)
 const struct pp_analyzer pp_analyzer_offcpu = {
 	.name = "offcpu",
 	.desc = "off-CPU time aggregated in the kernel by BPF: top blocked stacks and flame graph",
-	.help = "pp-analyze offcpu [--flame-graph FILE] [FILE | --live [-p PID,...] [-- CMD]]\n"
+	.help = "pp-analyze offcpu [--flame-graph FILE] [--json] [FILE | --live [-p PID,...] [-- CMD]]\n"
 		"  reads what pp-record offcpu wrote, or with --live what its BPF program\n"
 		"  sums for the run (off-CPU time per task, kernel stack and user stack,\n"
 		"  summed in the kernel at sched_switch);\n"
 		"  prints the 10 stacks with the most blocked time; --flame-graph writes\n"
 		"  FILE.folded and FILE.svg weighted by blocked time (ns).\n"
 		"  example: pp-record offcpu -- ./app; pp-analyze offcpu --flame-graph app-offcpu\n",
-	.opts = PP_OPT_FLAME,
+	.opts = PP_OPT_FLAME | PP_OPT_JSON,
 	.bpf_agg = PP_AGG_OFFCPU,
 	.events = offcpu_events,
 	.init = offcpu_init,

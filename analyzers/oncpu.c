@@ -13,6 +13,7 @@
 #include "analyzers.h"
 #include "hist.h"
 #include "sched-common.h"
+#include "json.h"
 
 #define OC_MAX_CPUS	4096
 
@@ -134,8 +135,7 @@ static void oc_print(struct pp_session *s, uint64_t now)
 		char b[16];
 
 		if (o->json) {
-			pp_out__puts(out, "{\"time\":");
-			pp_out__json_str(out, tbuf);
+			pp_json__begin(s, "row", now);
 			pp_out__puts(out, ",\"comm\":");
 			pp_out__json_str(out, r->comm);
 			pp_out__printf(out, ",\"tid\":%u,\"cpu\":%u,\"oncpu\":%llu,\"runs\":%llu}\n", r->tid,

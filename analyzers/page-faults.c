@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 #include "pp/replay.h"
 #include "analyzers.h"
+#include "json.h"
 #include "sched-common.h"
 
 struct pf_proc {
@@ -98,7 +99,18 @@ static void pf_sample(struct pp_session *s, const struct pp_event *e)
 		if (e->addr > p->hi)
 			p->hi = e->addr;
 	}
-	if (!pf->summary && !pp_session__opts(s)->json) {
+	if (!pf->summary && pp_session__opts(s)->json) {
+		char sym[96];
+
+		pp_session__sym(s, e->pid, e->ip, e->ip >= 0xffff800000000000ull, sym, sizeof(sym), NULL);
+		pp_json__begin(s, "fault", e->time);
+		pp_json__task(s, e);
+		pp_json__hex(s, "addr", e->addr);
+		pp_json__hex(s, "ip", e->ip);
+		pp_json__str(s, "sym", sym);
+		pp_json__stack(s, e);
+		pp_json__end(s);
+	} else if (!pf->summary) {
 		struct pp_out *o = pp_session__out(s);
 		char tb[32], d[160];
 
@@ -146,11 +158,13 @@ static void pf_report(struct pp_session *s)
 		const char *comm = pp_session__comm(s, p->pid);
 
 		if (json) {
-			pp_out__printf(o, "{\"pid\":%u,\"comm\":", p->pid);
-			pp_out__json_str(o, comm);
-			pp_out__printf(o, ",\"faults\":%llu,\"lo\":%llu,\"hi\":%llu}\n",
-				       (unsigned long long)p->faults, (unsigned long long)p->lo,
-				       (unsigned long long)p->hi);
+			pp_json__begin(s, "process", pp_session__stats(s)->last_ts);
+			pp_json__u64(s, "pid", p->pid);
+			pp_json__str(s, "comm", comm);
+			pp_json__u64(s, "faults", p->faults);
+			pp_json__hex(s, "lo", p->lo);
+			pp_json__hex(s, "hi", p->hi);
+			pp_json__end(s);
 		} else {
 			pp_out__printf(o, "%8u %-16s %10llu  %llx-%llx\n", p->pid, comm,
 				       (unsigned long long)p->faults, (unsigned long long)p->lo,

@@ -11,6 +11,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "sched-common.h"
+#include "json.h"
 
 #define PS_MAX_CPUS	4096
 
@@ -107,8 +108,7 @@ static void ps_print(struct pp_session *s, uint64_t now)
 	}
 	for (uint32_t cpu = 0; cpu <= ps->max_cpu; cpu++) {
 		if (o->json) {
-			pp_out__puts(out, "{\"time\":");
-			pp_out__json_str(out, tbuf);
+			pp_json__begin(s, "row", now);
 			pp_out__printf(out, ",\"cpu\":%u", cpu);
 		} else {
 			pp_out__printf(out, "%5u", cpu);
@@ -124,7 +124,12 @@ static void ps_print(struct pp_session *s, uint64_t now)
 		}
 		pp_out__puts(out, o->json ? "}\n" : "\n");
 	}
-	if (!o->json) {
+	if (o->json) {
+		pp_json__begin(s, "total", now);
+		for (size_t c = 0; c < PS_NR; c++)
+			pp_json__u64(s, ps_cols[c].column, total[c]);
+		pp_json__end(s);
+	} else {
 		pp_out__printf(out, "%5s", "all");
 		for (size_t c = 0; c < PS_NR; c++)
 			pp_out__printf(out, " %13llu", (unsigned long long)total[c]);

@@ -15,6 +15,7 @@
 #include "analyzers.h"
 #include "hist.h"
 #include "sched-common.h"
+#include "json.h"
 
 struct rd_thread {
 	uint32_t tid;
@@ -108,7 +109,16 @@ static void rd_switch(struct pp_session *s, struct rundelay *rd, const struct pp
 		uint64_t d = e->time - t->since;
 
 		pp_hist__add(&t->h, d);
-		if (o->than_set && d > o->than) {
+		if (o->than_set && d > o->than && o->json) {
+			pp_json__begin(s, "outlier", t->since);
+			pp_json__str(s, "comm", t->comm);
+			pp_json__u64(s, "tid", t->tid);
+			pp_json__str(s, "cause", t->preempted ? "preempted" : "woken");
+			pp_json__u64(s, "from_cpu", t->wake_cpu);
+			pp_json__u64(s, "cpu", e->cpu);
+			pp_json__u64(s, "duration", d);
+			pp_json__end(s);
+		} else if (o->than_set && d > o->than) {
 			char tb[32], db[16];
 
 			pp_session__format_time(s, t->since, tb);
@@ -166,7 +176,7 @@ static void rd_lost(struct pp_session *s, const struct pp_lost *l)
 	rd->lost++;
 }
 
-static void rd_row(struct pp_session *s, const char *tbuf, const struct rd_thread *t,
+static void rd_row(struct pp_session *s, uint64_t now, const struct rd_thread *t,
 		   const struct pp_hist *h)
 {
 	struct pp_out *o = pp_session__out(s);
@@ -175,12 +185,10 @@ static void rd_row(struct pp_session *s, const char *tbuf, const struct rd_threa
 
 	pp_hist__stats(h, &hs);
 	if (pp_session__opts(s)->json) {
-		pp_out__puts(o, "{\"time\":");
-		pp_out__json_str(o, tbuf);
+		pp_json__begin(s, "row", now);
 		if (t) {
-			pp_out__puts(o, ",\"comm\":");
-			pp_out__json_str(o, t->comm);
-			pp_out__printf(o, ",\"tid\":%u", t->tid);
+			pp_json__str(s, "comm", t->comm);
+			pp_json__u64(s, "tid", t->tid);
 		}
 		pp_out__printf(o, ",\"calls\":%llu,\"total\":%llu,\"min\":%llu,\"avg\":%llu,\"p50\":%llu,"
 			       "\"p95\":%llu,\"p99\":%llu,\"max\":%llu}\n",
@@ -237,9 +245,9 @@ static void rd_print(struct pp_session *s, uint64_t now)
 			       "p50", "p95", "p99", "max");
 	if (o->perins) {
 		for (size_t i = 0; i < n; i++)
-			rd_row(s, tbuf, list[i], &list[i]->h);
+			rd_row(s, now, list[i], &list[i]->h);
 	} else if (rd->all.calls) {
-		rd_row(s, tbuf, NULL, &rd->all);
+		rd_row(s, now, NULL, &rd->all);
 	}
 	for (size_t i = 0; i < n; i++)
 		pp_hist__reset(&list[i]->h);

@@ -11,6 +11,7 @@
 #include "pp/replay.h"
 #include "sched-common.h"
 #include "hist.h"
+#include "json.h"
 
 const char *const pp_sched_state_names[PP_ST_NR] = {
 	[PP_ST_R] = "R", [PP_ST_RP] = "R+", [PP_ST_S] = "S", [PP_ST_D] = "D",
@@ -383,6 +384,20 @@ void pp_stack_copy__print(struct pp_session *s, const struct pp_stack_copy *c, c
 		return;
 	stack_event(c, &e);
 	pp_session__print_stack(s, &e, indent);
+}
+
+/**
+ * pp_stack_copy__json() - a copied stack as a JSON member.
+ * @s: session; @c: the stack.
+ */
+void pp_stack_copy__json(struct pp_session *s, const struct pp_stack_copy *c)
+{
+	struct pp_event e;
+
+	if (!c->nr || !c->evsel)
+		return;
+	stack_event(c, &e);
+	pp_json__stack(s, &e);
 }
 
 /**

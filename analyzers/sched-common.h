@@ -160,6 +160,12 @@ void pp_stack_copy__set(struct pp_stack_copy *c, const struct pp_event *e);
 void pp_stack_copy__print(struct pp_session *s, const struct pp_stack_copy *c, const char *indent);
 
 /**
+ * pp_stack_copy__json() - a copied stack as the member ,"stack":[...] of a
+ * --json object (json.h), callee first; nothing for an empty stack.
+ */
+void pp_stack_copy__json(struct pp_session *s, const struct pp_stack_copy *c);
+
+/**
  * pp_stack_copy__frames() - the frames of a copied stack, root first, with
  * @comm as the root frame; kernel frames suffixed "_[k]".
  * Return: number of frames.

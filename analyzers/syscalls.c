@@ -15,6 +15,7 @@
 #include "analyzers.h"
 #include "hist.h"
 #include "sched-common.h"
+#include "json.h"
 
 /* x86_64 syscall numbers -> names (from the kernel's asm/unistd_64.h). */
 static const char *const x86_64_syscalls[] = {
@@ -495,7 +496,18 @@ static void sc_exit(struct pp_session *s, struct syscalls *sc, const struct pp_e
 	pp_hist__add(&st->h, d);
 	if ((int64_t)ret < 0 && (int64_t)ret >= -4095)
 		st->errors++;
-	if (o->than_set && d > o->than) {
+	if (o->than_set && d > o->than && o->json) {
+		char nb[24];
+
+		pp_json__begin(s, "outlier", e->time - d);
+		pp_json__task(s, e);
+		pp_json__str(s, "syscall", sc_name(sc, (uint32_t)id, nb, sizeof(nb)));
+		pp_json__u64(s, "id", id);
+		pp_json__u64(s, "duration", d);
+		pp_json__i64(s, "ret", (int64_t)ret);
+		pp_json__stack(s, e);
+		pp_json__end(s);
+	} else if (o->than_set && d > o->than) {
 		char tb[32], db[16], nb[24];
 
 		pp_session__format_time(s, e->time - d, tb);
@@ -581,8 +593,7 @@ static void sc_print(struct pp_session *s, uint64_t now)
 
 		pp_hist__stats(&st->h, &hs);
 		if (o->json) {
-			pp_out__puts(out, "{\"time\":");
-			pp_out__json_str(out, tbuf);
+			pp_json__begin(s, "row", now);
 			if (owners) {
 				pp_out__puts(out, ",\"comm\":");
 				pp_out__json_str(out, st->comm);

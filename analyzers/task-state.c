@@ -33,6 +33,7 @@
 #include "flamegraph.h"
 #include "hist.h"
 #include "sched-common.h"
+#include "json.h"
 
 struct ts_thread {
 	uint32_t tid;
@@ -134,7 +135,16 @@ static void close_state(struct pp_session *s, struct task_state *ts, struct ts_t
 		return;
 	d = now - t->since;
 	pp_hist__add(&t->h[t->state], d);
-	if (o->than_set && d > o->than) {
+	if (o->than_set && d > o->than && o->json) {
+		pp_json__begin(s, "outlier", t->since);
+		pp_json__str(s, "comm", t->comm);
+		pp_json__u64(s, "tid", t->tid);
+		pp_json__str(s, "state", pp_sched_state_names[t->state]);
+		pp_json__u64(s, "duration", d);
+		if (with_stack)
+			pp_stack_copy__json(s, &t->stack);
+		pp_json__end(s);
+	} else if (o->than_set && d > o->than) {
 		struct pp_out *out = pp_session__out(s);
 		char tb[32], db[16];
 
@@ -263,7 +273,7 @@ static void ts_lost(struct pp_session *s, const struct pp_lost *l)
 	ts->lost_resets++;
 }
 
-static void row(struct pp_session *s, const char *tbuf, const struct ts_thread *t, int st,
+static void row(struct pp_session *s, uint64_t now, const struct ts_thread *t, int st,
 		const struct pp_hist *h)
 {
 	struct pp_out *o = pp_session__out(s);
@@ -272,12 +282,10 @@ static void row(struct pp_session *s, const char *tbuf, const struct ts_thread *
 
 	pp_hist__stats(h, &hs);
 	if (pp_session__opts(s)->json) {
-		pp_out__puts(o, "{\"time\":");
-		pp_out__json_str(o, tbuf);
+		pp_json__begin(s, "row", now);
 		if (t) {
-			pp_out__puts(o, ",\"comm\":");
-			pp_out__json_str(o, t->comm);
-			pp_out__printf(o, ",\"tid\":%u", t->tid);
+			pp_json__str(s, "comm", t->comm);
+			pp_json__u64(s, "tid", t->tid);
 		}
 		pp_out__printf(o, ",\"state\":\"%s\",\"calls\":%llu,\"total\":%llu,\"min\":%llu,"
 			       "\"p50\":%llu,\"p95\":%llu,\"p99\":%llu,\"max\":%llu}\n",
@@ -335,7 +343,7 @@ static void ts_print(struct pp_session *s, uint64_t now)
 			if (!list[i]->h[st].calls)
 				continue;
 			if (o->perins)
-				row(s, tbuf, list[i], st, &list[i]->h[st]);
+				row(s, now, list[i], st, &list[i]->h[st]);
 			else
 				pp_hist__merge(&ts->all[st], &list[i]->h[st]);
 			pp_hist__reset(&list[i]->h[st]);
@@ -344,7 +352,7 @@ static void ts_print(struct pp_session *s, uint64_t now)
 	if (!o->perins) {
 		for (int st = 0; st < PP_ST_NR; st++) {
 			if (ts->all[st].calls)
-				row(s, tbuf, NULL, st, &ts->all[st]);
+				row(s, now, NULL, st, &ts->all[st]);
 		}
 	}
 	free(list);

@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 #include "pp/replay.h"
 #include "analyzers.h"
+#include "json.h"
 
 #define TOP_MAX_COLS	64
 
@@ -309,10 +310,7 @@ static void top_print(struct pp_session *s, uint64_t now)
 		const uint64_t *v = &t->vals[r * (size_t)t->nr_cols];
 
 		if (json) {
-			pp_out__puts(o, "{\"time\":");
-			pp_out__json_str(o, tbuf);
-			pp_out__puts(o, ",\"ts\":");
-			pp_out__u64(o, now);
+			pp_json__begin(s, "row", now);
 			pp_out__puts(o, ",\"key\":");
 			if (t->rows[r].is_str)
 				pp_out__json_str(o, t->rows[r].skey);

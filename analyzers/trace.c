@@ -11,6 +11,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "flamegraph.h"
+#include "json.h"
 
 struct trace {
 	struct pp_flame *fg;
@@ -105,9 +106,10 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 	pp_out__puts(o, ": ");
 }
 
-static void trace_stack(struct pp_session *s, struct trace *t, const struct pp_event *e)
+/* The stack of @e: printed when @print, added to the flame graph. */
+static void trace_stack(struct pp_session *s, struct trace *t, const struct pp_event *e, int print)
 {
-	if (e->nr_callchain)
+	if (print && e->nr_callchain)
 		pp_session__print_stack(s, e, "\t");
 	if (t->fg && e->nr_callchain) {
 		size_t nr = pp_session__stack_frames(s, e, t->names, t->frames, 256);
@@ -121,6 +123,15 @@ static void trace_sample(struct pp_session *s, const struct pp_event *e)
 	struct trace *t = pp_session__priv(s);
 	struct pp_out *o = pp_session__out(s);
 
+	if (pp_session__opts(s)->json) {
+		pp_json__begin(s, "event", e->time);
+		pp_json__task(s, e);
+		pp_json__event(s, e);
+		pp_json__stack(s, e);
+		pp_json__end(s);
+		trace_stack(s, t, e, 0);
+		return;
+	}
 	trace_head(s, e, e->evsel->name);
 	if (e->evsel->tp || e->evsel->btf)
 		pp_session__print_event(s, e);
@@ -131,7 +142,7 @@ static void trace_sample(struct pp_session *s, const struct pp_event *e)
 		pp_out__printf(o, "addr %llx ip %llx", (unsigned long long)e->addr,
 			       (unsigned long long)e->ip);
 	pp_out__putc(o, '\n');
-	trace_stack(s, t, e);
+	trace_stack(s, t, e, 1);
 }
 
 /* An event of a profiler used as a source: "...: profile: cpu-clock ip ... SYM". */
@@ -140,10 +151,24 @@ static void trace_source(struct pp_session *s, const struct pp_src_event *se)
 	struct trace *t = pp_session__priv(s);
 	struct pp_out *o = pp_session__out(s);
 
+	if (pp_session__opts(s)->json) {
+		pp_json__begin(s, "source", se->e.time);
+		pp_json__task(s, &se->e);
+		pp_json__str(s, "source", se->source);
+		pp_json__str(s, "event", se->e.evsel ? se->e.evsel->name : NULL);
+		pp_json__u64(s, "start_ts", se->start);
+		if (se->addr)
+			pp_json__hex(s, "addr", se->addr);
+		pp_json__str(s, "text", se->text);
+		pp_json__stack(s, &se->e);
+		pp_json__end(s);
+		trace_stack(s, t, &se->e, 0);
+		return;
+	}
 	trace_head(s, &se->e, se->source);
 	pp_out__puts(o, se->text);
 	pp_out__putc(o, '\n');
-	trace_stack(s, t, &se->e);
+	trace_stack(s, t, &se->e, 1);
 }
 
 static void trace_lost(struct pp_session *s, const struct pp_lost *l)
@@ -151,6 +176,15 @@ static void trace_lost(struct pp_session *s, const struct pp_lost *l)
 	struct pp_out *o = pp_session__out(s);
 	char tbuf[32];
 
+	if (pp_session__opts(s)->json) {
+		pp_json__begin(s, "lost", l->first_ts);
+		pp_json__u64(s, "cpu", l->cpu);
+		pp_json__u64(s, "count", l->count);
+		pp_json__u64(s, "last_ts", l->last_ts);
+		pp_json__str(s, "source", l->source == 2 ? "recorder" : "kernel");
+		pp_json__end(s);
+		return;
+	}
 	pp_session__format_time(s, l->first_ts, tbuf);
 	pp_out__printf(o, "%s LOST %llu events on CPU %u%s\n", tbuf, (unsigned long long)l->count,
 		       l->cpu, l->source == 2 ? " (recorder)" : "");
@@ -184,13 +218,13 @@ static void trace_deinit(struct pp_session *s)
 const struct pp_analyzer pp_analyzer_trace = {
 	.name = "trace",
 	.desc = "print events with decoded fields and stacks, in time order",
-	.help = "pp-analyze trace [-e EVENT,...] [-g] [--flame-graph FILE] [FILE]\n"
+	.help = "pp-analyze trace [-e EVENT,...] [-g] [--flame-graph FILE] [--json] [FILE]\n"
 		"  every event of the file, or only those matching -e (wildcards allowed)\n"
 		"  profilers as event sources, merged by time: -e 'profile/-F 500/', 'task-state/-S/',\n"
 		"    'page-faults', 'breakpoint/ADDR[:rwx]/' (pp-record takes the same -e)\n"
 		"  example: pp-analyze trace -e 'sched:sched_switch' pp.trace\n"
 		"           pp-analyze trace -e 'profile/-F 500/,sched:sched_switch' pp.trace\n",
-	.opts = PP_OPT_EVENTS | PP_OPT_CALLCHAIN | PP_OPT_FLAME,
+	.opts = PP_OPT_EVENTS | PP_OPT_CALLCHAIN | PP_OPT_FLAME | PP_OPT_JSON,
 	.init = trace_init,
 	.sample = trace_sample,
 	.lost = trace_lost,

@@ -178,6 +178,143 @@ void pp_session__print_event(struct pp_session *s, const struct pp_event *e)
 	trace_seq_destroy(&seq);
 }
 
+/* An integer of @size bytes at @p, sign-extended when @is_signed. */
+static int json_load(const uint8_t *p, unsigned int size, int is_signed, uint64_t *v)
+{
+	switch (size) {
+	case 1:
+		*v = is_signed ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
+		return 0;
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		*v = is_signed ? (uint64_t)(int64_t)(int16_t)x : x;
+		return 0;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		*v = is_signed ? (uint64_t)(int64_t)(int32_t)x : x;
+		return 0;
+	}
+	case 8:
+		memcpy(v, p, 8);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void json_num(struct pp_out *o, uint64_t v, int is_signed)
+{
+	if (is_signed)
+		pp_out__i64(o, (int64_t)v);
+	else
+		pp_out__u64(o, v);
+}
+
+/* One field's value: a string, a number, an address, or an array of numbers. */
+static void json_field(struct pp_out *o, const struct pp_event *e, struct tep_format_field *f)
+{
+	unsigned long flags = f->flags;
+	int is_signed = !!(flags & TEP_FIELD_IS_SIGNED);
+	uint32_t off = (uint32_t)f->offset, n = (uint32_t)f->size;
+	unsigned int esz;
+	uint64_t v;
+
+	if ((uint64_t)f->offset + (uint64_t)f->size > e->raw_size) {
+		pp_out__puts(o, "null");
+		return;
+	}
+	if (flags & TEP_FIELD_IS_STRING) {
+		char buf[4096];
+
+		if (pp_event__str(e, f, buf, sizeof(buf)))
+			pp_out__puts(o, "null");
+		else
+			pp_out__json_str(o, buf);
+		return;
+	}
+	if (flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if (f->size != 4) {
+			pp_out__puts(o, "null");
+			return;
+		}
+		memcpy(&loc, (const uint8_t *)e->raw + f->offset, 4);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (flags & TEP_FIELD_IS_RELATIVE)
+			off += (uint32_t)f->offset + 4;
+		if ((uint64_t)off + n > e->raw_size) {
+			pp_out__puts(o, "null");
+			return;
+		}
+	}
+	if (flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
+		esz = f->elementsize > 0 && f->elementsize <= 8 ? (unsigned int)f->elementsize : 1;
+		pp_out__putc(o, '[');
+		for (uint32_t i = 0; i + esz <= n; i += esz) {
+			if (i)
+				pp_out__putc(o, ',');
+			if (json_load((const uint8_t *)e->raw + off + i, esz, is_signed, &v))
+				v = 0;
+			json_num(o, v, is_signed);
+		}
+		pp_out__putc(o, ']');
+		return;
+	}
+	if (json_load((const uint8_t *)e->raw + off, n, is_signed, &v)) {
+		pp_out__puts(o, "null");
+		return;
+	}
+	if (flags & TEP_FIELD_IS_POINTER)
+		pp_out__printf(o, "\"0x%llx\"", (unsigned long long)v);
+	else
+		json_num(o, v, is_signed);
+}
+
+/**
+ * pp_session__json_fields() - the payload of a tracepoint event or a BPF
+ * output record as JSON members.
+ * @s: session; @e: event.
+ *
+ * A tracepoint gives ,"fields":{NAME:VALUE,...} of its own fields (not the
+ * common_* ones), in format order: strings as strings, signed fields as
+ * signed numbers, pointers as "0x..." strings, arrays as arrays of numbers,
+ * null for what the record is too short to hold. A BPF output record gives
+ * ,"text":"..." (its fields as trace prints them; nested structs do not map
+ * to one flat object). Nothing for other events.
+ */
+void pp_session__json_fields(struct pp_session *s, const struct pp_event *e)
+{
+	struct pp_evsel *ev = (struct pp_evsel *)e->evsel;
+	int first = 1;
+
+	if (ev->btf && e->raw) {
+		char buf[4096];
+
+		pp_btf_fmt__print(ev->btf, e->raw, e->raw_size, buf, sizeof(buf));
+		pp_out__puts(&s->out, ",\"text\":");
+		pp_out__json_str(&s->out, buf);
+		return;
+	}
+	if (!ev->tp || !e->raw)
+		return;
+	pp_out__puts(&s->out, ",\"fields\":{");
+	for (struct tep_format_field *f = ev->tp->format.fields; f; f = f->next) {
+		if (!first)
+			pp_out__putc(&s->out, ',');
+		first = 0;
+		pp_out__json_str(&s->out, f->name);
+		pp_out__putc(&s->out, ':');
+		json_field(&s->out, e, f);
+	}
+	pp_out__putc(&s->out, '}');
+}
+
 /**
  * pp_session__sym() - symbolize @addr of @pid.
  * @s: session; @pid: process; @addr: address; @kernel: kernel address;

@@ -201,28 +201,82 @@ void pp_out__i64(struct pp_out *o, int64_t v)
 	pp_out__u64(o, (uint64_t)v);
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), 0 when the byte at @s starts none.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++) {
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	}
+	return n;
+}
+
 /**
  * pp_out__json_str() - append @s as a quoted JSON string.
  * @o: output; @s: string (NULL gives null).
+ *
+ * JSON text is UTF-8 (RFC 8259), and a comm, a path or a string field is
+ * any bytes: quotes, backslashes and control bytes are escaped, well-formed
+ * UTF-8 passes through, and each byte that is not part of one becomes
+ * U+FFFD, so a parser never meets an invalid document.
  */
 void pp_out__json_str(struct pp_out *o, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	if (!s) {
 		pp_out__puts(o, "null");
 		return;
 	}
 	pp_out__putc(o, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*p) {
+		unsigned char c = *p;
+		size_t n;
 
 		if (c == '"' || c == '\\') {
 			pp_out__putc(o, '\\');
 			pp_out__putc(o, (char)c);
+		} else if (c == '\n') {
+			pp_out__puts(o, "\\n");
+		} else if (c == '\t') {
+			pp_out__puts(o, "\\t");
 		} else if (c < 0x20) {
 			pp_out__printf(o, "\\u%04x", c);
-		} else {
+		} else if (c < 0x80) {
 			pp_out__putc(o, (char)c);
+		} else if ((n = utf8_len(p))) {
+			pp_out__write(o, p, n);
+			p += n;
+			continue;
+		} else {
+			pp_out__puts(o, "\\ufffd");
 		}
+		p++;
 	}
 	pp_out__putc(o, '"');
 }

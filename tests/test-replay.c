@@ -648,6 +648,40 @@ static void test_mod_options(void **state)
 	}
 }
 
+/* --json strings: escapes, UTF-8 kept, bytes that are not UTF-8 replaced. */
+static void test_json_str(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "\"plain\"" },
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+		{ "t\tn\nc\x01", "\"t\\tn\\nc\\u0001\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "a\xff" "b", "\"a\\ufffdb\"" },			/* never a UTF-8 byte */
+		{ "\xc3", "\"\\ufffd\"" },				/* cut sequence */
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },			/* overlong */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
+		{ "\xe2\x82", "\"\\ufffd\\ufffd\"" },			/* cut 3-byte */
+	};
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pp_out o;
+		FILE *f = tmpfile();
+		size_t n;
+
+		assert_non_null(f);
+		pp_out__init(&o, fileno(f));
+		pp_out__json_str(&o, cases[i].in);
+		pp_out__exit(&o);
+		rewind(f);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+		assert_string_equal(buf, cases[i].out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -661,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_no_footer_scan),
 		cmocka_unit_test(test_trace_output),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_json_str),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

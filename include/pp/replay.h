@@ -304,6 +304,13 @@ size_t pp_session__format_time(struct pp_session *s, uint64_t ts, char *buf);
  */
 void pp_session__print_event(struct pp_session *s, const struct pp_event *e);
 
+/**
+ * pp_session__json_fields() - append the payload of @e as JSON members:
+ * ,"fields":{...} for a tracepoint (its own fields, typed), ,"text":"..."
+ * for a BPF output record, nothing otherwise.
+ */
+void pp_session__json_fields(struct pp_session *s, const struct pp_event *e);
+
 /* Tracepoint field access. */
 /**
  * pp_event__field() - find field @name of @e's tracepoint (cached by name).

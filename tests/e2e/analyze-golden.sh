@@ -36,8 +36,11 @@ cases=(
 	"sched-numdist|num-dist -e sched:sched_switch//num=prev_prio/,sched:sched_wakeup//num=prio/ sched-all.trace"
 	"sched-numdist-json|num-dist --json -i 50 -e sched:sched_switch//num=next_pid/ sched-all.trace"
 	"sched-numdist-than|num-dist --than 1000 -e sched:sched_switch//num=next_pid/ sched-all.trace"
+	"sched-numdist-than-json|num-dist --json --than 1000 -e sched:sched_switch//num=next_pid/ sched-all.trace"
+	"sched-trace-json|trace --json -e sched:sched_wak* sched.trace"
 	"spin-profile|profile spin.trace"
 	"spin-trace|trace -N 40 spin.trace"
+	"spin-trace-json|trace --json -N 5 spin.trace"
 )
 cd "$D" || exit 1
 for c in "${cases[@]}"; do
@@ -61,7 +64,8 @@ for c in "${cases[@]}"; do
 done
 rm -f /tmp/pp-golden.$$.diff
 # JSON outputs: every line one object.
-for j in getppid-stat-json sched-stat-json sched-top-json sched-numdist-json; do
+for j in getppid-stat-json sched-stat-json sched-top-json sched-numdist-json \
+	sched-numdist-than-json sched-trace-json spin-trace-json; do
 	grep -v '^rc=' "$j.expected" | python3 -c '
 import json, sys
 for i, l in enumerate(sys.stdin):
