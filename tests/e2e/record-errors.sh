@@ -45,6 +45,16 @@ for h in --help -h; do
 	grep -q '^task-state - ' "$TMP/h.out" || fail "pp-analyze task-state $h does not show its help"
 done
 
+# one_line STATUS PATTERN ARGS...: exactly one line on stderr, pp-record's, matching PATTERN
+one_line() {
+	expect "$@"
+	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "pp-record ${*:3}: not one line"; }
+	grep -q '^pp-record: ' "$TMP/err" || { cat "$TMP/err"; fail "pp-record ${*:3}: not pp-record's"; }
+}
+# a profiler's own complaint about its options is pp-record's one line
+one_line 2 "breakpoint: needs an address" breakpoint
+one_line 2 "'sched:x' is not mem:" breakpoint -e sched:x
+
 # symlink: FILE -> victim; the victim must stay untouched, FILE becomes ours, FILE.old the link
 echo precious > "$TMP/victim"
 ln -s "$TMP/victim" "$TMP/link.trace"
