@@ -213,15 +213,29 @@ static void add_event_arg(struct opts *o, char *arg)
  */
 static void record_profiler(struct opts *o, int argc, char **argv)
 {
+	const struct pp_analyzer *a = pp_analyzer__find(argv[0]);
 	struct pp_event_reqs reqs;
+	struct pp_opts po;
 	char err[512];
-	int k, n = argc - 1;
+	int k, n = argc - 1, parsed;
 
+	/*
+	 * Help, as pp-analyze gives it: `PROFILER help`, and -h/--help before
+	 * any `--`. A `help` further on is a positional word (the file slot,
+	 * which recording has no use for), never a file to record: asking for
+	 * help must not start an unbounded recording.
+	 */
 	for (k = 0; k < n && strcmp(argv[1 + k], "--"); k++) {
-		if (!strcmp(argv[1 + k], "-h") || !strcmp(argv[1 + k], "--help")) {
-			pp_analyzer__help(pp_analyzer__find(argv[0]), stdout);
+		if (!strcmp(argv[1 + k], "-h") || !strcmp(argv[1 + k], "--help") ||
+		    (!k && !strcmp(argv[1], "help"))) {
+			pp_analyzer__help(a, stdout);
 			exit(0);
 		}
+	}
+	parsed = !pp_opts__parse(a, n, &argv[1], &po, err, sizeof(err));
+	if (parsed && po.input && !strcmp(po.input, "help")) {
+		pp_analyzer__help(a, stdout);
+		exit(0);
 	}
 	if (pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err)))
 		die_usage("%s: %s", argv[0], err);
@@ -235,36 +249,28 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 	 * The targets mean the same to both tools: `pp-record task-state -p PID`
 	 * records PID, as `pp-record -p PID task-state` does.
 	 */
-	{
-		struct pp_opts po;
-
-		if (!pp_opts__parse(pp_analyzer__find(argv[0]), n, &argv[1], &po, err, sizeof(err))) {
-			if (po.pids && !o->pids)
-				o->pids = po.pids;
-			if (po.tids && !o->tids)
-				o->tids = po.tids;
-			if (po.cpus && !o->cpus)
-				o->cpus = po.cpus;
-			/* and so do the file and the duration: `pp-record offcpu -o F -d 5` */
-			if (po.output) {
-				if (!*po.output)
-					die_usage("empty output file name");
-				if (o->output_set && strcmp(o->output, po.output))
-					die_usage("two output files: '%s' and '%s'", o->output,
-						  po.output);
-				o->output = po.output;
-			}
-			if (po.duration_ns && !o->duration)
-				o->duration = (double)po.duration_ns / 1e9;
+	if (parsed) {
+		if (po.pids && !o->pids)
+			o->pids = po.pids;
+		if (po.tids && !o->tids)
+			o->tids = po.tids;
+		if (po.cpus && !o->cpus)
+			o->cpus = po.cpus;
+		/* and so do the file and the duration: `pp-record offcpu -o F -d 5` */
+		if (po.output) {
+			if (!*po.output)
+				die_usage("empty output file name");
+			if (o->output_set && strcmp(o->output, po.output))
+				die_usage("two output files: '%s' and '%s'", o->output,
+					  po.output);
+			o->output = po.output;
 		}
+		if (po.duration_ns && !o->duration)
+			o->duration = (double)po.duration_ns / 1e9;
 	}
 	o->profiler = argv[0];
 	/* the module says which in-kernel aggregator it reads (struct pp_analyzer.bpf_agg) */
-	{
-		const struct pp_analyzer *a = pp_analyzer__find(argv[0]);
-
-		o->agg_kind = a ? a->bpf_agg : PP_AGG_NONE;
-	}
+	o->agg_kind = a->bpf_agg;
 }
 
 static void die_usage(const char *fmt, ...)

@@ -37,10 +37,18 @@ for o in event freq call-graph exclude-user exclude-kernel all-cpus cpu pid tid 
 	"$REC" --help | grep -q -- "--$o" || fail "--help does not list --$o"
 done
 
-# PROFILER --help / -h shows that profiler's help, in both tools, and exits 0
-for h in --help -h; do
-	"$REC" offcpu $h > "$TMP/h.out" 2>&1 || fail "pp-record offcpu $h exits non-zero"
-	grep -q '^offcpu - ' "$TMP/h.out" || fail "pp-record offcpu $h does not show its help"
+# PROFILER --help / -h / help shows that profiler's help, in both tools, exits 0 and records
+# nothing (timeout: a recorder that takes help for a file records until stopped)
+mkdir "$TMP/help" && cd "$TMP/help" || fail "mkdir"
+for h in --help -h help "-p 1 help" "-F 99 -h -- true"; do
+	for p in offcpu task-state profile; do
+		timeout 10 "$REC" $p $h > "$TMP/h.out" 2>&1 || fail "pp-record $p $h exits non-zero"
+		grep -q "^$p - " "$TMP/h.out" || fail "pp-record $p $h does not show its help"
+	done
+	[ -z "$(ls)" ] || fail "pp-record PROFILER $h wrote $(ls)"
+done
+cd "$TMP" || fail "cd"
+for h in --help -h help; do
 	"$B/pp-analyze" task-state $h > "$TMP/h.out" 2>&1 || fail "pp-analyze task-state $h exits non-zero"
 	grep -q '^task-state - ' "$TMP/h.out" || fail "pp-analyze task-state $h does not show its help"
 done
