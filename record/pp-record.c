@@ -620,41 +620,74 @@ static void build_events(struct opts *o, struct pp_evdescs *es)
 
 /* ---- output file ---- */
 
+/* The temporary the recording goes to until it started: removed at any exit before. */
+static char out_tmp[PATH_MAX];
+
+static void discard_output(void)
+{
+	if (out_tmp[0])
+		unlink(out_tmp);
+	out_tmp[0] = '\0';
+}
+
+/*
+ * A new temporary file next to @path, written from the start; @path itself
+ * is replaced only by commit_output(), once recording started, so a run that
+ * never starts (a COMMAND that cannot be executed, an event that does not
+ * open) leaves an old @path as it was.
+ */
 static int create_output(const char *path)
 {
-	char tmp[PATH_MAX], old[PATH_MAX];
 	struct stat st;
 	int fd = -1, tries;
 
-	if (strlen(path) + 16 >= sizeof(tmp))
+	if (strlen(path) + 16 >= sizeof(out_tmp))
 		die_usage("output path too long");
 	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
 		die_usage("output '%s' is a directory", path);
 	for (tries = 0; tries < 100 && fd < 0; tries++) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%d.%x", path, (int)getpid(),
+		snprintf(out_tmp, sizeof(out_tmp), "%s.tmp.%d.%x", path, (int)getpid(),
 			 (unsigned int)random());
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			die("cannot create %s: %s", tmp, strerror(errno));
+		fd = open(out_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			int e = errno;
+
+			out_tmp[0] = '\0';
+			die("cannot create %s: %s", path, strerror(e));	/* the user's name */
+		}
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		out_tmp[0] = '\0';
 		die("cannot create a temporary file next to %s", path);
+	}
+	atexit(discard_output);
+	return fd;
+}
+
+/*
+ * Recording started: an existing @path (even a symlink: the link itself)
+ * becomes @path.old and the temporary @path. Return: 0, or -1 with @err set.
+ */
+static int commit_output(const char *path, char *err, size_t errlen)
+{
+	char old[PATH_MAX + 8];
+	struct stat st;
+
 	if (!lstat(path, &st)) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old)) {
-			int e = errno;
-
-			unlink(tmp);
-			die("cannot rename %s to %s: %s", path, old, strerror(e));
+			snprintf(err, errlen, "cannot rename %s to %s: %s", path, old,
+				 strerror(errno));
+			return -1;
 		}
 	}
-	if (rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
-		die("cannot rename %s to %s: %s", tmp, path, strerror(e));
+	if (rename(out_tmp, path)) {
+		snprintf(err, errlen, "cannot rename %s to %s: %s", out_tmp, path,
+			 strerror(errno));
+		return -1;
 	}
-	return fd;
+	out_tmp[0] = '\0';
+	return 0;
 }
 
 /* ---- targets ---- */
@@ -1802,10 +1835,23 @@ int main(int argc, char **argv)
 	}
 	err = pp_workload__go(&wl);
 	if (err) {
+		/* nothing was recorded: the old FILE stays, the temporary goes */
+		pp_perf_evlist__disable(r.el);
+		pthread_mutex_lock(&r.lock);
+		r.stop_writer = 1;
+		pthread_cond_signal(&r.cond);
+		pthread_mutex_unlock(&r.lock);
+		pthread_join(wt, NULL);
 		fprintf(stderr, "pp-record: cannot run '%s': %s\n", o.workload[0], strerror(-err));
-		got_stop = SIGTERM;
-		ret = 127;
-		child = -1;	/* reaped */
+		exit(127);	/* discard_output() */
+	}
+	{
+		char msg[2 * PATH_MAX + 64];
+
+		if (commit_output(o.output, msg, sizeof(msg))) {
+			pp_workload__stop(&wl, NULL);
+			die("%s", msg);
+		}
 	}
 
 	/*

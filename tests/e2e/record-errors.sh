@@ -30,6 +30,17 @@ if [ ! -e /sys/bus/event_source/devices/kprobe ]; then
 fi
 expect 127 "cannot run 'no-such-command-pp'" -q -e sched:sched_switch -- no-such-command-pp
 expect 1 "No such file or directory" -q -e sched:sched_switch -o "$TMP/nodir/x.trace" -d 0.1
+# the message names the path as given, not the temporary next to it
+[ "$(cat "$TMP/err")" = "pp-record: cannot create $TMP/nodir/x.trace: No such file or directory" ] ||
+	{ cat "$TMP/err"; fail "-o in a missing directory: not the path given"; }
+
+# a COMMAND that cannot be started records nothing: the old file stays, no .old, no temporary
+mkdir "$TMP/keep" && echo precious > "$TMP/keep/pp.trace" || fail "mkdir"
+(cd "$TMP/keep" && "$REC" -q -e sched:sched_switch -- /nonexistent/cmd) 2> "$TMP/err"
+rc=$?
+[ $rc = 127 ] || { cat "$TMP/err"; fail "-- /nonexistent/cmd: exit $rc, want 127"; }
+[ "$(cat "$TMP/keep/pp.trace")" = precious ] || fail "-- /nonexistent/cmd replaced the old pp.trace"
+[ "$(ls "$TMP/keep")" = pp.trace ] || fail "-- /nonexistent/cmd left $(ls "$TMP/keep")"
 
 # --help lists every long option the parser knows
 for o in event freq call-graph exclude-user exclude-kernel all-cpus cpu pid tid cgroups output \
