@@ -50,6 +50,8 @@
 static const char usage_text[] =
 "Usage: pp-record [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "       pp-record [OPTIONS] PROFILER [PROFILER OPTIONS] [-- COMMAND [ARGS...]]\n"
+"Without --, the first word that is no option is a PROFILER when it names one,\n"
+"else a COMMAND when it is a path or a program in PATH, else an error.\n"
 "Record perf events (tracepoints, samples, probes) into a pp trace file.\n"
 "With a PROFILER (see pp-analyze list), record exactly the events that\n"
 "`pp-analyze PROFILER` with the same options needs, e.g.\n"
@@ -344,6 +346,34 @@ static long parse_long(const char *s, const char *what, long lo, long hi)
 	return v;
 }
 
+/*
+ * Whether @word, given without `--`, is a COMMAND: a path (it has a '/'),
+ * or an executable file in PATH, where execvp() will find it.
+ */
+static int is_command(const char *word)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char file[PATH_MAX];
+	struct stat st;
+
+	if (strchr(word, '/'))
+		return 1;
+	if (!path)
+		path = "/bin:/usr/bin";	/* execvp()'s default */
+	for (p = path; ; p = end + 1) {
+		int len;
+
+		end = strchr(p, ':');
+		len = end ? (int)(end - p) : (int)strlen(p);
+		/* an empty entry is the current directory */
+		snprintf(file, sizeof(file), "%.*s%s%s", len, p, len ? "/" : "", word);
+		if (!stat(file, &st) && S_ISREG(st.st_mode) && !access(file, X_OK))
+			return 1;
+		if (!end)
+			return 0;
+	}
+}
+
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
@@ -520,6 +550,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (z_chunk && !chunk_set)
 		o->chunk_size = 1 << 20;
+	/*
+	 * The first word that is no option: after `--` a COMMAND; else a
+	 * PROFILER when it names one, `help`, a COMMAND when it is one (a path,
+	 * or a program in PATH), and anything else a mistyped profiler.
+	 */
 	if (optind < argc && strcmp(argv[optind - 1], "--") && pp_analyzer__find(argv[optind])) {
 		record_profiler(o, argc - optind, &argv[optind]);
 		optind = argc;
@@ -528,7 +563,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		int dashdash = !strcmp(argv[optind - 1], "--");
 
 		if (!dashdash && argc - optind == 1 && !strcmp(argv[optind], "help")) {
+			if (!o->nr_specs) {	/* `pp-record help` */
+				fputs(usage_text, stdout);
+				exit(0);
+			}
 			o->help_events = 1;
+		} else if (!dashdash && !is_command(argv[optind])) {
+			fprintf(stderr, "pp-record: unknown profiler '%s' (see pp-analyze list)\n",
+				argv[optind]);
+			exit(EXIT_USAGE);
 		} else {
 			o->workload = &argv[optind];
 		}

@@ -10,6 +10,12 @@ expect() {	# STATUS PATTERN ARGS...
 	[ $rc = "$want" ] || { cat "$TMP/err"; fail "pp-record $*: exit $rc, want $want"; }
 	grep -q -- "$pat" "$TMP/err" "$TMP/out" || { cat "$TMP/err"; fail "pp-record $*: no '$pat'"; }
 }
+# one_line STATUS PATTERN ARGS...: exactly one line on stderr, pp-record's, matching PATTERN
+one_line() {
+	expect "$@"
+	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "pp-record ${*:3}: not one line"; }
+	grep -q '^pp-record: ' "$TMP/err" || { cat "$TMP/err"; fail "pp-record ${*:3}: not pp-record's"; }
+}
 cd "$TMP"
 expect 2 "unrecognized option" --bogus
 expect 2 "no events" -o x.trace
@@ -25,6 +31,7 @@ expect 2 "no such process" -e sched:sched_switch -p 999999999
 expect 2 "no CPU 4096" -e sched:sched_switch -C 4096
 expect 0 "fields: prev_comm" -e 'sched:sched_switch help'
 expect 0 "Usage: pp-record" --help
+expect 0 "Usage: pp-record" help
 if [ ! -e /sys/bus/event_source/devices/kprobe ]; then
 	expect 1 "kprobes are not supported by this kernel" -e kprobe:do_sys_openat2 -d 0.1
 fi
@@ -41,6 +48,15 @@ rc=$?
 [ $rc = 127 ] || { cat "$TMP/err"; fail "-- /nonexistent/cmd: exit $rc, want 127"; }
 [ "$(cat "$TMP/keep/pp.trace")" = precious ] || fail "-- /nonexistent/cmd replaced the old pp.trace"
 [ "$(ls "$TMP/keep")" = pp.trace ] || fail "-- /nonexistent/cmd left $(ls "$TMP/keep")"
+
+# without --, a first word that is no profiler and no program is a mistyped profiler
+one_line 2 "^pp-record: unknown profiler 'nosuchprof' (see pp-analyze list)$" nosuchprof
+one_line 2 "unknown profiler 'nosuchprof'" -e sched:sched_switch nosuchprof
+# ... while a program in PATH is a COMMAND, with or without --
+"$REC" -q -e sched:sched_switch -o "$TMP/cmd.trace" sh -c 'exit 3'
+[ $? = 3 ] || fail "pp-record -e EV sh -c 'exit 3': not the command's status"
+"$REC" -q -e sched:sched_switch -o "$TMP/cmd.trace" -- sh -c 'exit 4'
+[ $? = 4 ] || fail "pp-record -e EV -- sh -c 'exit 4': not the command's status"
 
 # --help lists every long option the parser knows
 for o in event freq call-graph exclude-user exclude-kernel all-cpus cpu pid tid cgroups output \
@@ -64,12 +80,6 @@ for h in --help -h help; do
 	grep -q '^task-state - ' "$TMP/h.out" || fail "pp-analyze task-state $h does not show its help"
 done
 
-# one_line STATUS PATTERN ARGS...: exactly one line on stderr, pp-record's, matching PATTERN
-one_line() {
-	expect "$@"
-	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "pp-record ${*:3}: not one line"; }
-	grep -q '^pp-record: ' "$TMP/err" || { cat "$TMP/err"; fail "pp-record ${*:3}: not pp-record's"; }
-}
 # a profiler's own complaint about its options is pp-record's one line
 one_line 2 "breakpoint: needs an address" breakpoint
 one_line 2 "'sched:x' is not mem:" breakpoint -e sched:x
