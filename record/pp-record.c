@@ -106,7 +106,8 @@ static const char usage_text[] =
 "                             system-wide only (-a or -C)\n"
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
-"  -q, --quiet                no summary\n"
+"  -q, --quiet                no summary, no live status line (shown each second\n"
+"                             when stderr is a terminal)\n"
 "  -v, --verbose              show libbpf's messages (BPF verifier logs)\n"
 PP_BPF_FILTER_USAGE
 "  -h, --help                 this help\n"
@@ -287,11 +288,23 @@ static void die_usage(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+/* Width of the live status line on stderr, 0 when none is shown. */
+static int status_len;
+
+/* Blank the status line, so what is printed next starts a clean line. */
+static void status_clear(void)
+{
+	if (status_len)
+		fprintf(stderr, "\r%*s\r", status_len, "");
+	status_len = 0;
+}
+
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
+	status_clear();
 	fputs("pp-record: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -1628,6 +1641,48 @@ static void fmt_bytes(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.0f B", v);
 }
 
+/*
+ * Whether the live status line goes to stderr: a terminal, no -q, and no
+ * COMMAND writing its output to a terminal too (its lines and the status
+ * rewritten in place would mix).
+ */
+static int status_wanted(const struct opts *o)
+{
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return 0;
+	return !o->workload || !isatty(STDOUT_FILENO);
+}
+
+/*
+ * The live status line, rewritten in place: the counters the drain keeps on
+ * this thread, and the file's size (what the writer thread appended so far).
+ */
+static void status_show(const struct rec *r, uint64_t elapsed_ns, int fd)
+{
+	uint64_t events = 0, lost = 0;
+	struct stat st;
+	char sz[32], line[192];
+	int i, n;
+
+	for (i = 0; i < r->el->nr_evsels; i++)
+		events += r->counts[i];
+	for (i = 0; i < r->nr_streams; i++)
+		lost += r->streams[i].lost_kernel + r->streams[i].lost_samples +
+			r->streams[i].dropped_total;
+	fmt_bytes(sz, sizeof(sz), fstat(fd, &st) ? 0.0 : (double)st.st_size);
+	n = snprintf(line, sizeof(line), "pp-record: %llu s, %llu events, %s written, %llu lost",
+		     (unsigned long long)(elapsed_ns / 1000000000ull),
+		     (unsigned long long)events, sz, (unsigned long long)lost);
+	if (n < 0)
+		return;
+	if (n >= (int)sizeof(line))
+		n = (int)sizeof(line) - 1;
+	/* spaces over the rest of a longer previous line: no terminal escapes needed */
+	fprintf(stderr, "\r%s%*s", line, status_len > n ? status_len - n : 0, "");
+	if (n > status_len)
+		status_len = n;
+}
+
 /**
  * main() - pp-record entry point.
  * @argc: argument count; @argv: arguments.
@@ -1646,8 +1701,8 @@ int main(int argc, char **argv)
 	int *cg_fds = NULL, nr_cg = 0;
 	struct pp_buf b;
 	char cpulist[1024] = "";
-	uint64_t t0, t_end = 0, agg_last = 0;
-	int agg_only;
+	uint64_t t0, t_end = 0, agg_last = 0, status_next = 0;
+	int agg_only, out_fd = -1;
 	pthread_t wt;
 	struct sigaction sa;
 	char sz[32];
@@ -1782,6 +1837,7 @@ int main(int argc, char **argv)
 	{
 		int fd = create_output(o.output);
 
+		out_fd = fd;	/* its size for the status line */
 		r.io = pp_io_file__new(fd, 1);
 		if (!r.io)
 			die("cannot set up output: %s", strerror(errno));
@@ -1871,6 +1927,8 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	if (o.duration > 0)
 		t_end = t0 + (uint64_t)(o.duration * 1e9);
+	if (status_wanted(&o))
+		status_next = t0 + 1000000000ull;
 	if (!follow) {
 		err = pp_perf_evlist__enable(r.el);
 		if (err)
@@ -1948,6 +2006,11 @@ int main(int argc, char **argv)
 		}
 		if (r.fatal)
 			break;
+		/* at most once a second, on this loop's own wake-ups */
+		if (status_next && now >= status_next) {
+			status_show(&r, now - t0, out_fd);
+			status_next = now + 1000000000ull;
+		}
 		if (child > 0 && got_chld) {
 			got_chld = 0;
 			if (waitpid(child, &child_status, WNOHANG) == child) {
@@ -1958,6 +2021,7 @@ int main(int argc, char **argv)
 	}
 
 	/* stop */
+	status_clear();	/* the summary replaces it */
 	if (r.offcpu || r.lockp)
 		agg_close(&r);
 	pp_perf_evlist__disable(r.el);
