@@ -50,12 +50,12 @@
 static const char usage_text[] =
 "Usage: pp-record [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "       pp-record [OPTIONS] PROFILER [PROFILER OPTIONS] [-- COMMAND [ARGS...]]\n"
-"Without --, the first word that is no option is a PROFILER when it names one,\n"
-"else a COMMAND when it is a path or a program in PATH, else an error.\n"
 "Record perf events (tracepoints, samples, probes) into a pp trace file.\n"
 "With a PROFILER (see pp-analyze list), record exactly the events that\n"
 "`pp-analyze PROFILER` with the same options needs, e.g.\n"
 "  pp-record profile -F 499 -- ./app    then    pp-analyze profile\n"
+"Without --, the first word that is no option is a PROFILER when it names one,\n"
+"else a COMMAND when it is a path or a program in PATH, else an error.\n"
 "\n"
 "Events:\n"
 "  -e, --event EVENT[,EVENT...]  events to record (repeatable):\n"
@@ -224,9 +224,9 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 
 	/*
 	 * Help, as pp-analyze gives it: `PROFILER help`, and -h/--help before
-	 * any `--`. A `help` further on is a positional word (the file slot,
-	 * which recording has no use for), never a file to record: asking for
-	 * help must not start an unbounded recording.
+	 * any `--`; also `help` further on in the positional slot (pp-analyze's
+	 * file, of no use to a recording): asking for help must never start an
+	 * unbounded recording.
 	 */
 	for (k = 0; k < n && strcmp(argv[1 + k], "--"); k++) {
 		if (!strcmp(argv[1 + k], "-h") || !strcmp(argv[1 + k], "--help") ||
