@@ -39,8 +39,8 @@ static int bp_events(const struct pp_opts *o, struct pp_event_reqs *out)
 {
 	for (int i = 0; i < o->nr_events && out->nr < PP_MAX_EVENT_REQS; i++) {
 		if (strncmp(o->events[i], "mem:", 4)) {
-			fprintf(stderr, "pp-analyze: breakpoint: '%s' is not mem:ADDR[/LEN][:rwx]\n",
-				o->events[i]);
+			snprintf(out->err, sizeof(out->err), "'%s' is not mem:ADDR[/LEN][:rwx]",
+				 o->events[i]);
 			return -EINVAL;
 		}
 		out->req[out->nr].spec = o->events[i];
@@ -50,8 +50,10 @@ static int bp_events(const struct pp_opts *o, struct pp_event_reqs *out)
 	if (o->input && (!strncmp(o->input, "0x", 2) || !strncmp(o->input, "mem:", 4))) {
 		char *sp;
 
-		if (bp_nr_specs == 8)
+		if (bp_nr_specs == 8) {
+			snprintf(out->err, sizeof(out->err), "at most 8 addresses");
 			return -E2BIG;
+		}
 		sp = bp_specs[bp_nr_specs++];
 		snprintf(sp, sizeof(bp_specs[0]), "%s%s", strncmp(o->input, "mem:", 4) ? "mem:" : "",
 			 o->input);
@@ -59,7 +61,8 @@ static int bp_events(const struct pp_opts *o, struct pp_event_reqs *out)
 		out->req[out->nr++].callchain = 1;
 	}
 	if (!out->nr) {
-		fprintf(stderr, "pp-analyze: breakpoint needs an address: ADDR[/LEN][:rwx] or -e mem:ADDR...\n");
+		snprintf(out->err, sizeof(out->err),
+			 "needs an address: ADDR[/LEN][:rwx] or -e mem:ADDR...");
 		return -EINVAL;
 	}
 	return 0;

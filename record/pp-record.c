@@ -54,6 +54,8 @@ static const char usage_text[] =
 "With a PROFILER (see pp-analyze list), record exactly the events that\n"
 "`pp-analyze PROFILER` with the same options needs, e.g.\n"
 "  pp-record profile -F 499 -- ./app    then    pp-analyze profile\n"
+"Without --, the first word that is no option is a PROFILER when it names one,\n"
+"else a COMMAND when it is a path or a program in PATH, else an error.\n"
 "\n"
 "Events:\n"
 "  -e, --event EVENT[,EVENT...]  events to record (repeatable):\n"
@@ -104,7 +106,8 @@ static const char usage_text[] =
 "                             system-wide only (-a or -C)\n"
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
-"  -q, --quiet                no summary\n"
+"  -q, --quiet                no summary, no live status line (shown each second\n"
+"                             when stderr is a terminal)\n"
 "  -v, --verbose              show libbpf's messages (BPF verifier logs)\n"
 PP_BPF_FILTER_USAGE
 "  -h, --help                 this help\n"
@@ -213,15 +216,29 @@ static void add_event_arg(struct opts *o, char *arg)
  */
 static void record_profiler(struct opts *o, int argc, char **argv)
 {
+	const struct pp_analyzer *a = pp_analyzer__find(argv[0]);
 	struct pp_event_reqs reqs;
+	struct pp_opts po;
 	char err[512];
-	int k, n = argc - 1;
+	int k, n = argc - 1, parsed;
 
+	/*
+	 * Help, as pp-analyze gives it: `PROFILER help`, and -h/--help before
+	 * any `--`; also `help` further on in the positional slot (pp-analyze's
+	 * file, of no use to a recording): asking for help must never start an
+	 * unbounded recording.
+	 */
 	for (k = 0; k < n && strcmp(argv[1 + k], "--"); k++) {
-		if (!strcmp(argv[1 + k], "-h") || !strcmp(argv[1 + k], "--help")) {
-			pp_analyzer__help(pp_analyzer__find(argv[0]), stdout);
+		if (!strcmp(argv[1 + k], "-h") || !strcmp(argv[1 + k], "--help") ||
+		    (!k && !strcmp(argv[1], "help"))) {
+			pp_analyzer__help(a, stdout);
 			exit(0);
 		}
+	}
+	parsed = !pp_opts__parse(a, n, &argv[1], &po, err, sizeof(err));
+	if (parsed && po.input && !strcmp(po.input, "help")) {
+		pp_analyzer__help(a, stdout);
+		exit(0);
 	}
 	if (pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err)))
 		die_usage("%s: %s", argv[0], err);
@@ -235,36 +252,28 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 	 * The targets mean the same to both tools: `pp-record task-state -p PID`
 	 * records PID, as `pp-record -p PID task-state` does.
 	 */
-	{
-		struct pp_opts po;
-
-		if (!pp_opts__parse(pp_analyzer__find(argv[0]), n, &argv[1], &po, err, sizeof(err))) {
-			if (po.pids && !o->pids)
-				o->pids = po.pids;
-			if (po.tids && !o->tids)
-				o->tids = po.tids;
-			if (po.cpus && !o->cpus)
-				o->cpus = po.cpus;
-			/* and so do the file and the duration: `pp-record offcpu -o F -d 5` */
-			if (po.output) {
-				if (!*po.output)
-					die_usage("empty output file name");
-				if (o->output_set && strcmp(o->output, po.output))
-					die_usage("two output files: '%s' and '%s'", o->output,
-						  po.output);
-				o->output = po.output;
-			}
-			if (po.duration_ns && !o->duration)
-				o->duration = (double)po.duration_ns / 1e9;
+	if (parsed) {
+		if (po.pids && !o->pids)
+			o->pids = po.pids;
+		if (po.tids && !o->tids)
+			o->tids = po.tids;
+		if (po.cpus && !o->cpus)
+			o->cpus = po.cpus;
+		/* and so do the file and the duration: `pp-record offcpu -o F -d 5` */
+		if (po.output) {
+			if (!*po.output)
+				die_usage("empty output file name");
+			if (o->output_set && strcmp(o->output, po.output))
+				die_usage("two output files: '%s' and '%s'", o->output,
+					  po.output);
+			o->output = po.output;
 		}
+		if (po.duration_ns && !o->duration)
+			o->duration = (double)po.duration_ns / 1e9;
 	}
 	o->profiler = argv[0];
 	/* the module says which in-kernel aggregator it reads (struct pp_analyzer.bpf_agg) */
-	{
-		const struct pp_analyzer *a = pp_analyzer__find(argv[0]);
-
-		o->agg_kind = a ? a->bpf_agg : PP_AGG_NONE;
-	}
+	o->agg_kind = a->bpf_agg;
 }
 
 static void die_usage(const char *fmt, ...)
@@ -279,11 +288,23 @@ static void die_usage(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+/* Width of the live status line on stderr, 0 when none is shown. */
+static int status_len;
+
+/* Blank the status line, so what is printed next starts a clean line. */
+static void status_clear(void)
+{
+	if (status_len)
+		fprintf(stderr, "\r%*s\r", status_len, "");
+	status_len = 0;
+}
+
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
+	status_clear();
 	fputs("pp-record: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -336,6 +357,34 @@ static long parse_long(const char *s, const char *what, long lo, long hi)
 	if (end == s || *end || errno || v < lo || v > hi)
 		die_usage("bad %s '%s' (%ld..%ld)", what, s, lo, hi);
 	return v;
+}
+
+/*
+ * Whether @word, given without `--`, is a COMMAND: a path (it has a '/'),
+ * or an executable file in PATH, where execvp() will find it.
+ */
+static int is_command(const char *word)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char file[PATH_MAX];
+	struct stat st;
+
+	if (strchr(word, '/'))
+		return 1;
+	if (!path)
+		path = "/bin:/usr/bin";	/* execvp()'s default */
+	for (p = path; ; p = end + 1) {
+		int len;
+
+		end = strchr(p, ':');
+		len = end ? (int)(end - p) : (int)strlen(p);
+		/* an empty entry is the current directory */
+		snprintf(file, sizeof(file), "%.*s%s%s", len, p, len ? "/" : "", word);
+		if (!stat(file, &st) && S_ISREG(st.st_mode) && !access(file, X_OK))
+			return 1;
+		if (!end)
+			return 0;
+	}
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -514,6 +563,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (z_chunk && !chunk_set)
 		o->chunk_size = 1 << 20;
+	/*
+	 * The first word that is no option: after `--` a COMMAND; else a
+	 * PROFILER when it names one, `help`, a COMMAND when it is one (a path,
+	 * or a program in PATH), and anything else a mistyped profiler.
+	 */
 	if (optind < argc && strcmp(argv[optind - 1], "--") && pp_analyzer__find(argv[optind])) {
 		record_profiler(o, argc - optind, &argv[optind]);
 		optind = argc;
@@ -522,7 +576,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		int dashdash = !strcmp(argv[optind - 1], "--");
 
 		if (!dashdash && argc - optind == 1 && !strcmp(argv[optind], "help")) {
+			if (!o->nr_specs) {	/* `pp-record help` */
+				fputs(usage_text, stdout);
+				exit(0);
+			}
 			o->help_events = 1;
+		} else if (!dashdash && !is_command(argv[optind])) {
+			fprintf(stderr, "pp-record: unknown profiler '%s' (see pp-analyze list)\n",
+				argv[optind]);
+			exit(EXIT_USAGE);
 		} else {
 			o->workload = &argv[optind];
 		}
@@ -614,41 +676,74 @@ static void build_events(struct opts *o, struct pp_evdescs *es)
 
 /* ---- output file ---- */
 
+/* The temporary the recording goes to until it started: removed at any exit before. */
+static char out_tmp[PATH_MAX];
+
+static void discard_output(void)
+{
+	if (out_tmp[0])
+		unlink(out_tmp);
+	out_tmp[0] = '\0';
+}
+
+/*
+ * A new temporary file next to @path, written from the start; @path itself
+ * is replaced only by commit_output(), once recording started, so a run that
+ * never starts (a COMMAND that cannot be executed, an event that does not
+ * open) leaves an old @path as it was.
+ */
 static int create_output(const char *path)
 {
-	char tmp[PATH_MAX], old[PATH_MAX];
 	struct stat st;
 	int fd = -1, tries;
 
-	if (strlen(path) + 16 >= sizeof(tmp))
+	if (strlen(path) + 16 >= sizeof(out_tmp))
 		die_usage("output path too long");
 	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
 		die_usage("output '%s' is a directory", path);
 	for (tries = 0; tries < 100 && fd < 0; tries++) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%d.%x", path, (int)getpid(),
+		snprintf(out_tmp, sizeof(out_tmp), "%s.tmp.%d.%x", path, (int)getpid(),
 			 (unsigned int)random());
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			die("cannot create %s: %s", tmp, strerror(errno));
+		fd = open(out_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			int e = errno;
+
+			out_tmp[0] = '\0';
+			die("cannot create %s: %s", path, strerror(e));	/* the user's name */
+		}
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		out_tmp[0] = '\0';
 		die("cannot create a temporary file next to %s", path);
+	}
+	atexit(discard_output);
+	return fd;
+}
+
+/*
+ * Recording started: an existing @path (even a symlink: the link itself)
+ * becomes @path.old and the temporary @path. Return: 0, or -1 with @err set.
+ */
+static int commit_output(const char *path, char *err, size_t errlen)
+{
+	char old[PATH_MAX + 8];
+	struct stat st;
+
 	if (!lstat(path, &st)) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old)) {
-			int e = errno;
-
-			unlink(tmp);
-			die("cannot rename %s to %s: %s", path, old, strerror(e));
+			snprintf(err, errlen, "cannot rename %s to %s: %s", path, old,
+				 strerror(errno));
+			return -1;
 		}
 	}
-	if (rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
-		die("cannot rename %s to %s: %s", tmp, path, strerror(e));
+	if (rename(out_tmp, path)) {
+		snprintf(err, errlen, "cannot rename %s to %s: %s", out_tmp, path,
+			 strerror(errno));
+		return -1;
 	}
-	return fd;
+	out_tmp[0] = '\0';
+	return 0;
 }
 
 /* ---- targets ---- */
@@ -1508,6 +1603,48 @@ static void fmt_bytes(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.0f B", v);
 }
 
+/*
+ * Whether the live status line goes to stderr: a terminal, no -q, and no
+ * COMMAND writing its output to a terminal too (its lines and the status
+ * rewritten in place would mix).
+ */
+static int status_wanted(const struct opts *o)
+{
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return 0;
+	return !o->workload || !isatty(STDOUT_FILENO);
+}
+
+/*
+ * The live status line, rewritten in place: the counters the drain keeps on
+ * this thread, and the file's size (what the writer thread appended so far).
+ */
+static void status_show(const struct rec *r, uint64_t elapsed_ns, int fd)
+{
+	uint64_t events = 0, lost = 0;
+	struct stat st;
+	char sz[32], line[192];
+	int i, n;
+
+	for (i = 0; i < r->el->nr_evsels; i++)
+		events += r->counts[i];
+	for (i = 0; i < r->nr_streams; i++)
+		lost += r->streams[i].lost_kernel + r->streams[i].lost_samples +
+			r->streams[i].dropped_total;
+	fmt_bytes(sz, sizeof(sz), fstat(fd, &st) ? 0.0 : (double)st.st_size);
+	n = snprintf(line, sizeof(line), "pp-record: %llu s, %llu events, %s written, %llu lost",
+		     (unsigned long long)(elapsed_ns / 1000000000ull),
+		     (unsigned long long)events, sz, (unsigned long long)lost);
+	if (n < 0)
+		return;
+	if (n >= (int)sizeof(line))
+		n = (int)sizeof(line) - 1;
+	/* spaces over the rest of a longer previous line: no terminal escapes needed */
+	fprintf(stderr, "\r%s%*s", line, status_len > n ? status_len - n : 0, "");
+	if (n > status_len)
+		status_len = n;
+}
+
 /**
  * main() - pp-record entry point.
  * @argc: argument count; @argv: arguments.
@@ -1526,8 +1663,8 @@ int main(int argc, char **argv)
 	int *cg_fds = NULL, nr_cg = 0;
 	struct pp_buf b;
 	char cpulist[1024] = "";
-	uint64_t t0, t_end = 0, agg_last = 0;
-	int agg_only;
+	uint64_t t0, t_end = 0, agg_last = 0, status_next = 0;
+	int agg_only, out_fd = -1;
 	pthread_t wt;
 	struct sigaction sa;
 	char sz[32];
@@ -1662,6 +1799,7 @@ int main(int argc, char **argv)
 	{
 		int fd = create_output(o.output);
 
+		out_fd = fd;	/* its size for the status line */
 		r.io = pp_io_file__new(fd, 1);
 		if (!r.io)
 			die("cannot set up output: %s", strerror(errno));
@@ -1751,6 +1889,8 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	if (o.duration > 0)
 		t_end = t0 + (uint64_t)(o.duration * 1e9);
+	if (status_wanted(&o))
+		status_next = t0 + 1000000000ull;
 	if (!follow) {
 		err = pp_perf_evlist__enable(r.el);
 		if (err)
@@ -1758,10 +1898,23 @@ int main(int argc, char **argv)
 	}
 	err = pp_workload__go(&wl);
 	if (err) {
+		/* nothing was recorded: the old FILE stays, the temporary goes */
+		pp_perf_evlist__disable(r.el);
+		pthread_mutex_lock(&r.lock);
+		r.stop_writer = 1;
+		pthread_cond_signal(&r.cond);
+		pthread_mutex_unlock(&r.lock);
+		pthread_join(wt, NULL);
 		fprintf(stderr, "pp-record: cannot run '%s': %s\n", o.workload[0], strerror(-err));
-		got_stop = SIGTERM;
-		ret = 127;
-		child = -1;	/* reaped */
+		exit(127);	/* discard_output() */
+	}
+	{
+		char msg[2 * PATH_MAX + 64];
+
+		if (commit_output(o.output, msg, sizeof(msg))) {
+			pp_workload__stop(&wl, NULL);
+			die("%s", msg);
+		}
 	}
 
 	/*
@@ -1815,6 +1968,11 @@ int main(int argc, char **argv)
 		}
 		if (r.fatal)
 			break;
+		/* at most once a second, on this loop's own wake-ups */
+		if (status_next && now >= status_next) {
+			status_show(&r, now - t0, out_fd);
+			status_next = now + 1000000000ull;
+		}
 		if (child > 0 && got_chld) {
 			got_chld = 0;
 			if (waitpid(child, &child_status, WNOHANG) == child) {
@@ -1825,6 +1983,7 @@ int main(int argc, char **argv)
 	}
 
 	/* stop */
+	status_clear();	/* the summary replaces it */
 	if (r.offcpu || r.lockp)
 		agg_close(&r);
 	pp_perf_evlist__disable(r.el);

@@ -116,8 +116,9 @@ static int live_reqs(struct pp_session *s, struct pp_event_reqs *rq)
 		int ret = s->a.events(o, rq);
 
 		if (ret)
-			fprintf(stderr, "pp-analyze: %s: cannot build its events: %s\n", s->a.name,
-				strerror(-ret));
+			fprintf(stderr, "pp-analyze: %s: %s%s\n", s->a.name,
+				rq->err[0] ? "" : "cannot build its events: ",
+				rq->err[0] ? rq->err : strerror(-ret));
 		rq->system_wide = s->a.needs_system_wide;
 		return ret;
 	}
@@ -137,7 +138,8 @@ static int live_reqs(struct pp_session *s, struct pp_event_reqs *rq)
 			int ret = s->srcs[k].a->events ? s->srcs[k].a->events(&s->srcs[k].o, &sub) : -EINVAL;
 
 			if (ret) {
-				fprintf(stderr, "pp-analyze: %s: cannot build its events\n", o->events[i]);
+				fprintf(stderr, "pp-analyze: %s: %s\n", o->events[i],
+					sub.err[0] ? sub.err : "cannot build its events");
 				return ret;
 			}
 			for (int j = 0; j < sub.nr && rq->nr < PP_MAX_EVENT_REQS; j++)

@@ -36,6 +36,8 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 		return ret;
 	if (a->events) {
 		ret = a->events(&o, out);
+		if (ret)	/* the module's own words, else the errno's */
+			snprintf(err, errlen, "%s", out->err[0] ? out->err : strerror(-ret));
 		out->system_wide = a->needs_system_wide;
 		return ret;
 	}
@@ -162,7 +164,7 @@ int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host
 	}
 	ret = a->events(&o, out);
 	if (ret) {
-		snprintf(err, errlen, "'%s': %s", entry, strerror(-ret));
+		snprintf(err, errlen, "'%s': %s", entry, out->err[0] ? out->err : strerror(-ret));
 		return -EINVAL;
 	}
 	out->system_wide = a->needs_system_wide;

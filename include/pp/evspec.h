@@ -141,11 +141,14 @@ struct pp_event_req {
  * with -p, -t or a COMMAND (a module with .needs_system_wide asked for
  * them): the recorder then writes the targets to the file (MACHINE keys
  * target_pids, target_tids) and the module keeps the targets' events itself.
+ * @err: a module's events() that fails says why here, one line without a
+ * tool prefix: the tool that asked (pp-record, pp-analyze --live) prints it.
  */
 struct pp_event_reqs {
 	struct pp_event_req req[PP_MAX_EVENT_REQS];
 	int nr;
 	int system_wide;
+	char err[192];
 };
 
 /* What a whole command line adds to every event built (-g, -F, --exclude-*). */
