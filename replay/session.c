@@ -277,6 +277,20 @@ struct tep_handle *pp_session__tep(const struct pp_session *s) { return s->tep; 
 const struct pp_session_stats *pp_session__stats(const struct pp_session *s) { return &s->stats; }
 
 /**
+ * pp_session__interval_start() - start of the interval being ended.
+ * @s: session. Return: perf-clock ns, 0 without -i or before the first event.
+ *
+ * Both for a boundary and for the last, partial interval, ->interval() runs
+ * before next_tick moves on, so the interval began one -i before it.
+ */
+uint64_t pp_session__interval_start(const struct pp_session *s)
+{
+	uint64_t iv = s->opts.interval_ns;
+
+	return iv && s->next_tick > iv ? s->next_tick - iv : 0;
+}
+
+/**
  * pp_session__evsels() - the events of the trace.
  * @s: session; @nr: receives the count.
  * Return: array.

@@ -179,6 +179,14 @@ void *pp_session__priv(const struct pp_session *s);
 void pp_session__set_priv(struct pp_session *s, void *priv);
 struct tep_handle *pp_session__tep(const struct pp_session *s);
 const struct pp_session_stats *pp_session__stats(const struct pp_session *s);
+/**
+ * pp_session__interval_start() - where the interval that ->interval() is
+ * ending began (the previous -i boundary, or the first event): an
+ * interval callback computes its real length as @now minus this. The last
+ * interval, which ends at the last event, is the one shorter than -i.
+ * Return: perf-clock ns; 0 without -i or before the first event.
+ */
+uint64_t pp_session__interval_start(const struct pp_session *s);
 /** pp_session__evsels() - the events of the trace. Return: array of @nr. */
 struct pp_evsel *pp_session__evsels(struct pp_session *s, size_t *nr);
 /** pp_session__machine() - a MACHINE key's value, or NULL. */
