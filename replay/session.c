@@ -641,6 +641,10 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev->config = a.config;
 		ev->sample_type = a.sample_type;
 		ev->read_format = a.read_format;
+		if (a.freq)
+			ev->sample_freq = a.sample_freq;
+		else
+			ev->sample_period = a.sample_period;
 		pp_sample_layout__init(&s->fast[ev->idx], a.sample_type);
 		ev->spec = match_spec(s, name);
 		for (int k = 0; k < s->nr_srcs && !ev->src; k++) {

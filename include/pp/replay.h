@@ -27,6 +27,8 @@ struct pp_evsel {
 	uint64_t config;
 	uint64_t sample_type;
 	uint64_t read_format;
+	uint64_t sample_freq;		/* Hz when sampled at a frequency (-F), else 0 */
+	uint64_t sample_period;		/* a sample every N events when not at a frequency, else 0 */
 	struct tep_event *tp;		/* tracepoint format, NULL if none */
 	const struct pp_evspec *spec;	/* the -e entry it matched, NULL if none */
 	void *plan;			/* compiled print plan (replay/print.c) */
