@@ -419,6 +419,23 @@ int pp_flame__write_folded(const struct pp_flame *fg, FILE *fp)
 	return ferror(fp) ? -EIO : 0;
 }
 
+int pp_flame__stack(const struct pp_flame *fg, size_t i, const char **frames, size_t max,
+		    const char **slice, uint64_t *weight)
+{
+	const struct fg_stack *st;
+	uint32_t k, first;
+
+	if (i >= fg->nr_stacks)
+		return -ENOENT;
+	st = &fg->stacks[i];
+	first = st->sliced && st->nr ? 1 : 0;
+	*slice = first ? frame_name(fg, fg->ids[st->start]) : NULL;
+	*weight = st->weight;
+	for (k = first; k < st->nr && k - first < max; k++)
+		frames[k - first] = frame_name(fg, fg->ids[st->start + k]);
+	return (int)(st->nr - first);
+}
+
 /* ---- SVG ---- */
 
 #define SVG_FRAME_H	16

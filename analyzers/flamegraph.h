@@ -125,6 +125,26 @@ uint64_t pp_flame__total(const struct pp_flame *fg);
 int pp_flame__write_folded(const struct pp_flame *fg, FILE *fp);
 
 /**
+ * pp_flame__stack() - the @i-th stack, in the order pp_flame__write_folded() writes them
+ * @fg: the collector
+ * @i: the stack's index, from 0
+ * @frames: receives up to @max frame names, root first, as added (the
+ *          folded output's ';' and newline replacements not made); lent
+ *          until the collector changes
+ * @max: room in @frames
+ * @slice: receives the stack's time-slice label, or NULL when it has none
+ *         (the label is not among @frames)
+ * @weight: receives the stack's weight
+ *
+ * For output the folded text cannot give, such as JSON.
+ *
+ * Return: the number of frames (when above @max, only @max were stored),
+ * or -ENOENT past the last stack.
+ */
+int pp_flame__stack(const struct pp_flame *fg, size_t i, const char **frames, size_t max,
+		    const char **slice, uint64_t *weight);
+
+/**
  * pp_flame__write_svg() - render the interactive SVG
  * @fg: the collector
  * @fp: output stream

@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
  * stat: count events, printed every -i interval (per CPU with --perins),
- * or once at the end; --json gives one object per line.
+ * or once at the end; --json gives one object per line. Text starts with
+ * a header that says what the columns count; the last interval, cut short
+ * by the end of the events, says how long it really was.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
 #include "pp/replay.h"
 #include "analyzers.h"
+#include "json.h"
 
 struct stat_state {
 	uint64_t *counts;	/* [evsel * nr_cpus + cpu] */
 	uint32_t nr_cpus;
 	size_t nr_evsels;
-	uint64_t start;		/* start of the current interval */
+	uint64_t start;		/* the first event */
+	int header_done;
 };
 
 static int stat_grow(struct stat_state *st, uint32_t cpus)
@@ -63,16 +68,59 @@ static void stat_sample(struct pp_session *s, const struct pp_event *e)
 	st->counts[(size_t)e->evsel->idx * st->nr_cpus + e->cpu]++;
 }
 
+/* @ns as "50 ms", "250 us", "1.5 s": the way -i is written. */
+static void fmt_dur(uint64_t ns, char *buf, size_t len)
+{
+	if (ns >= 1000000000ull && ns % 1000000ull == 0)
+		snprintf(buf, len, "%g s", (double)ns / 1e9);
+	else if (ns % 1000000ull == 0)
+		snprintf(buf, len, "%llu ms", (unsigned long long)(ns / 1000000ull));
+	else if (ns % 1000ull == 0)
+		snprintf(buf, len, "%llu us", (unsigned long long)(ns / 1000ull));
+	else
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+}
+
+/*
+ * Text mode's header, before the first row: what a row covers, what TIME
+ * and COUNT are, then the column names.
+ */
+static void stat_header(struct pp_session *s, struct stat_state *st, uint64_t now)
+{
+	const struct pp_opts *o = pp_session__opts(s);
+	struct pp_out *out = pp_session__out(s);
+	char iv[32];
+
+	if (o->json || st->header_done)
+		return;
+	st->header_done = 1;
+	if (o->interval_ns) {
+		fmt_dur(o->interval_ns, iv, sizeof(iv));
+		pp_out__printf(out, "# events per %s interval; TIME: the interval's end, "
+			       "COUNT: events in it%s\n", iv, o->perins ? ", per CPU" : "");
+	} else {
+		pp_out__printf(out, "# events over %.6f s, first to last event; TIME: the last event, "
+			       "COUNT: events%s\n",
+			       st->start && now > st->start ? (double)(now - st->start) / 1e9 : 0.0,
+			       o->perins ? ", per CPU" : "");
+	}
+	if (o->perins)
+		pp_out__printf(out, "%-15s  %-5s  %-32s %12s\n", "# TIME", "[CPU]", "EVENT", "COUNT");
+	else
+		pp_out__printf(out, "%-15s  %-32s %12s\n", "# TIME", "EVENT", "COUNT");
+}
+
+/*
+ * One row. @len is the time the count covers; @partial: the last interval,
+ * shorter than -i.
+ */
 static void stat_row(struct pp_session *s, const char *tbuf, uint64_t now, const char *name,
-		     int cpu, uint64_t count)
+		     int cpu, uint64_t count, uint64_t len, int partial)
 {
 	struct pp_out *o = pp_session__out(s);
 
 	if (pp_session__opts(s)->json) {
-		pp_out__puts(o, "{\"time\":");
-		pp_out__json_str(o, tbuf);
-		pp_out__puts(o, ",\"ts\":");
-		pp_out__u64(o, now);
+		pp_json__begin(s, "count", now);
 		pp_out__puts(o, ",\"event\":");
 		pp_out__json_str(o, name);
 		if (cpu >= 0) {
@@ -81,13 +129,18 @@ static void stat_row(struct pp_session *s, const char *tbuf, uint64_t now, const
 		}
 		pp_out__puts(o, ",\"count\":");
 		pp_out__u64(o, count);
-		pp_out__puts(o, "}\n");
+		pp_out__puts(o, ",\"interval_ns\":");
+		pp_out__u64(o, len);
+		pp_out__puts(o, partial ? ",\"partial\":true}\n" : ",\"partial\":false}\n");
 		return;
 	}
 	if (cpu >= 0)
-		pp_out__printf(o, "%s  [%03d]  %-32s %12llu\n", tbuf, cpu, name, (unsigned long long)count);
+		pp_out__printf(o, "%s  [%03d]  %-32s %12llu", tbuf, cpu, name, (unsigned long long)count);
 	else
-		pp_out__printf(o, "%s  %-32s %12llu\n", tbuf, name, (unsigned long long)count);
+		pp_out__printf(o, "%s  %-32s %12llu", tbuf, name, (unsigned long long)count);
+	if (partial)
+		pp_out__printf(o, "  (partial: %.3f ms)", (double)len / 1e6);
+	pp_out__putc(o, '\n');
 }
 
 static void stat_print(struct pp_session *s, uint64_t now)
@@ -96,8 +149,13 @@ static void stat_print(struct pp_session *s, uint64_t now)
 	const struct pp_opts *o = pp_session__opts(s);
 	size_t nr;
 	struct pp_evsel *evs = pp_session__evsels(s, &nr);
+	uint64_t from = o->interval_ns ? pp_session__interval_start(s) : st->start, len;
+	int partial;
 	char tbuf[32];
 
+	len = from && now > from ? now - from : 0;
+	partial = o->interval_ns && len < o->interval_ns;
+	stat_header(s, st, now);
 	pp_session__format_time(s, now, tbuf);
 	for (size_t e = 0; e < nr && e < st->nr_evsels; e++) {
 		uint64_t *c = &st->counts[e * st->nr_cpus], sum = 0;
@@ -109,11 +167,11 @@ static void stat_print(struct pp_session *s, uint64_t now)
 			continue;
 		if (o->perins) {
 			for (uint32_t cpu = 0; cpu < st->nr_cpus; cpu++)
-				stat_row(s, tbuf, now, evs[e].name, (int)cpu, c[cpu]);
+				stat_row(s, tbuf, now, evs[e].name, (int)cpu, c[cpu], len, partial);
 		} else {
 			for (uint32_t cpu = 0; cpu < st->nr_cpus; cpu++)
 				sum += c[cpu];
-			stat_row(s, tbuf, now, evs[e].name, -1, sum);
+			stat_row(s, tbuf, now, evs[e].name, -1, sum, len, partial);
 		}
 	}
 	memset(st->counts, 0, st->nr_evsels * st->nr_cpus * sizeof(uint64_t));

@@ -297,6 +297,20 @@ struct tep_handle *pp_session__tep(const struct pp_session *s) { return s->tep; 
 const struct pp_session_stats *pp_session__stats(const struct pp_session *s) { return &s->stats; }
 
 /**
+ * pp_session__interval_start() - start of the interval being ended.
+ * @s: session. Return: perf-clock ns, 0 without -i or before the first event.
+ *
+ * Both for a boundary and for the last, partial interval, ->interval() runs
+ * before next_tick moves on, so the interval began one -i before it.
+ */
+uint64_t pp_session__interval_start(const struct pp_session *s)
+{
+	uint64_t iv = s->opts.interval_ns;
+
+	return iv && s->next_tick > iv ? s->next_tick - iv : 0;
+}
+
+/**
  * pp_session__evsels() - the events of the trace.
  * @s: session; @nr: receives the count.
  * Return: array.
@@ -704,6 +718,10 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev->config = a.config;
 		ev->sample_type = a.sample_type;
 		ev->read_format = a.read_format;
+		if (a.freq)
+			ev->sample_freq = a.sample_freq;
+		else
+			ev->sample_period = a.sample_period;
 		pp_sample_layout__init(&s->fast[ev->idx], a.sample_type);
 		ev->spec = match_spec(s, name);
 		for (int k = 0; k < s->nr_srcs && !ev->src; k++) {

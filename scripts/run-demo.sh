@@ -21,11 +21,7 @@ echo
 echo "== pp-analyze top -e 'sched:sched_switch//key=prev_comm/' $out   (who switched out most)"
 "$build/pp-analyze" top -e 'sched:sched_switch//key=prev_comm/' "$out" | head -15
 echo
-echo "== pp-analyze profile --flame-graph $build/demo $out   (the 8 hottest stacks, folded)"
-"$build/pp-analyze" profile --flame-graph "$build/demo" "$out" |
-	awk '{ print $NF "\t" $0 }' | sort -rn | head -8 |
-	awk -F'\t' '{ s = $2; sub(/ [0-9]+$/, "", s)	# samples first, then the stack, its leaf end kept
-		if (length(s) > 140) s = "..." substr(s, length(s) - 136)
-		printf "%7d  %s\n", $1, s }'
+echo "== pp-analyze profile --percent-limit 1 --flame-graph $build/demo $out   (the hottest functions)"
+"$build/pp-analyze" profile --percent-limit 1 --flame-graph "$build/demo" "$out"
 echo
 echo "Flame graph: $build/demo.svg (open it in a browser), folded stacks: $build/demo.folded"

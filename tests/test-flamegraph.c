@@ -153,6 +153,31 @@ static void test_slices(void **state)
 	pp_flame__free(fg);
 }
 
+/* pp_flame__stack() walks the stacks in folded order, the slice label apart. */
+static void test_stack_iter(void **state)
+{
+	struct pp_flame *fg = pp_flame__new();
+	const char *f[4], *slice;
+	uint64_t w;
+
+	assert_non_null(fg);
+	ADD(fg, 3, "bash", "main", "semi;colon");
+	assert_int_equal(pp_flame__set_slice(fg, "10:00:01.000000"), 0);
+	ADD(fg, 2, "cc1", "main", "parse", "lex");
+	assert_int_equal(pp_flame__stack(fg, 0, f, 4, &slice, &w), 3);
+	assert_null(slice);
+	assert_int_equal(w, 3);
+	assert_string_equal(f[0], "bash");
+	assert_string_equal(f[2], "semi;colon");		/* as added */
+	assert_int_equal(pp_flame__stack(fg, 1, f, 2, &slice, &w), 4);	/* only 2 stored */
+	assert_string_equal(slice, "10:00:01.000000");
+	assert_int_equal(w, 2);
+	assert_string_equal(f[0], "cc1");
+	assert_string_equal(f[1], "main");
+	assert_int_equal(pp_flame__stack(fg, 2, f, 4, &slice, &w), -ENOENT);
+	pp_flame__free(fg);
+}
+
 static void test_svg_content(void **state)
 {
 	struct pp_flame_opts opts = {
@@ -283,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_folded_known),
 		cmocka_unit_test(test_add_ids),
 		cmocka_unit_test(test_slices),
+		cmocka_unit_test(test_stack_iter),
 		cmocka_unit_test(test_svg_content),
 		cmocka_unit_test(test_svg_clip_and_hostile),
 		cmocka_unit_test(test_empty_and_files),

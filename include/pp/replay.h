@@ -27,6 +27,8 @@ struct pp_evsel {
 	uint64_t config;
 	uint64_t sample_type;
 	uint64_t read_format;
+	uint64_t sample_freq;		/* Hz when sampled at a frequency (-F), else 0 */
+	uint64_t sample_period;		/* a sample every N events when not at a frequency, else 0 */
 	struct tep_event *tp;		/* tracepoint format, NULL if none */
 	const struct pp_evspec *spec;	/* the -e entry it matched, NULL if none */
 	void *plan;			/* compiled print plan (replay/print.c) */
@@ -179,6 +181,14 @@ void *pp_session__priv(const struct pp_session *s);
 void pp_session__set_priv(struct pp_session *s, void *priv);
 struct tep_handle *pp_session__tep(const struct pp_session *s);
 const struct pp_session_stats *pp_session__stats(const struct pp_session *s);
+/**
+ * pp_session__interval_start() - where the interval that ->interval() is
+ * ending began (the previous -i boundary, or the first event): an
+ * interval callback computes its real length as @now minus this. The last
+ * interval, which ends at the last event, is the one shorter than -i.
+ * Return: perf-clock ns; 0 without -i or before the first event.
+ */
+uint64_t pp_session__interval_start(const struct pp_session *s);
 /** pp_session__evsels() - the events of the trace. Return: array of @nr. */
 struct pp_evsel *pp_session__evsels(struct pp_session *s, size_t *nr);
 /** pp_session__machine() - a MACHINE key's value, or NULL. */

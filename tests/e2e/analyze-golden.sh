@@ -12,7 +12,8 @@
 # sched-all.trace (system-wide sched_switch/wakeup while sched-sleep 100 1 ran),
 # getppid-filter.trace (20 getppid() with a kernel filter common_pid>1 and the
 # BPF filter --exclude_pid=1: info prints them on its filters: line),
-# spin.trace (pp-record -F 999 -g of tests/helpers/spin 0.4, binary deleted).
+# spin.trace (pp-record -F 999 -g of tests/helpers/spin 0.4, binary deleted):
+# profile's table, its --json rows, and its --folded stacks (spin-profile).
 set -u
 B=$(cd "${PP_BUILD:?}" && pwd)
 D=$(cd "$(dirname "$0")/../data" && pwd)
@@ -38,7 +39,11 @@ cases=(
 	"sched-numdist-than|num-dist --than 1000 -e sched:sched_switch//num=next_pid/ sched-all.trace"
 	"sched-numdist-than-json|num-dist --json --than 1000 -e sched:sched_switch//num=next_pid/ sched-all.trace"
 	"sched-trace-json|trace --json -e sched:sched_wak* sched.trace"
-	"spin-profile|profile spin.trace"
+	"spin-profile|profile --folded spin.trace"
+	"spin-profile-table|profile spin.trace"
+	"spin-profile-children|profile --children --percent-limit 0.5 spin.trace"
+	"spin-profile-json|profile --json spin.trace"
+	"spin-profile-folded-json|profile --json --folded spin.trace"
 	"spin-trace|trace -N 40 spin.trace"
 	"spin-trace-json|trace --json -N 5 spin.trace"
 )
@@ -65,7 +70,8 @@ done
 rm -f /tmp/pp-golden.$$.diff
 # JSON outputs: every line one object.
 for j in getppid-stat-json sched-stat-json sched-top-json sched-numdist-json \
-	sched-numdist-than-json sched-trace-json spin-trace-json; do
+	sched-numdist-than-json sched-trace-json spin-trace-json spin-profile-json \
+	spin-profile-folded-json; do
 	grep -v '^rc=' "$j.expected" | python3 -c '
 import json, sys
 for i, l in enumerate(sys.stdin):

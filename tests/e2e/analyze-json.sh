@@ -29,7 +29,10 @@ agg = ["comm", "pid", "tid", "total", "count", "avg", "max", "kernel_stack", "us
 schema = {
     "trace": {"event": task + ["event"], "source": task + ["source", "event", "start_ts", "text"],
               "lost": ["cpu", "count", "last_ts", "source"]},
-    "stat": {None: ["event", "count"]},
+    "stat": {"count": ["event", "count", "interval_ns", "partial"]},
+    "profile": {"row": ["event", "symbol", "dso", "kernel", "self_samples", "total_samples",
+                        "self_pct", "total_pct", "samples"],
+                "folded": ["event", "frames", "samples"]},
     "top": {"row": ["key"]},
     "num-dist": {"row": ["event", "field", "avg"] + hist,
                  "outlier": task + ["event", "field", "value"]},
@@ -123,6 +126,8 @@ else
 	echo "offcpu, lock: kernel without BTF, BPF programs cannot load here"
 	unavailable+="offcpu lock "
 fi
+"$B/pp-record" -q -o "$T/prof" profile -F 499 -- "$H/spin" 0.5 >/dev/null 2>"$T/err" ||
+	{ cat "$T/err"; bad "pp-record profile"; }
 "$B/pp-record" -q -g -o "$T/pf" page-faults -- "$H/sched-touch" 20 >/dev/null 2>"$T/err" ||
 	{ echo "page-faults: cannot record here: $(head -1 "$T/err")"; unavailable+="page-faults "; }
 # a write breakpoint on a helper's global, written 10 times once told to
@@ -145,7 +150,9 @@ S=$T/sched
 cases=(
 	"trace|-e sched:sched_switch,raw_syscalls:sys_enter $S|event|stack,fields"
 	"trace|-e task-state// $S|source|"
-	"stat|-e sched:sched_switch --perins $S|None|cpu"
+	"stat|-e sched:sched_switch --perins $S|count|cpu"
+	"profile|$T/prof|row|"
+	"profile|--folded -i 200 $T/prof|folded|slice"
 	"top|-e sched:sched_switch//key=prev_comm/ $S|row|"
 	"top|-e sched:sched_switch//key=prev_pid/comm=prev_comm/ $S|row|comm"
 	"num-dist|-e sched:sched_switch//num=prev_prio/ -i 100 $S|row|"
@@ -170,10 +177,7 @@ cases=(
 )
 
 # Every profiler is covered, and says it takes --json (and --than when it does).
-# profile is left out until its --json lands from the profile worktree: the
-# merge removes this exclusion and adds its cases.
 for p in $("$B/pp-analyze" list | awk '/^profilers:/ { on = 1; next } /^[a-z]/ { on = 0 } on { print $1 }'); do
-	[ "$p" = profile ] && continue
 	opts=$("$B/pp-analyze" "$p" help 2>&1 | grep '^common options accepted:')
 	case "$opts" in *" --json"*) ;; *) bad "$p: --json not accepted ($opts)"; continue ;; esac
 	printf '%s\n' "${cases[@]}" | grep -q "^$p|" || bad "$p: no case in $0"

@@ -2,8 +2,9 @@
 # Profile end to end: pp-record -F 999 -g of a copy of tests/helpers/spin
 # (spin_alpha does twice the work of spin_beta), the binary deleted, then
 # pp-analyze profile must still name both functions, from the symbols
-# embedded in the file, in about a 2:1 ratio; --flame-graph NAME writes
-# NAME.folded and NAME.svg, and the SVG parses as XML with those frames.
+# embedded in the file, in about a 2:1 ratio; --folded prints the folded
+# stacks, --flame-graph NAME writes the same to NAME.folded and NAME.svg,
+# and the SVG parses as XML with those frames.
 set -u
 B=${PP_BUILD:?}
 T=$(mktemp -d /tmp/pp-e2e-profile.XXXXXX)
@@ -14,7 +15,7 @@ if ! "$B/pp-record" -q -F 999 -g -o "$T/p.trace" -- "$T/spin" 1 >/dev/null 2>"$T
 	echo "skip: pp-record cannot sample cpu-clock here: $(head -1 "$T/rec.err")"; exit 77
 fi
 rm -f "$T/spin"
-"$B/pp-analyze" profile --flame-graph "$T/fg" "$T/p.trace" >"$T/folded" 2>"$T/err" ||
+"$B/pp-analyze" profile --folded --flame-graph "$T/fg" "$T/p.trace" >"$T/folded" 2>"$T/err" ||
 	{ echo "FAIL: profile: $(cat "$T/err")"; exit 1; }
 sum() { awk -v f="$1" '{ n = split($1, a, ";"); for (i = 1; i <= n; i++) if (a[i] == f) { s += $NF; break } } END { print s + 0 }' "$2"; }
 a=$(sum spin_alpha "$T/folded"); b=$(sum spin_beta "$T/folded")

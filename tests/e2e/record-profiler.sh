@@ -10,7 +10,7 @@ AN=$B/pp-analyze
 cp "$HELP/spin" "$TMP/spin"
 $REC -q -o "$TMP/p.trace" profile -F 499 -- "$TMP/spin" 1 || fail "pp-record profile"
 rm -f "$TMP/spin"
-$AN profile "$TMP/p.trace" > "$TMP/p.out" 2>&1 || { cat "$TMP/p.out"; fail "pp-analyze profile"; }
+$AN profile --folded "$TMP/p.trace" > "$TMP/p.out" 2>&1 || { cat "$TMP/p.out"; fail "pp-analyze profile"; }
 a=$(awk '/;spin_alpha / { s += $NF } END { print s + 0 }' "$TMP/p.out")
 b=$(awk '/;spin_beta / { s += $NF } END { print s + 0 }' "$TMP/p.out")
 # ~333 and ~166 on an idle machine; a loaded one gives the spinner less CPU

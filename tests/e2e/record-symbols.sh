@@ -24,7 +24,7 @@ $REC -q -F 997 -g -o "$TMP/k.trace" -- dd if=/dev/zero of=/dev/null bs=64k count
 $CHECK "$TMP/k.trace" --syms -1 > "$TMP/k.out" || fail "checker"
 [ "$(value chunks_ksyms "$TMP/k.out")" -ge 1 ] || fail "no KSYMS"
 if [ -x "$B/pp-analyze" ]; then
-	"$B/pp-analyze" profile "$TMP/k.trace" > "$TMP/k.prof" 2>&1 || fail "pp-analyze profile (dd)"
+	"$B/pp-analyze" profile --folded "$TMP/k.trace" > "$TMP/k.prof" 2>&1 || fail "pp-analyze profile (dd)"
 	grep -q '[a-z_]*_\[k\]' "$TMP/k.prof" || { head -5 "$TMP/k.prof"; fail "no named kernel frame"; }
 	grep -q '0xffffffff' "$TMP/k.prof" && { grep -m3 0xffffffff "$TMP/k.prof"; fail "unnamed kernel frames"; }
 	# --kallsyms=all reads /proc/kallsyms (the path used where BPF is not):
@@ -33,7 +33,7 @@ if [ -x "$B/pp-analyze" ]; then
 		2>/dev/null || fail "record --kallsyms=all"
 	nk=$("$B/pp-analyze" info "$TMP/ka.trace" | awk '$1 == "symbols:" { print $2 }')
 	[ "${nk:-0}" -gt 10000 ] || fail "--kallsyms=all: only ${nk:-0} kernel symbols"
-	"$B/pp-analyze" profile "$TMP/ka.trace" > "$TMP/ka.prof" 2>&1 || fail "pp-analyze profile (kallsyms)"
+	"$B/pp-analyze" profile --folded "$TMP/ka.trace" > "$TMP/ka.prof" 2>&1 || fail "pp-analyze profile (kallsyms)"
 	grep -q 'read_zero_\[k\]' "$TMP/ka.prof" || { head -5 "$TMP/ka.prof"; fail "--kallsyms=all: no read_zero"; }
 	grep -q '0xffffffff' "$TMP/ka.prof" && fail "--kallsyms=all: unnamed kernel frames"
 fi
@@ -43,7 +43,7 @@ cp "$HELP/spin" "$TMP/spin-copy"
 $REC -q -F 997 -g -o "$TMP/f.trace" -- "$TMP/spin-copy" 1 fork || fail "record fork"
 rm -f "$TMP/spin-copy"
 if [ -x "$B/pp-analyze" ]; then
-	"$B/pp-analyze" profile "$TMP/f.trace" > "$TMP/f.out" 2>&1 || fail "pp-analyze profile"
+	"$B/pp-analyze" profile --folded "$TMP/f.trace" > "$TMP/f.out" 2>&1 || fail "pp-analyze profile"
 	a=$(awk '/;spin_alpha / { s += $NF } END { print s + 0 }' "$TMP/f.out")
 	[ "$a" -gt 100 ] || { cat "$TMP/f.out"; fail "samples of a forked child do not resolve"; }
 fi
