@@ -313,22 +313,25 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* -d: as pp-analyze's, 1 ms to 365 days; what cannot be a time is refused, not wrapped. */
 static double parse_duration(const char *s)
 {
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || v < 0)
-		die_usage("bad duration '%s'", s);
-	if (!*end || !strcmp(end, "s"))
-		return v;
+	if (end == s || !(v >= 0) || v > 1e12)	/* also NaN and inf */
+		die_usage("bad duration '%s' (1ms to 365d)", s);
 	if (!strcmp(end, "ms"))
-		return v / 1e3;
-	if (!strcmp(end, "us"))
-		return v / 1e6;
-	if (!strcmp(end, "m") || !strcmp(end, "min"))
-		return v * 60;
-	die_usage("bad duration '%s' (use s, ms, us or m)", s);
+		v /= 1e3;
+	else if (!strcmp(end, "us"))
+		v /= 1e6;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		v *= 60;
+	else if (*end && strcmp(end, "s"))
+		die_usage("bad duration '%s' (use s, ms, us or m)", s);
+	if (v < 1e-3 || v > 365.0 * 86400)
+		die_usage("duration '%s' out of range (1ms to 365d)", s);
+	return v;
 }
 
 static size_t parse_size(const char *s)

@@ -23,6 +23,10 @@ expect 2 "unknown tracepoint 'nosuch:event'" -e nosuch:event -d 0.1
 expect 2 "unknown event 'nonsense'" -e nonsense
 expect 2 "power of two" -e sched:sched_switch -m 3
 expect 2 "bad duration" -e sched:sched_switch -d abc
+# a duration is 1ms to 365d: one that wraps, is negative, zero or not a number is refused
+for d in 9999999999999s -5 0 inf nan 0.5us; do
+	expect 2 "duration '$d'" -e sched:sched_switch -d "$d"
+done
 expect 2 "its fields: prev_comm, prev_pid" -e 'sched:sched_switch/no_such_field == 1/' -d 0.1
 expect 2 "filter section must end" -e 'sched:sched_switch/prev_pid==1'
 expect 2 "unknown attribute" -e 'sched:sched_switch//bogus/'
