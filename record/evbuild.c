@@ -88,6 +88,7 @@ static int add_tracepoints(struct pp_evdescs *ds, const struct pp_evspec *sp, in
 			 "/sys/kernel/tracing: %s", strerror(errno));
 		return -ENOENT;
 	}
+	ds->mounted_tracefs |= mounted;
 	n = pp_tracefs_expand(sp->sys, sp->event, &names);
 	if (n < 0) {
 		snprintf(err, errlen, "cannot list tracepoints: %s", strerror(-n));

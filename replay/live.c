@@ -72,16 +72,14 @@ static int add_events(struct live *lv, const struct pp_event_reqs *rq)
 {
 	const struct pp_evbuild_opts bo = { 0 };
 	char err[512];
-	int ret, mounted = 0;
+	int ret;
 
 	for (int i = 0; i < rq->nr; i++) {
-		if (strchr(rq->req[i].spec, ':') && !strchr(rq->req[i].spec, '@') &&
-		    strncmp(rq->req[i].spec, "mem:", 4) && !lv->tracefs) {
-			lv->tracefs = pp_tracefs_dir(&mounted);
-			if (mounted)
-				fprintf(stderr, "pp-analyze: mounted tracefs at /sys/kernel/tracing\n");
-		}
+		int mounted = lv->descs.mounted_tracefs;
+
 		ret = pp_evdescs__add_req(&lv->descs, &rq->req[i], i, &bo, err, sizeof(err));
+		if (lv->descs.mounted_tracefs && !mounted)
+			fprintf(stderr, "pp-analyze: mounted tracefs at /sys/kernel/tracing\n");
 		if (ret) {
 			fprintf(stderr, "pp-analyze: %s\n", err);
 			/* an entry that names no event here is a usage error, as in pp-record */

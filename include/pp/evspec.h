@@ -185,6 +185,7 @@ struct pp_evdesc {
 struct pp_evdescs {
 	struct pp_evdesc *v;
 	int nr;
+	int mounted_tracefs;	/* building mounted tracefs (for the tool to say so) */
 };
 
 /**
