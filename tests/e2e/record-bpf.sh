@@ -8,19 +8,31 @@ AN=$B/pp-analyze
 [ -e /sys/kernel/btf/vmlinux ] || skip "kernel without BTF: BPF programs cannot load here"
 
 # two spinners, one per CPU: the excluded one loses all its samples, the
-# other keeps them (the rest of the host may be idle and give none)
-"$HELP/spin" 3 & spin=$!
-"$HELP/spin" 3 & spin2=$!
+# other keeps them (the rest of the host may be idle and give none). A loaded
+# machine gives them less CPU than their wall time: the samples expected are
+# 499 Hz over the CPU time each got while a recorder ran (an upper bound: it
+# includes the recorder's start-up, when nothing is sampled yet).
+"$HELP/spin" 4 & spin=$!
+"$HELP/spin" 4 & spin2=$!
 trap 'kill $spin $spin2 2>/dev/null; rm -rf "$TMP"' EXIT
+ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }	# CPU time in 1/100 s
+a0=$(ticks $spin)
 $REC -q -a -F 499 -d 1 -o "$TMP/all.trace" || fail "recording without filter"
+a1=$(ticks $spin); b1=$(ticks $spin2)
 $REC -q -a -F 499 -d 1 --exclude_pid=$spin -o "$TMP/ex.trace" 2> "$TMP/err" || { cat "$TMP/err"; fail "recording with --exclude_pid"; }
+a2=$(ticks $spin); b2=$(ticks $spin2)
 kill $spin $spin2 2>/dev/null
 n_all=$($AN trace -p $spin "$TMP/all.trace" | grep -c cpu-clock)
 n_ex=$($AN trace -p $spin "$TMP/ex.trace" | grep -c cpu-clock)
 n_other=$($AN trace -p $spin2 "$TMP/ex.trace" | grep -c cpu-clock)
-[ "$n_all" -gt 200 ] || fail "without the filter only $n_all samples of the spinner"
+# at least a quarter of what its CPU time allows, and enough to mean something
+floor() { local f=$(( ($1) * 499 / 100 / 4 )); [ $f -ge 20 ] && echo $f || echo 20; }
+[ $((a2 - a1)) -ge 10 ] || fail "the spinner got only $((a2 - a1))0 ms of CPU while --exclude_pid recorded"
+[ "$n_all" -ge "$(floor $((a1 - a0)))" ] ||
+	fail "without the filter only $n_all samples of the spinner ($((a1 - a0))0 ms of CPU)"
 [ "$n_ex" = 0 ] || fail "--exclude_pid kept $n_ex samples of pid $spin"
-[ "$n_other" -gt 200 ] || fail "--exclude_pid=$spin kept only $n_other samples of another spinner"
+[ "$n_other" -ge "$(floor $((b2 - b1)))" ] ||
+	fail "--exclude_pid=$spin kept only $n_other samples of another spinner ($((b2 - b1))0 ms of CPU)"
 $AN info "$TMP/ex.trace" | grep -q "exclude_pid=$spin" || { $AN info "$TMP/ex.trace"; fail "the filter is not named in the file"; }
 
 $REC -o "$TMP/off.trace" offcpu -- "$HELP/bpf-sleeper" 2> "$TMP/off.err" > /dev/null || { cat "$TMP/off.err"; fail "pp-record offcpu"; }

@@ -6,6 +6,7 @@
  * `spin SECONDS fork` spins in a forked child (no exec): its maps are the
  * parent's, which no MMAP record announces.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,6 +51,21 @@ int main(int argc, char **argv)
 	while (now() < end) {
 		spin_alpha(2000000);
 		spin_beta(1000000);
+	}
+	/*
+	 * PP_SPIN_CPU_FILE=F: append the CPU time we got, in ms, so a test can
+	 * expect samples in proportion to it rather than to the wall time a
+	 * loaded machine may not give.
+	 */
+	if (getenv("PP_SPIN_CPU_FILE")) {
+		FILE *f = fopen(getenv("PP_SPIN_CPU_FILE"), "a");
+		struct timespec cpu;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+		if (f) {
+			fprintf(f, "%ld\n", (long)cpu.tv_sec * 1000 + cpu.tv_nsec / 1000000);
+			fclose(f);
+		}
 	}
 	return 0;
 }
