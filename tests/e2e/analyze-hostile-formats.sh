@@ -103,8 +103,9 @@ craft divrec $EX 't = re.sub(rb"print fmt:.*", b"print fmt: \"%ld\", (-922337203
 craft hex $EX 't = re.sub(rb"print fmt:.*", b"print fmt: \"%s\", __print_hex(REC->ret, -1)\n", t, flags=re.S)'
 craft arr $EX 't = re.sub(rb"print fmt:.*", b"print fmt: \"%s\", __print_array(REC->ret, 2000000000, 8)\n", t, flags=re.S)'
 craft width $EX 't = re.sub(rb"print fmt:.*", b"print fmt: \"%2147483647ld\", REC->ret\n", t, flags=re.S)'
+craft width8 $EX 't = re.sub(rb"print fmt:.*", b"print fmt: \"%99999999ld\", REC->ret\n", t, flags=re.S)'
 craft star $EX 't = re.sub(rb"print fmt:.*", b"print fmt: \"%*ld\", REC->ret, REC->ret\n", t, flags=re.S)'
-for name in off div0 divrec hex arr width star; do
+for name in off div0 divrec hex arr width width8 star; do
 	every $name
 	intact $name
 	lines=$(timeout -k 5 20 "$B/pp-analyze" trace -e $EX "$T/$name.trace" 2>/dev/null | grep -c "ret=")
