@@ -822,7 +822,7 @@ static void refuse_format(struct pp_session *s, const char *sys, const char *nam
 /*
  * An event format from the file reaches libtraceevent only within the bounds
  * of pp_fmt_check_text(), and its parsed fields must fit a record (spec/pp-analyze.md,
- * "What a reader promises on any file").
+ * "Formats and BTF from the file are untrusted").
  */
 static void parse_event_format(struct pp_session *s, const char *sys, const char *name,
 			       const char *text)
