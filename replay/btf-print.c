@@ -4,7 +4,9 @@
  * trace (see btf-print.h). The BTF is hostile input: libbpf's btf__new()
  * checks that type ids and names are in bounds; this file bounds the rest:
  * the depth of nesting and of typedef chains, the number of array elements
- * printed, and every read against the record size.
+ * printed, the total work of one record (members, elements and enum values
+ * looked at: nested arrays of structs multiply), and every read against the
+ * record size.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #define MAX_DEPTH	8		/* nested structs/arrays */
 #define MAX_CHAIN	16		/* typedef/const/volatile links */
 #define MAX_ELEMS	64		/* array elements printed */
+#define MAX_WORK	4096		/* values and enum entries looked at per record */
 
 struct pp_btf_fmt {
 	struct btf *btf;
@@ -34,7 +37,9 @@ struct pout {
 	char *buf;
 	size_t len, pos;
 	int short_rec;
+	unsigned int work;		/* MAX_WORK: then "..." and nothing more */
 };
+
 
 static void out_mem(struct pout *o, const char *s, size_t n)
 {
@@ -49,6 +54,18 @@ static void out_mem(struct pout *o, const char *s, size_t n)
 static void out_str(struct pout *o, const char *s)
 {
 	out_mem(o, s, strlen(s));
+}
+
+/* Spend @n of the record's work; 0 once spent ("..." printed once). */
+static int spend(struct pout *o, unsigned int n)
+{
+	if (o->work >= MAX_WORK)
+		return 0;
+	o->work += n;
+	if (o->work < MAX_WORK)
+		return 1;
+	out_mem(o, "...", 3);
+	return 0;
 }
 
 /* @how: 'd' signed, 'u' unsigned, 'x' hex with 0x. */
@@ -191,6 +208,8 @@ static void print_enum(const struct btf *btf, struct pout *o, const struct btf_t
 
 	if (t->size < 8 && sign && t->size && v >> (t->size * 8 - 1))
 		v |= ~0ULL << (t->size * 8);
+	if (!spend(o, n / 16u))		/* a search of up to 65535 names */
+		return;
 	if (btf_is_enum(t)) {
 		const struct btf_enum *e = btf_enum(t);
 
@@ -219,7 +238,11 @@ static void print_members(const struct pp_btf_fmt *f, struct pout *o, const stru
 	unsigned short n = btf_vlen(t);
 
 	for (unsigned short i = 0; i < n; i++) {
-		const char *name = bname(f->btf, m[i].name_off);
+		const char *name;
+
+		if (!spend(o, 1))
+			return;
+		name = bname(f->btf, m[i].name_off);
 		unsigned int boff = btf_member_bit_offset(t, i), bsz = btf_member_bitfield_size(t, i);
 		const struct btf_type *mt = resolve(f->btf, m[i].type, NULL);
 
@@ -249,6 +272,8 @@ static void print_type(const struct pp_btf_fmt *f, struct pout *o, uint32_t id,
 	const struct btf_type *t = resolve(f->btf, id, &id);
 	__s64 tsz;
 
+	if (!spend(o, 1))
+		return;
 	if (!t || depth > MAX_DEPTH) {
 		out_mem(o, "?", 1);
 		return;
@@ -308,6 +333,8 @@ static void print_type(const struct pp_btf_fmt *f, struct pout *o, uint32_t id,
 				out_str(o, ",...");
 				break;
 			}
+			if (o->work >= MAX_WORK)
+				break;
 			if (i)
 				out_mem(o, ",", 1);
 			print_type(f, o, a->type, rec, size, off + (size_t)esz * i, depth + 1);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * What analyzers call on an event: tracepoint field access, decoded field
- * printing (compiled plan, else libtraceevent), stacks and symbols.
+ * printing (compiled plan, else libtraceevent on a guarded record, else
+ * name=value), stacks and symbols.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -166,6 +167,15 @@ void pp_session__print_event(struct pp_session *s, const struct pp_event *e)
 		return;
 	if (ev->plan && !pp_print_plan__run(ev->plan, e->raw, e->raw_size, &s->out))
 		return;
+	/*
+	 * libtraceevent reads wherever the format points: it gets only records
+	 * whose fields and __data_loc areas the guard found inside, of formats
+	 * whose print work that bounds. Anything else prints field by field.
+	 */
+	if (!pp_fmt_guard__tep_ok(ev->guard) || !pp_fmt_guard__record(ev->guard, e->raw, e->raw_size)) {
+		pp_fmt_print_fields(&s->out, ev->tp, e->raw, e->raw_size);
+		return;
+	}
 	memset(&r, 0, sizeof(r));
 	r.ts = e->time;
 	r.cpu = (int)e->cpu;

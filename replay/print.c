@@ -92,9 +92,11 @@ static size_t parse_conv(const char *p, struct step *st, int *needs_fmt)
 		*needs_fmt = 1;
 		q++;
 	}
-	while (*q >= '0' && *q <= '9') {
+	for (unsigned int w = 0; *q >= '0' && *q <= '9'; q++) {
 		*needs_fmt = 1;
-		q++;
+		w = w * 10 + (unsigned int)(*q - '0');
+		if (w > 64)	/* a width from a hostile file: snprintf would pad it all */
+			return 0;
 	}
 	if (*q == '.')
 		return 0;

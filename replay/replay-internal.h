@@ -15,6 +15,7 @@
 #include "pp/replay.h"
 #include "pp/sample.h"
 #include "btf-print.h"
+#include "fmt-check.h"
 
 #define PP_MAX_EVSELS	256
 #define PP_MAX_STREAMS	4096
@@ -150,6 +151,9 @@ struct pp_session {
 	struct pp_sample_layout fast[PP_MAX_EVSELS];	/* by evsel idx */
 	struct tep_handle *tep;
 	int header_page_ok;
+	struct tep_event **refused;	/* parsed formats whose fields do not fit a record */
+	size_t nr_refused;
+	unsigned int fmt_warned;	/* refused formats warned about (replay/session.c) */
 	struct pp_evspec specs[64];
 	int nr_specs;
 	struct pp_src srcs[PP_MAX_SOURCES];

@@ -228,8 +228,11 @@ void pp_session__free(struct pp_session *s)
 		if (s->srcs[i].inited && s->srcs[i].a->src_free)
 			s->srcs[i].a->src_free(s->srcs[i].state);
 	}
-	for (size_t i = 0; i < s->nr_evsels; i++)
+	for (size_t i = 0; i < s->nr_evsels; i++) {
 		pp_print_plan__free(s->evsels[i].plan);
+		free(s->evsels[i].guard);
+	}
+	free(s->refused);
 	for (size_t i = 0; i < s->nr_streams; i++) {
 		free(s->streams[i].buf);
 		pp_reader__free(s->streams[i].rd);
@@ -760,7 +763,15 @@ void pp_session__link_formats(struct pp_session *s)
 		ev->tp = tep_find_event_by_name(s->tep, sys, colon + 1);
 		if (!ev->tp)
 			ev->tp = tep_find_event(s->tep, (int)ev->config);
-		if (ev->tp && !ev->plan)
+		for (size_t r = 0; ev->tp && r < s->nr_refused; r++) {
+			if (s->refused[r] == ev->tp)
+				ev->tp = NULL;
+		}
+		if (!ev->tp)
+			continue;
+		if (!ev->guard)
+			ev->guard = pp_fmt_guard__new(ev->tp);
+		if (!ev->plan)
 			ev->plan = pp_print_plan__compile(s->tep, ev->tp);
 	}
 }
@@ -797,6 +808,48 @@ static int meta_attrs(struct pp_session *s, const uint8_t *data, size_t len)
 	return 0;
 }
 
+/* A format pp refuses: one warning that names the event (a few, then a count). */
+static void refuse_format(struct pp_session *s, const char *sys, const char *name,
+			  const char *why)
+{
+	if (++s->fmt_warned <= 16)
+		pp_session__warn(s, "%s:%s: format refused, its records are not decoded: %s", sys,
+				 name, why);
+	else if (s->fmt_warned == 17)
+		pp_session__warn(s, "more formats refused (not listed)");
+}
+
+/*
+ * An event format from the file reaches libtraceevent only within the bounds
+ * of pp_fmt_check_text(), and its parsed fields must fit a record (spec/pp-analyze.md,
+ * "Formats and BTF from the file are untrusted").
+ */
+static void parse_event_format(struct pp_session *s, const char *sys, const char *name,
+			       const char *text)
+{
+	struct tep_event *ev = NULL;
+	size_t len = strlen(text);
+	char why[160];
+
+	if (pp_fmt_check_text(text, len, why, sizeof(why))) {
+		refuse_format(s, sys, name, why);
+		return;
+	}
+	if (tep_parse_format(s->tep, &ev, text, len, sys) && !ev) {
+		pp_session__warn(s, "cannot parse the format of %s:%s", sys, name);
+		return;
+	}
+	if (ev && pp_fmt_check_fields(ev, why, sizeof(why))) {
+		struct tep_event **v = realloc(s->refused, (s->nr_refused + 1) * sizeof(*v));
+
+		if (v) {
+			s->refused = v;
+			s->refused[s->nr_refused++] = ev;
+		}
+		refuse_format(s, sys, name, why);
+	}
+}
+
 static int meta_formats(struct pp_session *s, const uint8_t *data, size_t len)
 {
 	struct pp_item_iter it;
@@ -819,8 +872,7 @@ static int meta_formats(struct pp_session *s, const uint8_t *data, size_t len)
 		case PP_FMT_EVENT:
 			if (tep_find_event_by_name(s->tep, sys, name))
 				break;
-			if (tep_parse_event(s->tep, text, strlen(text), sys))
-				pp_session__warn(s, "cannot parse the format of %s:%s", sys, name);
+			parse_event_format(s, sys, name, text);
 			break;
 		case PP_FMT_PRINTK:
 			tep_parse_printk_formats(s->tep, text);

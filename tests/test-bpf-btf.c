@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <bpf/btf.h>
@@ -197,6 +198,46 @@ static void test_bad_input(void **state)
 	btf__free(b);
 }
 
+/* Fan-out: 64 x 64 structs of 1000 members each print a bounded prefix. */
+static void test_fan_out(void **state)
+{
+	struct btf *b = btf__new_empty();
+	int t_int, t_w, t_a1, t_a2, t_rec;
+	size_t rsz = 64 * 64 * 4000;
+	uint8_t *rec = calloc(1, rsz);
+	char name[16], err[128], *out = malloc(1 << 20);
+	const void *raw;
+	struct pp_btf_fmt *f;
+	uint32_t sz;
+	int n;
+
+	(void)state;
+	assert_non_null(b);
+	assert_non_null(rec);
+	assert_non_null(out);
+	t_int = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	t_w = btf__add_struct(b, "w", 4000);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		assert_int_equal(btf__add_field(b, name, t_int, (uint32_t)i * 32, 0), 0);
+	}
+	t_a1 = btf__add_array(b, t_int, t_w, 64);
+	t_a2 = btf__add_array(b, t_int, t_a1, 64);
+	t_rec = btf__add_struct(b, "rec", (uint32_t)rsz);
+	assert_int_equal(btf__add_field(b, "a", t_a2, 0, 0), 0);
+	raw = btf__raw_data(b, &sz);
+	f = pp_btf_fmt__new(raw, sz, (uint32_t)t_rec, err, sizeof(err));
+	assert_non_null(f);
+	/* 4M values unbounded (24 MB of text); a few thousand with the cap */
+	n = pp_btf_fmt__print(f, rec, rsz, out, 1 << 20);
+	assert_true(n > 0 && n < 100000);
+	assert_non_null(strstr(out, "..."));
+	pp_btf_fmt__free(f);
+	btf__free(b);
+	free(rec);
+	free(out);
+}
+
 static void test_format_item(void **state)
 {
 	struct btf *b = make_btf();
@@ -266,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_format_item),
+		cmocka_unit_test(test_fan_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

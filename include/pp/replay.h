@@ -32,6 +32,7 @@ struct pp_evsel {
 	struct tep_event *tp;		/* tracepoint format, NULL if none */
 	const struct pp_evspec *spec;	/* the -e entry it matched, NULL if none */
 	void *plan;			/* compiled print plan (replay/print.c) */
+	void *guard;			/* what a record must hold before libtraceevent prints it (replay/fmt-check.c) */
 	uint64_t nr_samples;		/* samples replayed */
 	uint64_t nr_lost;
 	void *priv;			/* free for the analyzer */
