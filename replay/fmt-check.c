@@ -4,6 +4,7 @@
  * fmt-check.h). The text check runs once per FORMATS item, the field check
  * and the guard once per event; only pp_fmt_guard__record() runs per record.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -199,6 +200,50 @@ static int field_fits(const struct tep_format_field *f, char *why, size_t wlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* One printk_formats line as libtraceevent can take it. */
+static int printk_line_ok(const char *l, size_t n)
+{
+	size_t k = 2;
+
+	if (n < 2 || l[0] != '0' || (l[1] != 'x' && l[1] != 'X'))
+		return 0;
+	while (k < n && k < 18 && isxdigit((unsigned char)l[k]))
+		k++;
+	if (k == 2 || n - k < 5 || memcmp(l + k, " : \"", 4))
+		return 0;
+	return l[n - 1] == '"' && n - 1 > k + 3;
+}
+
+/**
+ * pp_fmt_printk_clean() - the parsable lines of a printk_formats text.
+ * @text: the text; @dropped: receives the lines dropped.
+ * Return: the new text, or NULL without memory.
+ */
+char *pp_fmt_printk_clean(const char *text, size_t *dropped)
+{
+	size_t len = strlen(text), o = 0;
+	char *out = malloc(len + 1);
+
+	*dropped = 0;
+	if (!out)
+		return NULL;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (printk_line_ok(l, n)) {
+			memcpy(out + o, l, n);
+			o += n;
+			out[o++] = '\n';
+		} else if (n) {
+			(*dropped)++;
+		}
+		l += n + (nl != NULL);
+	}
+	out[o] = '\0';
+	return out;
 }
 
 /**

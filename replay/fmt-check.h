@@ -41,6 +41,17 @@ struct pp_out;
 int pp_fmt_check_text(const char *text, size_t len, char *why, size_t wlen);
 
 /**
+ * pp_fmt_printk_clean() - the lines of a printk_formats text that
+ * libtraceevent can parse safely: `0xADDR : "TEXT"`, an address of 1 to 16
+ * hex digits, TEXT closed by the line's last character. libtraceevent reads
+ * past the end of a line cut after its colon; other lines are dropped.
+ * @text: the file's text; @dropped: receives the number of lines dropped.
+ * Return: a new NUL-terminated text (the caller frees it), or NULL without
+ * memory.
+ */
+char *pp_fmt_printk_clean(const char *text, size_t *dropped);
+
+/**
  * pp_fmt_check_fields() - does every field of a parsed event fit a record?
  * @ev: parsed event; @why, @wlen: receives the reason.
  * Return: 0 or -EINVAL.

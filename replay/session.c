@@ -864,19 +864,36 @@ static int meta_formats(struct pp_session *s, const uint8_t *data, size_t len)
 		if (pp_cur__str(&c, &sys) || pp_cur__str(&c, &name) || pp_cur__str(&c, &text))
 			continue;
 		switch (item.kind) {
-		case PP_FMT_HEADER_PAGE:
+		case PP_FMT_HEADER_PAGE: {
+			char why[160];
+
+			/* the same bounds as an event's text before libtraceevent reads it */
+			if (pp_fmt_check_text(text, strlen(text), why, sizeof(why))) {
+				pp_session__warn(s, "header_page refused: %s", why);
+				break;
+			}
 			if (tep_parse_header_page(s->tep, (char *)text, strlen(text),
 						  tep_get_long_size(s->tep)) == 0)
 				s->header_page_ok = 1;
 			break;
+		}
 		case PP_FMT_EVENT:
 			if (tep_find_event_by_name(s->tep, sys, name))
 				break;
 			parse_event_format(s, sys, name, text);
 			break;
-		case PP_FMT_PRINTK:
-			tep_parse_printk_formats(s->tep, text);
+		case PP_FMT_PRINTK: {
+			size_t dropped;
+			char *clean = pp_fmt_printk_clean(text, &dropped);
+
+			if (dropped)
+				pp_session__warn(s, "printk_formats: %zu malformed lines ignored",
+						 dropped);
+			if (clean)
+				tep_parse_printk_formats(s->tep, clean);
+			free(clean);
 			break;
+		}
 		case PP_FMT_BTF: {
 			char err[256];
 

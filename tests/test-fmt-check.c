@@ -261,9 +261,26 @@ static void test_guard_record(void **state)
 	tep_free(tep);
 }
 
+/* printk_formats lines libtraceevent would read past: dropped, the rest kept. */
+static void test_printk_clean(void **state)
+{
+	const char *in = "0xffffffff8281972f : \"thaw_processes\"\n0x1 :\n0x : \"x\"\nzz\n"
+			 "0x1 : \"\n0x1 : \"unterminated\n0x12345678901234567 : \"long\"\n"
+			 "0x2 : \"a \\\"quoted\\\" one\"";
+	size_t dropped;
+	char *out = pp_fmt_printk_clean(in, &dropped);
+
+	assert_non_null(out);
+	assert_string_equal(out, "0xffffffff8281972f : \"thaw_processes\"\n"
+			    "0x2 : \"a \\\"quoted\\\" one\"\n");
+	assert_int_equal(dropped, 6);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_printk_clean),
 		cmocka_unit_test(test_text_refused),
 		cmocka_unit_test(test_kernel_formats_pass),
 		cmocka_unit_test(test_fields_outside_refused),
