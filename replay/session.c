@@ -441,12 +441,16 @@ static struct pp_task *task_slot(const struct pp_session *s, uint32_t tid)
 
 /**
  * pp_session__set_comm() - remember the comm of a thread.
- * @s: session; @pid, @tid: ids; @comm: name (cut at 15 bytes).
+ * @s: session; @pid, @tid: ids; @comm: name (cut at 15 bytes), which may be
+ * another task's (pp_session__comm()): the table may grow meanwhile.
  */
 void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm)
 {
 	struct pp_task *t;
+	char name[sizeof(t->comm)];
 
+	/* @comm may be another task's, in the table that growing frees: copy it first */
+	snprintf(name, sizeof(name), "%s", comm);
 	if (s->tasks_nr * 2 >= s->tasks_cap) {
 		size_t ncap = s->tasks_cap ? s->tasks_cap * 2 : 1024;
 		struct pp_task *old = s->tasks, *n = calloc(ncap, sizeof(*n));
@@ -468,7 +472,7 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 		s->tasks_nr++;
 	}
 	t->pid = pid;
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	memcpy(t->comm, name, sizeof(name));
 }
 
 /**
@@ -1153,12 +1157,8 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		if (!t || !t->tid) {
 			struct pp_task *pt = task_slot(s, e.pid);
 
-			if (pt && pt->tid) {
-				char comm[16];
-
-				memcpy(comm, pt->comm, sizeof(comm));
-				pp_session__set_comm(s, e.pid, e.tid, comm);
-			}
+			if (pt && pt->tid)
+				pp_session__set_comm(s, e.pid, e.tid, pt->comm);
 		}
 	}
 	e.evsel = ev;

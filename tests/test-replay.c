@@ -402,6 +402,30 @@ static void test_fork_maps(void **state)
 	pp_symtab__free(t);
 }
 
+/*
+ * A FORK names the child after its parent: pp_session__set_comm() given
+ * the parent's comm, a pointer into the task table, while adding the child
+ * grows (and frees) that table. ASan saw the copy read freed memory.
+ */
+static void test_comm_from_table(void **state)
+{
+	struct pp_opts o = { .output = "/dev/null" };
+	struct pp_session *s = pp_session__new(&counter_analyzer, &o);
+	char want[16];
+
+	assert_non_null(s);
+	pp_session__set_comm(s, 1, 1, "parent");
+	for (uint32_t tid = 2; tid < 5000; tid++)
+		pp_session__set_comm(s, 1, tid, pp_session__comm(s, tid - 1 - (tid & 1)));
+	for (uint32_t tid = 1; tid < 5000; tid++)
+		assert_string_equal(pp_session__comm(s, tid), "parent");
+	/* a comm of 15 bytes and more is cut at 15 */
+	pp_session__set_comm(s, 9, 9, "0123456789abcdefXYZ");
+	snprintf(want, sizeof(want), "%s", "0123456789abcde");
+	assert_string_equal(pp_session__comm(s, 9), want);
+	pp_session__free(s);
+}
+
 static void test_no_footer_scan(void **state)
 {
 	const char *path = make_trace(20, 0, 0);
@@ -692,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_merge_heap),
 		cmocka_unit_test(test_ksym_size),
 		cmocka_unit_test(test_fork_maps),
+		cmocka_unit_test(test_comm_from_table),
 		cmocka_unit_test(test_no_footer_scan),
 		cmocka_unit_test(test_trace_output),
 		cmocka_unit_test(test_damaged),
