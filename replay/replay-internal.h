@@ -108,6 +108,9 @@ struct pp_fcache {
 	int full;			/* start over at the next stack */
 };
 
+/* Lost windows held until the module's init; more are folded into the last. */
+#define PP_EARLY_LOST_MAX	64
+
 struct pp_session {
 	struct pp_analyzer a;		/* copy with stubs filled */
 	struct pp_fcache *fcache;	/* lazily allocated by pp_session__stack_frames() */
@@ -136,6 +139,9 @@ struct pp_session {
 	/* BPF aggregates of either source (replay/bpf-agg.c) */
 	struct pp_bpfagg *bpfagg;
 	int running;			/* the module is inited: items may be delivered */
+	/* lost windows met before that (a LOST chunk before the first DATA) */
+	struct pp_lost early_lost[PP_EARLY_LOST_MAX];
+	size_t nr_early_lost;
 
 	/* metadata */
 	uint8_t *machine;

@@ -918,6 +918,32 @@ static void meta_mmaps(struct pp_session *s, const uint8_t *data, size_t len)
 	}
 }
 
+/*
+ * Every lost window reaches the module through here: never before its
+ * init (its private data does not exist yet). Those met while the file is
+ * opened are held, a bounded number, and delivered right after init.
+ */
+static void deliver_lost(struct pp_session *s, const struct pp_lost *l)
+{
+	struct pp_lost *last;
+
+	if (s->running) {
+		s->a.lost(s, l);
+		return;
+	}
+	if (s->nr_early_lost < PP_EARLY_LOST_MAX) {
+		s->early_lost[s->nr_early_lost++] = *l;
+		return;
+	}
+	last = &s->early_lost[PP_EARLY_LOST_MAX - 1];
+	last->count += l->count;
+	last->bytes += l->bytes;
+	if (l->first_ts < last->first_ts)
+		last->first_ts = l->first_ts;
+	if (l->last_ts > last->last_ts)
+		last->last_ts = l->last_ts;
+}
+
 static void meta_lost(struct pp_session *s, const uint8_t *data, size_t len)
 {
 	struct pp_item_iter it;
@@ -938,7 +964,7 @@ static void meta_lost(struct pp_session *s, const uint8_t *data, size_t len)
 		l.source = 2;
 		s->stats.lost_recorder += l.count;
 		s->stats.lost_windows++;
-		s->a.lost(s, &l);
+		deliver_lost(s, &l);
 	}
 }
 
@@ -1337,7 +1363,7 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 		(void)stream;
 		ev->nr_lost += l.count;
 		s->stats.lost_windows++;
-		s->a.lost(s, &l);
+		deliver_lost(s, &l);
 		break;
 	}
 	default:
@@ -1957,6 +1983,9 @@ int pp_session__run(struct pp_session *s)
 	if (ret)
 		return ret;
 	s->running = 1;
+	for (size_t i = 0; i < s->nr_early_lost; i++)
+		s->a.lost(s, &s->early_lost[i]);
+	s->nr_early_lost = 0;
 	ret = s->src->run(s);
 	if (s->opts.interval_ns && s->tick_pending)
 		s->a.interval(s, s->last_ts);

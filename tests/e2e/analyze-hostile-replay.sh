@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Hostile files against the replay core (issue 15): a real recording rewritten
+# by tests/helpers/pptrace.py with valid CRCs, so each change reaches the
+# session, the symbol tables and the terminal output.
+#  - a LOST chunk before the first DATA chunk (a recorder whose queue
+#    overflowed at start): no module's lost callback may run before its init
+set -u
+B=${PP_BUILD:?}
+TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=$(mktemp -d /tmp/pp-e2e-hostile-replay.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+EVS=sched:sched_switch,sched:sched_wakeup,raw_syscalls:sys_enter,raw_syscalls:sys_exit
+if ! "$B/pp-record" -q -e $EVS --codec none --encoding plain -o "$T/s.trace" -- \
+	"$B/tests/helpers/getppid-n" 50 >/dev/null 2>"$T/err"; then
+	echo "skip: pp-record cannot record $EVS here: $(head -1 "$T/err")"; exit 77
+fi
+fail() { echo "FAIL: $*"; exit 1; }
+export HELPERS=$TOP/tests/helpers
+craft() {	# NAME PYTHON: rewrite s.trace into NAME.trace with PYTHON (c: the chunks)
+	python3 - "$T/s.trace" "$T/$1.trace" "$2" <<'PY' || fail "crafting $1"
+import os, struct, sys
+sys.path.insert(0, os.environ['HELPERS'])
+import pptrace
+hdr, c = pptrace.read(sys.argv[1])
+c = [x for x in c if x.type not in (pptrace.INDEX, pptrace.FOOTER)]
+def item(body, kind=0):
+    body += bytes(-len(body) % 8)
+    return struct.pack("<IHH", 8 + len(body), kind, 0) + body
+def before_data(chunk):
+    c.insert(next(k for k, x in enumerate(c) if x.type == pptrace.DATA), chunk)
+exec(sys.argv[3])
+pptrace.write(sys.argv[2], hdr, c)
+PY
+}
+# run NAME CMD...: must end within 20 s, by a clean exit or a refusal, never a signal
+run() {
+	local name=$1; shift
+	timeout -k 5 20 "$@" 2>"$T/run.err" | tail -c 1 >/dev/null; local rc=${PIPESTATUS[0]}
+	{ [ $rc = 124 ] || [ $rc = 137 ]; } && fail "$name: '$*' did not end in 20 s"
+	[ $rc -ge 128 ] && fail "$name: '$*' died of signal $((rc - 128)): $(tail -3 "$T/run.err")"
+	return 0
+}
+profilers=$("$B/pp-analyze" list | awk '/^profilers/ { p = 1; next } /^commands/ { p = 0 } p { print $1 }')
+[ -n "$profilers" ] || fail "pp-analyze list names no profiler"
+
+# 1. a LOST chunk (7 records lost by the recorder) before the first DATA chunk
+craft early-lost '
+before_data(pptrace.Chunk(0x0011, item(struct.pack("<IIQQQQ", 0, 2, 1, 2, 7, 700))))'
+for p in $profilers; do
+	run early-lost "$B/pp-analyze" $p "$T/early-lost.trace"
+	run early-lost "$B/pp-analyze" $p -e sched:sched_switch -e sched:sched_wakeup "$T/early-lost.trace"
+done
+"$B/pp-analyze" stat "$T/early-lost.trace" 2>&1 >/dev/null | grep -q "7 (recorder)" ||
+	fail "the early LOST chunk is not counted"
+"$B/pp-analyze" task-state "$T/early-lost.trace" 2>&1 >/dev/null | grep -q "1 lost windows" ||
+	fail "the early lost window is not delivered to task-state after its init"
+
+echo "ok: hostile files end every command in the replay core"
