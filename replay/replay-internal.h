@@ -52,7 +52,8 @@ struct pp_stream {
 	const uint8_t *data;	/* decoded chunk (data) is read in place */
 	size_t len;
 	size_t off;		/* next record in data */
-	const uint8_t *head;	/* current record, NULL = exhausted */
+	uint64_t *align;	/* a misaligned record's copy (65,536 bytes, on demand) */
+	const uint8_t *head;	/* current record, NULL = exhausted; 8-byte aligned */
 	uint16_t head_size;
 	uint64_t head_ts;
 	struct pp_evsel *head_ev;	/* its event, while head_idgen == idmap_gen */

@@ -232,6 +232,7 @@ void pp_session__free(struct pp_session *s)
 		pp_print_plan__free(s->evsels[i].plan);
 	for (size_t i = 0; i < s->nr_streams; i++) {
 		free(s->streams[i].buf);
+		free(s->streams[i].align);
 		pp_reader__free(s->streams[i].rd);
 	}
 	free(s->streams);
@@ -1235,7 +1236,7 @@ void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *
 static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size,
 			struct pp_evsel *ev)
 {
-	const struct perf_event_header *h = (const void *)rec;
+	struct perf_event_header hdr, *h = &hdr;
 	struct pp_sample id;
 	uint64_t idsz;
 
@@ -1244,6 +1245,7 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 		s->stats.unknown_id++;
 		return;
 	}
+	memcpy(&hdr, rec, sizeof(hdr));	/* records of a file need not be aligned */
 	if (h->type == PERF_RECORD_SAMPLE) {
 		dispatch_sample(s, ev, rec, size);
 		return;
@@ -1266,8 +1268,8 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 
 		if (size < 16)
 			break;
-		t.pid = *(const uint32_t *)(rec + 8);
-		t.tid = *(const uint32_t *)(rec + 12);
+		t.pid = pp_sample_rd32(rec + 8);
+		t.tid = pp_sample_rd32(rec + 12);
 		n = bounded_strlen(rec + 16, size - 16);
 		if (n > 16)
 			n = 16;
@@ -1285,11 +1287,11 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 
 		if (size < 32)
 			break;
-		t.pid = *(const uint32_t *)(rec + 8);
-		t.ppid = *(const uint32_t *)(rec + 12);
-		t.tid = *(const uint32_t *)(rec + 16);
-		t.ptid = *(const uint32_t *)(rec + 20);
-		t.time = *(const uint64_t *)(rec + 24);
+		t.pid = pp_sample_rd32(rec + 8);
+		t.ppid = pp_sample_rd32(rec + 12);
+		t.tid = pp_sample_rd32(rec + 16);
+		t.ptid = pp_sample_rd32(rec + 20);
+		t.time = pp_sample_rd64(rec + 24);
 		if (h->type == PERF_RECORD_FORK) {
 			struct pp_task *pt = task_slot(s, t.ptid);
 
@@ -1315,13 +1317,13 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 
 		if (size <= fn_off)
 			break;
-		m.pid = *(const uint32_t *)(rec + 8);
-		m.tid = *(const uint32_t *)(rec + 12);
-		m.start = *(const uint64_t *)(rec + 16);
-		m.len = *(const uint64_t *)(rec + 24);
-		m.pgoff = *(const uint64_t *)(rec + 32);
+		m.pid = pp_sample_rd32(rec + 8);
+		m.tid = pp_sample_rd32(rec + 12);
+		m.start = pp_sample_rd64(rec + 16);
+		m.len = pp_sample_rd64(rec + 24);
+		m.pgoff = pp_sample_rd64(rec + 32);
 		if (h->type == PERF_RECORD_MMAP2) {
-			m.prot = *(const uint32_t *)(rec + 64);
+			m.prot = pp_sample_rd32(rec + 64);
 			if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 				m.build_id_size = rec[40] > 20 ? 20 : rec[40];
 				m.build_id = rec + 44;
@@ -1351,12 +1353,12 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 		if (h->type == PERF_RECORD_LOST) {
 			if (size < 24)
 				break;
-			l.count = *(const uint64_t *)(rec + 16);
+			l.count = pp_sample_rd64(rec + 16);
 			s->stats.lost_records += l.count;
 		} else {
 			if (size < 16)
 				break;
-			l.count = *(const uint64_t *)(rec + 8);
+			l.count = pp_sample_rd64(rec + 8);
 			l.source = 1;
 			s->stats.lost_samples += l.count;
 		}
@@ -1683,6 +1685,19 @@ static void stream_advance(struct pp_session *s, struct pp_stream *st)
 			continue;
 		}
 		st->off += size;
+		/*
+		 * Records are handed on 8-byte aligned (a stack is read as
+		 * u64s in place); only a crafted file misaligns them, by a
+		 * record size that is not a multiple of 8: copy those.
+		 */
+		if ((uintptr_t)r & 7) {
+			if (!st->align && !(st->align = malloc(65536))) {
+				s->stats.bad_records++;
+				continue;
+			}
+			memcpy(st->align, r, size);
+			r = (const uint8_t *)st->align;
+		}
 		st->head = r;
 		st->head_size = size;
 		id = record_id(r, size);

@@ -121,7 +121,7 @@ struct pp_event {
 	uint32_t raw_size;
 	const uint64_t *callchain;	/* with PERF_CONTEXT_* markers */
 	uint32_t nr_callchain;
-	const void *record;		/* the perf record, header included */
+	const void *record;		/* the perf record, header included; 8-byte aligned, as @callchain */
 	uint64_t addr;			/* PERF_SAMPLE_ADDR (page-faults, breakpoints), else 0 */
 };
 

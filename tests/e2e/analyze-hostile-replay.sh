@@ -4,6 +4,8 @@
 # session, the symbol tables and the terminal output.
 #  - a LOST chunk before the first DATA chunk (a recorder whose queue
 #    overflowed at start): no module's lost callback may run before its init
+#  - a record of 12 bytes at the head of each DATA chunk, misaligning every
+#    record after it: no misaligned load (UBSan, in the sanitized pp-analyze)
 set -u
 B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -41,6 +43,11 @@ run() {
 	[ $rc -ge 128 ] && fail "$name: '$*' died of signal $((rc - 128)): $(tail -3 "$T/run.err")"
 	return 0
 }
+# The sanitized pp-analyze (`make test` builds it): memory errors abort it
+A=$B/asan/pp-analyze
+[ -x "$A" ] || A=
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 profilers=$("$B/pp-analyze" list | awk '/^profilers/ { p = 1; next } /^commands/ { p = 0 } p { print $1 }')
 [ -n "$profilers" ] || fail "pp-analyze list names no profiler"
 
@@ -56,4 +63,34 @@ done
 "$B/pp-analyze" task-state "$T/early-lost.trace" 2>&1 >/dev/null | grep -q "1 lost windows" ||
 	fail "the early lost window is not delivered to task-state after its init"
 
+# 2. misaligned records; a profile recording too, for its stacks (u64 arrays)
+craft misaligned '
+for x in c:
+    if x.type == pptrace.DATA:
+        x.payload = struct.pack("<IHH", 0x7fff, 0, 12) + bytes(4) + x.payload
+        x.raw_size = len(x.payload)'
+if [ -n "$A" ]; then
+	for p in $profilers; do run misaligned "$A" $p "$T/misaligned.trace"; done
+	for p in info dump "trace -g" "task-state -g" "syscalls -g"; do
+		run misaligned "$A" $p "$T/misaligned.trace"
+	done
+	if "$B/pp-record" -q -g -F 999 --codec none --encoding plain -o "$T/p.trace" profile -- \
+		"$B/tests/helpers/spin" >/dev/null 2>&1; then
+		cp "$T/s.trace" "$T/s.keep" && cp "$T/p.trace" "$T/s.trace"
+		craft pmisaligned '
+for x in c:
+    if x.type == pptrace.DATA:
+        x.payload = struct.pack("<IHH", 0x7fff, 0, 12) + bytes(4) + x.payload
+        x.raw_size = len(x.payload)'
+		cp "$T/s.keep" "$T/s.trace"
+		for p in profile "trace -g"; do run pmisaligned "$A" $p "$T/pmisaligned.trace"; done
+		"$A" profile "$T/pmisaligned.trace" 2>/dev/null | grep -q spin_alpha ||
+			fail "profile of misaligned records names no function"
+	fi
+fi
+"$B/pp-analyze" stat --json "$T/misaligned.trace" >"$T/mis.json" 2>/dev/null
+"$B/pp-analyze" stat --json "$T/s.trace" >"$T/s.json" 2>/dev/null
+cmp -s "$T/mis.json" "$T/s.json" || fail "misaligned records do not count as aligned ones"
+
+[ -n "$A" ] || { echo "skip: the checks under ASan+UBSan need $B/asan/pp-analyze (make test builds it)"; exit 77; }
 echo "ok: hostile files end every command in the replay core"
