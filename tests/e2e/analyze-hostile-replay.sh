@@ -6,11 +6,14 @@
 #    overflowed at start): no module's lost callback may run before its init
 #  - a record of 12 bytes at the head of each DATA chunk, misaligning every
 #    record after it: no misaligned load (UBSan, in the sanitized pp-analyze)
+#  - the DSO of the sampled stacks renamed to a FIFO: symbolization must not
+#    block in open(2) (trace, profile, task-state did)
 set -u
 B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 T=$(mktemp -d /tmp/pp-e2e-hostile-replay.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+F=$(mktemp -d /tmp/ppf.XXXXXX)	# short: the FIFO's path replaces a DSO's in place
+trap 'rm -rf "$T" "$F"' EXIT
 [ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
 EVS=sched:sched_switch,sched:sched_wakeup,raw_syscalls:sys_enter,raw_syscalls:sys_exit
 if ! "$B/pp-record" -q -e $EVS --codec none --encoding plain -o "$T/s.trace" -- \
@@ -19,8 +22,8 @@ if ! "$B/pp-record" -q -e $EVS --codec none --encoding plain -o "$T/s.trace" -- 
 fi
 fail() { echo "FAIL: $*"; exit 1; }
 export HELPERS=$TOP/tests/helpers
-craft() {	# NAME PYTHON: rewrite s.trace into NAME.trace with PYTHON (c: the chunks)
-	python3 - "$T/s.trace" "$T/$1.trace" "$2" <<'PY' || fail "crafting $1"
+craft() {	# NAME PYTHON: rewrite $SRC.trace (s) into NAME.trace with PYTHON (c: the chunks)
+	python3 - "$T/${SRC:-s}.trace" "$T/$1.trace" "$2" <<'PY' || fail "crafting $1"
 import os, struct, sys
 sys.path.insert(0, os.environ['HELPERS'])
 import pptrace
@@ -63,34 +66,51 @@ done
 "$B/pp-analyze" task-state "$T/early-lost.trace" 2>&1 >/dev/null | grep -q "1 lost windows" ||
 	fail "the early lost window is not delivered to task-state after its init"
 
-# 2. misaligned records; a profile recording too, for its stacks (u64 arrays)
-craft misaligned '
+# 2. misaligned records
+MIS='
 for x in c:
     if x.type == pptrace.DATA:
         x.payload = struct.pack("<IHH", 0x7fff, 0, 12) + bytes(4) + x.payload
         x.raw_size = len(x.payload)'
+craft misaligned "$MIS"
 if [ -n "$A" ]; then
-	for p in $profilers; do run misaligned "$A" $p "$T/misaligned.trace"; done
-	for p in info dump "trace -g" "task-state -g" "syscalls -g"; do
+	for p in $profilers info dump "trace -g" "task-state -g" "syscalls -g"; do
 		run misaligned "$A" $p "$T/misaligned.trace"
 	done
-	if "$B/pp-record" -q -g -F 999 --codec none --encoding plain -o "$T/p.trace" profile -- \
-		"$B/tests/helpers/spin" >/dev/null 2>&1; then
-		cp "$T/s.trace" "$T/s.keep" && cp "$T/p.trace" "$T/s.trace"
-		craft pmisaligned '
-for x in c:
-    if x.type == pptrace.DATA:
-        x.payload = struct.pack("<IHH", 0x7fff, 0, 12) + bytes(4) + x.payload
-        x.raw_size = len(x.payload)'
-		cp "$T/s.keep" "$T/s.trace"
-		for p in profile "trace -g"; do run pmisaligned "$A" $p "$T/pmisaligned.trace"; done
-		"$A" profile "$T/pmisaligned.trace" 2>/dev/null | grep -q spin_alpha ||
-			fail "profile of misaligned records names no function"
-	fi
 fi
 "$B/pp-analyze" stat --json "$T/misaligned.trace" >"$T/mis.json" 2>/dev/null
 "$B/pp-analyze" stat --json "$T/s.trace" >"$T/s.json" 2>/dev/null
 cmp -s "$T/mis.json" "$T/s.json" || fail "misaligned records do not count as aligned ones"
+
+# A profile recording, for sampled stacks (u64 arrays read in place) and user DSOs
+"$B/pp-record" -q -g -F 999 --codec none --encoding plain -o "$T/p.trace" profile -- \
+	"$B/tests/helpers/spin" >/dev/null 2>"$T/err" || fail "pp-record profile: $(head -1 "$T/err")"
+SRC=p craft pmisaligned "$MIS"
+if [ -n "$A" ]; then
+	for p in profile "trace -g"; do run pmisaligned "$A" $p "$T/pmisaligned.trace"; done
+	"$A" profile "$T/pmisaligned.trace" 2>/dev/null | grep -q spin_alpha ||
+		fail "profile of misaligned records names no function"
+fi
+
+# 3. the sampled DSO (spin) named by a FIFO, known by path only (no build-id, no USYMS)
+mkfifo "$F/f" || fail "mkfifo"
+FIFO=$F/f SRC=p craft fifo '
+for x in c:
+    if x.type != pptrace.DATA:
+        continue
+    p = bytearray(x.payload)
+    for off, type, size in pptrace.records(p):
+        fn = bytes(p[off + 72:off + size]).split(b"\0")[0]
+        if type == 10 and fn.endswith(b"/spin"):
+            new = os.environ["FIFO"].encode()
+            assert len(new) <= len(fn)
+            p[off + 72:off + 72 + len(fn)] = new + bytes(len(fn) - len(new))
+            p[off + 5] &= ~0x40
+    x.payload = bytes(p)
+c = [x for x in c if x.type != 0x0007]'
+for p in profile "trace -g" "task-state -g"; do run fifo "$B/pp-analyze" $p "$T/fifo.trace"; done
+"$B/pp-analyze" profile "$T/fifo.trace" 2>/dev/null | grep -q "f+0x" ||
+	fail "profile of a DSO that is a FIFO does not print its frames as f+0xOFF"
 
 [ -n "$A" ] || { echo "skip: the checks under ASan+UBSan need $B/asan/pp-analyze (make test builds it)"; exit 77; }
 echo "ok: hostile files end every command in the replay core"
