@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
@@ -426,6 +427,76 @@ static void test_comm_from_table(void **state)
 	pp_session__free(s);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Symbol tables fed by a hostile file stay O(log n) per item: 100k DSOs
+ * (their lookup was linear), 100k maps of one process (each insertion
+ * scanned them all) and 100k misses in a module of 100k symbols (each
+ * walked back to the module's first symbol). Seconds before, not minutes.
+ */
+#define BIG_N	100000
+static void test_symtab_big(void **state)
+{
+	struct pp_symtab *t = pp_symtab__new();
+	uint64_t ksyms, dsos, dsos_syms, maps;
+	struct pp_buf b;
+	uint32_t nr = BIG_N, zero = 0;
+	const char *dso;
+	char name[64];
+	double t0 = now_s();
+
+	assert_non_null(t);
+	for (uint32_t i = 0; i < BIG_N; i++) {
+		snprintf(name, sizeof(name), "/lib/x%u.so", i);
+		assert_int_equal(pp_symtab__add_mmap(t, 1, 0x10000 + i * 0x2000ull, 0x1000, 0, NULL, 0,
+						     name), 0);
+	}
+	/* one process: each map replaces the last, over the same range */
+	for (uint32_t i = 0; i < BIG_N; i++)
+		assert_int_equal(pp_symtab__add_mmap(t, 2, 0x10000, 0x1000, 0, NULL, 0, "/lib/x7.so"), 0);
+	pp_symtab__coverage(t, &ksyms, &dsos, &dsos_syms, &maps);
+	assert_int_equal(dsos, BIG_N);
+	assert_int_equal(maps, BIG_N + 1);
+	pp_symtab__lookup(t, 1, 0x10000 + 4242 * 0x2000ull + 8, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "x4242.so");
+	pp_symtab__lookup(t, 2, 0x10008, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "x7.so");
+
+	/* a module of 100k symbols of 16 bytes each, every 64 bytes; misses in between */
+	pp_buf__init(&b);
+	pp_buf__append_str(&b, "big");
+	pp_buf__pad(&b, 8);
+	pp_buf__append(&b, &nr, 4);
+	pp_buf__append(&b, &zero, 4);
+	for (uint32_t i = 0; i < BIG_N; i++) {
+		uint64_t a = 0xffffffffc0000000ull + i * 64ull;
+		uint32_t sz = 16;
+		char ty = 't';
+
+		pp_buf__append(&b, &a, 8);
+		pp_buf__append(&b, &sz, 4);
+		pp_buf__append(&b, &ty, 1);
+		pp_buf__append_str(&b, "f");
+	}
+	assert_int_equal(pp_symtab__add_ksyms(t, b.data, b.len), 0);
+	pp_buf__exit(&b);
+	for (uint32_t i = 0; i < BIG_N; i++) {
+		uint64_t a = 0xffffffffc0000000ull + (BIG_N - 1 - i) * 64ull + 32;
+
+		assert_int_equal(pp_symtab__lookup(t, 0, a, 1, name, sizeof(name), &dso), 0);
+	}
+	assert_string_equal(name, "big+0x20");
+	pp_symtab__free(t);
+	assert_true(now_s() - t0 < 20.0);
+}
+
 static void test_no_footer_scan(void **state)
 {
 	const char *path = make_trace(20, 0, 0);
@@ -717,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_ksym_size),
 		cmocka_unit_test(test_fork_maps),
 		cmocka_unit_test(test_comm_from_table),
+		cmocka_unit_test(test_symtab_big),
 		cmocka_unit_test(test_no_footer_scan),
 		cmocka_unit_test(test_trace_output),
 		cmocka_unit_test(test_damaged),
