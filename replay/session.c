@@ -450,8 +450,11 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 	struct pp_task *t;
 	char name[sizeof(t->comm)];
 
-	/* @comm may be another task's, in the table that growing frees: copy it first */
-	snprintf(name, sizeof(name), "%s", comm);
+	/*
+	 * @comm may be another task's, in the table that growing frees: copy
+	 * it first, escaped for terminals (every comm enters here).
+	 */
+	pp_text_escape(name, sizeof(name), comm);
 	if (s->tasks_nr * 2 >= s->tasks_cap) {
 		size_t ncap = s->tasks_cap ? s->tasks_cap * 2 : 1024;
 		struct pp_task *old = s->tasks, *n = calloc(ncap, sizeof(*n));
@@ -718,7 +721,7 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev = &s->evsels[s->nr_evsels];
 		memset(ev, 0, sizeof(*ev));
 		ev->idx = (int)s->nr_evsels++;
-		snprintf(ev->name, sizeof(ev->name), "%s", name);
+		pp_text_escape(ev->name, sizeof(ev->name), name);	/* printed as text */
 		ev->type = a.type;
 		ev->config = a.config;
 		ev->sample_type = a.sample_type;

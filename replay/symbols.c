@@ -100,9 +100,12 @@ static char *own_str(struct pp_symtab *t, const char *s)
 		t->strs = a;
 		t->cap_strs = n;
 	}
-	d = strdup(s);
-	if (d)
+	/* names and paths are printed: escaped for terminals once, here */
+	d = malloc(pp_text_size(s));
+	if (d) {
+		pp_text_escape(d, pp_text_size(s), s);
 		t->strs[t->nr_strs++] = d;
+	}
 	return d;
 }
 

@@ -744,6 +744,48 @@ static void test_mod_options(void **state)
 }
 
 /* --json strings: escapes, UTF-8 kept, bytes that are not UTF-8 replaced. */
+/* Text from a file for a terminal: control, C1 and invalid bytes as \xNN, the rest as is. */
+static void test_text_escape(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain name", "plain name" },
+		{ "a\x1b[2Jb\x07", "a\\x1b[2Jb\\x07" },
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },	/* UTF-8 stays */
+		{ "c1\xc2\x9b" "1m", "c1\\xc2\\x9b" "1m" },		/* U+009B, a CSI */
+		{ "x\x9by\x7f\xff", "x\\x9by\\x7f\\xff" },
+	};
+	char buf[1024], small[8];
+	struct pp_out o;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = pp_text_escape(buf, sizeof(buf), cases[i].in);
+		assert_string_equal(buf, cases[i].out);
+		assert_int_equal(n + 1, pp_text_size(cases[i].in));
+	}
+	/* cut before an escape that does not fit whole */
+	pp_text_escape(small, sizeof(small), "abcd\x1b");
+	assert_string_equal(small, "abcd");
+	/* pp_out__text: long input, escapes across its buffer's end */
+	f = tmpfile();
+	assert_non_null(f);
+	pp_out__init(&o, fileno(f));
+	char in[400];
+
+	for (int i = 0; i < 399; i++)
+		in[i] = i % 3 ? 'a' : '\x01';
+	in[399] = '\0';
+	pp_out__text(&o, in);
+	pp_out__exit(&o);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	assert_int_equal(n, 133 * 4 + 266);
+	assert_memory_equal(buf, "\\x01aa\\x01aa", 12);
+}
+
 static void test_json_str(void **state)
 {
 	static const struct { const char *in, *out; } cases[] = {
@@ -793,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_trace_output),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_json_str),
+		cmocka_unit_test(test_text_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,8 @@
 #    record after it: no misaligned load (UBSan, in the sanitized pp-analyze)
 #  - the DSO of the sampled stacks renamed to a FIFO: symbolization must not
 #    block in open(2) (trace, profile, task-state did)
+#  - escape sequences in the host name, a comm, an event name and a symbol
+#    name: text output shows them as \xNN, never raw
 set -u
 B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -111,6 +113,37 @@ c = [x for x in c if x.type != 0x0007]'
 for p in profile "trace -g" "task-state -g"; do run fifo "$B/pp-analyze" $p "$T/fifo.trace"; done
 "$B/pp-analyze" profile "$T/fifo.trace" 2>/dev/null | grep -q "f+0x" ||
 	fail "profile of a DSO that is a FIFO does not print its frames as f+0xOFF"
+
+# 4. terminal escapes in names from the file
+ESC='
+def sub(x, old, new):	# in place: item sizes stay
+    assert len(old) == len(new)
+    x.payload = x.payload.replace(old, new)
+for x in c:
+    if x.type == 0x0001:
+        x.payload = x.payload.replace(b"hostname\0", b"hostname\0\x1b[2J", 1)
+        x.raw_size = len(x.payload)
+    if x.type == 0x0002:
+        sub(x, b"sched:sched_wakeup\0", b"sched:sched_w\x1b[31m\0")
+    if x.type == 0x0007:
+        sub(x, b"spin_alpha\0", b"spin\x07alpha\0")
+    if x.type == pptrace.DATA:
+        p = bytearray(x.payload)
+        for off, type, size in pptrace.records(p):
+            if type == 3 and p[off + 16:off + 19] in (b"get", b"spi"):
+                p[off + 17] = 0x9b	# a C1 CSI: an escape to UTF-8 terminals too
+        x.payload = bytes(p)'
+craft esc "$ESC"
+SRC=p craft pesc "$ESC"
+: >"$T/esc.out"
+for cmd in info stat trace top; do "$B/pp-analyze" $cmd "$T/esc.trace" >>"$T/esc.out" 2>&1; done
+for cmd in info profile "trace -g"; do "$B/pp-analyze" $cmd "$T/pesc.trace" >>"$T/esc.out" 2>&1; done
+if LC_ALL=C grep -n -m3 $'[\x1b\x07\x9b]' "$T/esc.out"; then
+	fail "raw escape bytes from the file reach the terminal"
+fi
+for want in 'host:        \x1b[2Jvm' 'sched:sched_w\x1b[31m' 'g\x9btppid-n' 'spin\x07alpha'; do
+	grep -qF "$want" "$T/esc.out" || fail "no '$want' in the output: $(head -c 600 "$T/esc.out")"
+done
 
 [ -n "$A" ] || { echo "skip: the checks under ASan+UBSan need $B/asan/pp-analyze (make test builds it)"; exit 77; }
 echo "ok: hostile files end every command in the replay core"
