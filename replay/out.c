@@ -282,9 +282,11 @@ void pp_out__json_str(struct pp_out *o, const char *s)
 }
 
 /*
- * Bytes of the printable character at @p: 1 for printable ASCII, the
- * sequence's length for well-formed UTF-8 other than the C1 controls
- * (U+0080..U+009F, which terminals obey as escapes), else 0.
+ * Bytes at @p that a terminal shows rather than obeys: 1 for printable
+ * ASCII, the sequence's length for well-formed UTF-8 other than the C1
+ * controls (U+0080..U+009F), 1 for a stray byte 0xA0..0xFF (shown as a
+ * replacement character; JSON has its own rule for it); 0 for a control:
+ * C0, DEL, or a C1 control, encoded or as the bare byte 0x80..0x9F.
  */
 static inline size_t text_char(const unsigned char *p)
 {
@@ -295,6 +297,8 @@ static inline size_t text_char(const unsigned char *p)
 	if (*p < 0x80)
 		return 0;
 	n = utf8_len(p);
+	if (!n)
+		return *p >= 0xa0;
 	return n == 2 && p[0] == 0xc2 && p[1] < 0xa0 ? 0 : n;
 }
 
@@ -305,8 +309,8 @@ static inline size_t text_char(const unsigned char *p)
  * @src: the string.
  *
  * Comms, event, symbol, module and host names come from files written by
- * others: a control byte, DEL, a C1 control or a byte of no well-formed
- * UTF-8 becomes `\xNN`; the rest is copied as it is.
+ * others: a control byte, DEL or a C1 control (as UTF-8 or a bare byte)
+ * becomes `\xNN`; the rest is copied as it is.
  * Return: the length written.
  */
 size_t pp_text_escape(char *dst, size_t cap, const char *src)

@@ -744,7 +744,7 @@ static void test_mod_options(void **state)
 }
 
 /* --json strings: escapes, UTF-8 kept, bytes that are not UTF-8 replaced. */
-/* Text from a file for a terminal: control, C1 and invalid bytes as \xNN, the rest as is. */
+/* Text from a file for a terminal: control and C1 bytes as \xNN, the rest as is. */
 static void test_text_escape(void **state)
 {
 	static const struct { const char *in, *out; } cases[] = {
@@ -752,7 +752,7 @@ static void test_text_escape(void **state)
 		{ "a\x1b[2Jb\x07", "a\\x1b[2Jb\\x07" },
 		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },	/* UTF-8 stays */
 		{ "c1\xc2\x9b" "1m", "c1\\xc2\\x9b" "1m" },		/* U+009B, a CSI */
-		{ "x\x9by\x7f\xff", "x\\x9by\\x7f\\xff" },
+		{ "x\x9by\x7f\xff", "x\\x9by\\x7f\xff" },	/* 0xff is shown, not obeyed */
 	};
 	char buf[1024], small[8];
 	struct pp_out o;
