@@ -122,7 +122,8 @@ test: all $(TESTS)
 check-layers: $(LIBS)
 	$(Q)scripts/check-layers.sh $(O)
 
-test-bins: $(TESTS)
+# the sanitized pp-analyze too: e2e tests run it on hostile files
+test-bins: $(TESTS) $(O)/pp-analyze
 
 test_unit: $(TESTS)
 	$(Q)tests/run-tests.sh --unit-only $(O)

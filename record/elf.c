@@ -263,15 +263,43 @@ static int file_sized(struct pp_elf *e)
 	return 0;
 }
 
+/*
+ * Open @path for reading only if it is a regular file of at most
+ * PP_ELF_MAX_FILE bytes. Paths come from trace files and from other users'
+ * processes: a FIFO must not block open(2) (O_NONBLOCK), nor a device (a
+ * symlink to /dev/zero) be read forever. Return: fd, or -1 with errno set.
+ */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		err = errno;
+	else if (!S_ISREG(st.st_mode))
+		err = EINVAL;
+	else if ((uint64_t)st.st_size > PP_ELF_MAX_FILE)
+		err = EFBIG;
+	else
+		return fd;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
 /**
  * pp_elf__open() - open an ELF file and read its headers.
- * @path: the file.
+ * @path: the file: only a regular file (a FIFO or a device is refused
+ * without blocking: EINVAL) of at most PP_ELF_MAX_FILE bytes (EFBIG).
  *
  * Return: the reader, or NULL with errno set. Free with pp_elf__close().
  */
 struct pp_elf *pp_elf__open(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 
 	if (fd < 0)
 		return NULL;
@@ -488,7 +516,7 @@ int pp_elf__debuglink(struct pp_elf *e, char *name, size_t len, uint32_t *crc)
  */
 int pp_elf_file_crc32(const char *path, uint32_t *crc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	uLong c = crc32(0, Z_NULL, 0);
 	uint8_t buf[65536];
 	ssize_t n;

@@ -280,3 +280,113 @@ void pp_out__json_str(struct pp_out *o, const char *s)
 	}
 	pp_out__putc(o, '"');
 }
+
+/*
+ * Bytes at @p that a terminal shows rather than obeys: 1 for printable
+ * ASCII, the sequence's length for well-formed UTF-8 other than the C1
+ * controls (U+0080..U+009F), 1 for a stray byte 0xA0..0xFF (shown as a
+ * replacement character; JSON has its own rule for it); 0 for a control:
+ * C0, DEL, or a C1 control, encoded or as the bare byte 0x80..0x9F.
+ */
+static inline size_t text_char(const unsigned char *p)
+{
+	size_t n;
+
+	if (*p >= 0x20 && *p < 0x7f)
+		return 1;
+	if (*p < 0x80)
+		return 0;
+	n = utf8_len(p);
+	if (!n)
+		return *p >= 0xa0;
+	return n == 2 && p[0] == 0xc2 && p[1] < 0xa0 ? 0 : n;
+}
+
+/**
+ * pp_text_escape() - a string from a file, made safe for a terminal.
+ * @dst, @cap: receives it, NUL-terminated (cap >= 1); cut before a
+ * character (or an escape) that does not fit whole.
+ * @src: the string.
+ *
+ * Comms, event, symbol, module and host names come from files written by
+ * others: a control byte, DEL or a C1 control (as UTF-8 or a bare byte)
+ * becomes `\xNN`; the rest is copied as it is.
+ * Return: the length written.
+ */
+size_t pp_text_escape(char *dst, size_t cap, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)src;
+	size_t o = 0;
+
+	while (*p) {
+		size_t n = text_char(p);
+
+		if (n) {
+			if (o + n >= cap)
+				break;
+			memcpy(dst + o, p, n);
+			p += n;
+			o += n;
+			continue;
+		}
+		if (o + 4 >= cap)
+			break;
+		dst[o++] = '\\';
+		dst[o++] = 'x';
+		dst[o++] = hex[*p >> 4];
+		dst[o++] = hex[*p & 15];
+		p++;
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+/**
+ * pp_text_size() - the bytes pp_text_escape() needs for all of @src,
+ * its NUL included; strlen(@src) + 1 when @src needs no escape.
+ */
+size_t pp_text_size(const char *src)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t size = 1;
+
+	while (*p) {
+		size_t n = text_char(p);
+
+		size += n ? n : 4;
+		p += n ? n : 1;
+	}
+	return size;
+}
+
+/**
+ * pp_out__text() - append @s, a string from a file, escaped as
+ * pp_text_escape() does. A clean string (the usual) is one scan and a copy.
+ * @o: output; @s: string.
+ */
+void pp_out__text(struct pp_out *o, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char buf[256];
+
+	while (*p >= 0x20 && *p < 0x7f)
+		p++;
+	if (!*p) {
+		pp_out__write(o, s, (size_t)(p - (const unsigned char *)s));
+		return;
+	}
+	pp_out__write(o, s, (size_t)(p - (const unsigned char *)s));
+	while (*p) {
+		size_t n = pp_text_escape(buf, sizeof(buf), (const char *)p);
+
+		pp_out__write(o, buf, n);
+		/* advance by the source bytes that produced @n output bytes */
+		for (size_t w = 0; w < n;) {
+			size_t c = text_char(p);
+
+			w += c ? c : 4;
+			p += c ? c : 1;
+		}
+	}
+}

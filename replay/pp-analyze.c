@@ -102,11 +102,16 @@ static void print_wall(uint64_t ns)
 	printf("%s.%06llu", buf, (unsigned long long)(ns % 1000000000ull / 1000));
 }
 
+/* A MACHINE value, escaped for the terminal (a few live at once). */
 static const char *mget(const struct pp_session *s, const char *key, const char *dflt)
 {
+	static char bufs[4][8192];
+	static int next;
 	const char *v = pp_session__machine(s, key);
+	char *b = bufs[next++ % 4];
 
-	return v ? v : dflt;
+	pp_text_escape(b, sizeof(bufs[0]), v ? v : dflt);
+	return b;
 }
 
 static int cmd_info(const char *path)
@@ -148,16 +153,16 @@ static int cmd_info(const char *path)
 	       mget(s, "cpus", "?"));
 	printf("command:     %s\n", mget(s, "cmdline", "?"));
 	{
-		const char *f = pp_session__machine(s, "filters");
+		const char *f = mget(s, "filters", "");
 
 		/* Kernel filters (EVENT=FILTER) and BPF filters (bpf:...), ';' separated. */
-		printf("filters:     %s\n", f && *f ? f : "none");
-		f = pp_session__machine(s, "target_pids");
-		if (f)
+		printf("filters:     %s\n", *f ? f : "none");
+		f = mget(s, "target_pids", "");
+		if (*f)
 			printf("targets:     processes %s and their descendants (events of every task "
 			       "recorded)\n", f);
-		f = pp_session__machine(s, "target_tids");
-		if (f)
+		f = mget(s, "target_tids", "");
+		if (*f)
 			printf("targets:     threads %s (events of every task recorded)\n", f);
 	}
 	printf("recorder:    pp %s, clock %s\n", mget(s, "pp_version", "?"),

@@ -53,7 +53,8 @@ struct pp_stream {
 	const uint8_t *data;	/* decoded chunk (data) is read in place */
 	size_t len;
 	size_t off;		/* next record in data */
-	const uint8_t *head;	/* current record, NULL = exhausted */
+	uint64_t *align;	/* a misaligned record's copy (65,536 bytes, on demand) */
+	const uint8_t *head;	/* current record, NULL = exhausted; 8-byte aligned */
 	uint16_t head_size;
 	uint64_t head_ts;
 	struct pp_evsel *head_ev;	/* its event, while head_idgen == idmap_gen */
@@ -109,6 +110,9 @@ struct pp_fcache {
 	int full;			/* start over at the next stack */
 };
 
+/* Lost windows held until the module's init; more are folded into the last. */
+#define PP_EARLY_LOST_MAX	64
+
 struct pp_session {
 	struct pp_analyzer a;		/* copy with stubs filled */
 	struct pp_fcache *fcache;	/* lazily allocated by pp_session__stack_frames() */
@@ -137,6 +141,9 @@ struct pp_session {
 	/* BPF aggregates of either source (replay/bpf-agg.c) */
 	struct pp_bpfagg *bpfagg;
 	int running;			/* the module is inited: items may be delivered */
+	/* lost windows met before that (a LOST chunk before the first DATA) */
+	struct pp_lost early_lost[PP_EARLY_LOST_MAX];
+	size_t nr_early_lost;
 
 	/* metadata */
 	uint8_t *machine;

@@ -235,6 +235,7 @@ void pp_session__free(struct pp_session *s)
 	free(s->refused);
 	for (size_t i = 0; i < s->nr_streams; i++) {
 		free(s->streams[i].buf);
+		free(s->streams[i].align);
 		pp_reader__free(s->streams[i].rd);
 	}
 	free(s->streams);
@@ -444,12 +445,19 @@ static struct pp_task *task_slot(const struct pp_session *s, uint32_t tid)
 
 /**
  * pp_session__set_comm() - remember the comm of a thread.
- * @s: session; @pid, @tid: ids; @comm: name (cut at 15 bytes).
+ * @s: session; @pid, @tid: ids; @comm: name (cut at 15 bytes), which may be
+ * another task's (pp_session__comm()): the table may grow meanwhile.
  */
 void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm)
 {
 	struct pp_task *t;
+	char name[sizeof(t->comm)];
 
+	/*
+	 * @comm may be another task's, in the table that growing frees: copy
+	 * it first, escaped for terminals (every comm enters here).
+	 */
+	pp_text_escape(name, sizeof(name), comm);
 	if (s->tasks_nr * 2 >= s->tasks_cap) {
 		size_t ncap = s->tasks_cap ? s->tasks_cap * 2 : 1024;
 		struct pp_task *old = s->tasks, *n = calloc(ncap, sizeof(*n));
@@ -471,7 +479,7 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 		s->tasks_nr++;
 	}
 	t->pid = pid;
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	memcpy(t->comm, name, sizeof(name));
 }
 
 /**
@@ -716,7 +724,7 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev = &s->evsels[s->nr_evsels];
 		memset(ev, 0, sizeof(*ev));
 		ev->idx = (int)s->nr_evsels++;
-		snprintf(ev->name, sizeof(ev->name), "%s", name);
+		pp_text_escape(ev->name, sizeof(ev->name), name);	/* printed as text */
 		ev->type = a.type;
 		ev->config = a.config;
 		ev->sample_type = a.sample_type;
@@ -983,6 +991,32 @@ static void meta_mmaps(struct pp_session *s, const uint8_t *data, size_t len)
 	}
 }
 
+/*
+ * Every lost window reaches the module through here: never before its
+ * init (its private data does not exist yet). Those met while the file is
+ * opened are held, a bounded number, and delivered right after init.
+ */
+static void deliver_lost(struct pp_session *s, const struct pp_lost *l)
+{
+	struct pp_lost *last;
+
+	if (s->running) {
+		s->a.lost(s, l);
+		return;
+	}
+	if (s->nr_early_lost < PP_EARLY_LOST_MAX) {
+		s->early_lost[s->nr_early_lost++] = *l;
+		return;
+	}
+	last = &s->early_lost[PP_EARLY_LOST_MAX - 1];
+	last->count += l->count;
+	last->bytes += l->bytes;
+	if (l->first_ts < last->first_ts)
+		last->first_ts = l->first_ts;
+	if (l->last_ts > last->last_ts)
+		last->last_ts = l->last_ts;
+}
+
 static void meta_lost(struct pp_session *s, const uint8_t *data, size_t len)
 {
 	struct pp_item_iter it;
@@ -1003,7 +1037,7 @@ static void meta_lost(struct pp_session *s, const uint8_t *data, size_t len)
 		l.source = 2;
 		s->stats.lost_recorder += l.count;
 		s->stats.lost_windows++;
-		s->a.lost(s, &l);
+		deliver_lost(s, &l);
 	}
 }
 
@@ -1222,12 +1256,8 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		if (!t || !t->tid) {
 			struct pp_task *pt = task_slot(s, e.pid);
 
-			if (pt && pt->tid) {
-				char comm[16];
-
-				memcpy(comm, pt->comm, sizeof(comm));
-				pp_session__set_comm(s, e.pid, e.tid, comm);
-			}
+			if (pt && pt->tid)
+				pp_session__set_comm(s, e.pid, e.tid, pt->comm);
 		}
 	}
 	e.evsel = ev;
@@ -1278,7 +1308,7 @@ void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *
 static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size,
 			struct pp_evsel *ev)
 {
-	const struct perf_event_header *h = (const void *)rec;
+	struct perf_event_header hdr, *h = &hdr;
 	struct pp_sample id;
 	uint64_t idsz;
 
@@ -1287,6 +1317,7 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 		s->stats.unknown_id++;
 		return;
 	}
+	memcpy(&hdr, rec, sizeof(hdr));	/* records of a file need not be aligned */
 	if (h->type == PERF_RECORD_SAMPLE) {
 		dispatch_sample(s, ev, rec, size);
 		return;
@@ -1309,8 +1340,8 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 
 		if (size < 16)
 			break;
-		t.pid = *(const uint32_t *)(rec + 8);
-		t.tid = *(const uint32_t *)(rec + 12);
+		t.pid = pp_sample_rd32(rec + 8);
+		t.tid = pp_sample_rd32(rec + 12);
 		n = bounded_strlen(rec + 16, size - 16);
 		if (n > 16)
 			n = 16;
@@ -1328,11 +1359,11 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 
 		if (size < 32)
 			break;
-		t.pid = *(const uint32_t *)(rec + 8);
-		t.ppid = *(const uint32_t *)(rec + 12);
-		t.tid = *(const uint32_t *)(rec + 16);
-		t.ptid = *(const uint32_t *)(rec + 20);
-		t.time = *(const uint64_t *)(rec + 24);
+		t.pid = pp_sample_rd32(rec + 8);
+		t.ppid = pp_sample_rd32(rec + 12);
+		t.tid = pp_sample_rd32(rec + 16);
+		t.ptid = pp_sample_rd32(rec + 20);
+		t.time = pp_sample_rd64(rec + 24);
 		if (h->type == PERF_RECORD_FORK) {
 			struct pp_task *pt = task_slot(s, t.ptid);
 
@@ -1358,13 +1389,13 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 
 		if (size <= fn_off)
 			break;
-		m.pid = *(const uint32_t *)(rec + 8);
-		m.tid = *(const uint32_t *)(rec + 12);
-		m.start = *(const uint64_t *)(rec + 16);
-		m.len = *(const uint64_t *)(rec + 24);
-		m.pgoff = *(const uint64_t *)(rec + 32);
+		m.pid = pp_sample_rd32(rec + 8);
+		m.tid = pp_sample_rd32(rec + 12);
+		m.start = pp_sample_rd64(rec + 16);
+		m.len = pp_sample_rd64(rec + 24);
+		m.pgoff = pp_sample_rd64(rec + 32);
 		if (h->type == PERF_RECORD_MMAP2) {
-			m.prot = *(const uint32_t *)(rec + 64);
+			m.prot = pp_sample_rd32(rec + 64);
 			if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 				m.build_id_size = rec[40] > 20 ? 20 : rec[40];
 				m.build_id = rec + 44;
@@ -1394,19 +1425,19 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 		if (h->type == PERF_RECORD_LOST) {
 			if (size < 24)
 				break;
-			l.count = *(const uint64_t *)(rec + 16);
+			l.count = pp_sample_rd64(rec + 16);
 			s->stats.lost_records += l.count;
 		} else {
 			if (size < 16)
 				break;
-			l.count = *(const uint64_t *)(rec + 8);
+			l.count = pp_sample_rd64(rec + 8);
 			l.source = 1;
 			s->stats.lost_samples += l.count;
 		}
 		(void)stream;
 		ev->nr_lost += l.count;
 		s->stats.lost_windows++;
-		s->a.lost(s, &l);
+		deliver_lost(s, &l);
 		break;
 	}
 	default:
@@ -1726,6 +1757,19 @@ static void stream_advance(struct pp_session *s, struct pp_stream *st)
 			continue;
 		}
 		st->off += size;
+		/*
+		 * Records are handed on 8-byte aligned (a stack is read as
+		 * u64s in place); only a crafted file misaligns them, by a
+		 * record size that is not a multiple of 8: copy those.
+		 */
+		if ((uintptr_t)r & 7) {
+			if (!st->align && !(st->align = malloc(65536))) {
+				s->stats.bad_records++;
+				continue;
+			}
+			memcpy(st->align, r, size);
+			r = (const uint8_t *)st->align;
+		}
 		st->head = r;
 		st->head_size = size;
 		id = record_id(r, size);
@@ -2026,6 +2070,9 @@ int pp_session__run(struct pp_session *s)
 	if (ret)
 		return ret;
 	s->running = 1;
+	for (size_t i = 0; i < s->nr_early_lost; i++)
+		s->a.lost(s, &s->early_lost[i]);
+	s->nr_early_lost = 0;
 	ret = s->src->run(s);
 	if (s->opts.interval_ns && s->tick_pending)
 		s->a.interval(s, s->last_ts);

@@ -64,10 +64,14 @@ struct pp_symtab {
 	struct pp_sym *ksyms;
 	size_t nr_ksyms, cap_ksyms;
 	int ksorted;
+	uint64_t *kmod_start;	/* by sorted ksym: start of its run of one module's symbols */
 	uint64_t kbase;		/* lowest vmlinux symbol */
 	int kbase_ok;
 	struct pp_dso *dsos;
 	size_t nr_dsos, cap_dsos;
+	/* DSO index + 1 by build-id, and by path (the first DSO of a path); cap: power of 2 */
+	uint32_t *dso_by_bid, *dso_by_path;
+	size_t dso_hcap;
 	struct pp_proc *procs;	/* open addressing by pid */
 	size_t procs_cap, procs_nr;
 	char **strs;		/* every string we own */
@@ -96,9 +100,12 @@ static char *own_str(struct pp_symtab *t, const char *s)
 		t->strs = a;
 		t->cap_strs = n;
 	}
-	d = strdup(s);
-	if (d)
+	/* names and paths are printed: escaped for terminals once, here */
+	d = malloc(pp_text_size(s));
+	if (d) {
+		pp_text_escape(d, pp_text_size(s), s);
 		t->strs[t->nr_strs++] = d;
+	}
 	return d;
 }
 
@@ -223,6 +230,9 @@ void pp_symtab__free(struct pp_symtab *t)
 		mapset_put(t->procs[i].ms);
 	free(t->strs);
 	free(t->ksyms);
+	free(t->kmod_start);
+	free(t->dso_by_bid);
+	free(t->dso_by_path);
 	free(t->dsos);
 	free(t->procs);
 	free(t);
@@ -284,19 +294,110 @@ int pp_symtab__add_ksyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 	return 0;
 }
 
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h ^ h >> 29;
+}
+
+/*
+ * The slot of the DSO with build-id @bid (@path NULL) or path @path in
+ * table @h: its entry or the empty slot where it goes.
+ */
+static uint32_t *dso_slot(const struct pp_symtab *t, uint32_t *h, const uint8_t *bid, size_t bsz,
+			  const char *path)
+{
+	size_t mask = t->dso_hcap - 1;
+	size_t i = (path ? hash_bytes(path, strlen(path)) : hash_bytes(bid, bsz)) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		const struct pp_dso *d;
+
+		if (!h[i])
+			return &h[i];
+		d = &t->dsos[h[i] - 1];
+		if (path ? !strcmp(d->path, path) :
+		    d->build_id_size == bsz && !memcmp(d->build_id, bid, bsz))
+			return &h[i];
+	}
+}
+
+/* Index DSO @i by its build-id (if any) and, the first of its path, by path. */
+static void dso_hash_add(struct pp_symtab *t, size_t i)
+{
+	const struct pp_dso *d = &t->dsos[i];
+	uint32_t *e;
+
+	if (d->build_id_size) {
+		e = dso_slot(t, t->dso_by_bid, d->build_id, d->build_id_size, NULL);
+		if (!*e)
+			*e = (uint32_t)i + 1;
+	}
+	e = dso_slot(t, t->dso_by_path, NULL, 0, d->path);
+	if (!*e)
+		*e = (uint32_t)i + 1;
+}
+
+/* Room in the hashes for one more DSO (at most half full). Return: 0 or -ENOMEM. */
+static int dso_hash_grow(struct pp_symtab *t)
+{
+	size_t ncap = t->dso_hcap ? t->dso_hcap * 2 : 256;
+	uint32_t *b, *p;
+
+	if ((t->nr_dsos + 1) * 2 <= t->dso_hcap)
+		return 0;
+	b = calloc(ncap, sizeof(*b));
+	p = calloc(ncap, sizeof(*p));
+	if (!b || !p) {
+		free(b);
+		free(p);
+		return -ENOMEM;
+	}
+	free(t->dso_by_bid);
+	free(t->dso_by_path);
+	t->dso_by_bid = b;
+	t->dso_by_path = p;
+	t->dso_hcap = ncap;
+	for (size_t i = 0; i < t->nr_dsos; i++)	/* in order: the first of a path stays */
+		dso_hash_add(t, i);
+	return 0;
+}
+
+/*
+ * The DSO of build-id @bid (@bsz bytes, 0: unknown) or, without one known
+ * on either side, of @path; created if new. Hashed: a file may name 100k DSOs.
+ */
 static struct pp_dso *dso_get(struct pp_symtab *t, const uint8_t *bid, size_t bsz, const char *path)
 {
-	for (size_t i = 0; i < t->nr_dsos; i++) {
-		struct pp_dso *d = &t->dsos[i];
+	uint32_t *e;
 
-		if (bsz && d->build_id_size == bsz && !memcmp(d->build_id, bid, bsz))
-			return d;
-		if ((!bsz || !d->build_id_size) && path && d->path && !strcmp(d->path, path)) {
-			if (bsz && !d->build_id_size) {
+	if (dso_hash_grow(t))
+		return NULL;
+	if (bsz > 20)
+		bsz = 20;
+	if (bsz) {
+		e = dso_slot(t, t->dso_by_bid, bid, bsz, NULL);
+		if (*e)
+			return &t->dsos[*e - 1];
+	}
+	if (path) {
+		e = dso_slot(t, t->dso_by_path, NULL, 0, path);
+		if (*e) {
+			struct pp_dso *d = &t->dsos[*e - 1];
+
+			/* by path only when one side has no build-id; then it takes this one */
+			if (!bsz)
+				return d;
+			if (!d->build_id_size) {
 				memcpy(d->build_id, bid, bsz);
 				d->build_id_size = (uint8_t)bsz;
+				*dso_slot(t, t->dso_by_bid, bid, bsz, NULL) = *e;
+				return d;
 			}
-			return d;
 		}
 	}
 	if (t->nr_dsos == t->cap_dsos) {
@@ -318,6 +419,7 @@ static struct pp_dso *dso_get(struct pp_symtab *t, const uint8_t *bid, size_t bs
 	if (!d->path)
 		return NULL;
 	d->short_name = strrchr(d->path, '/') ? strrchr(d->path, '/') + 1 : d->path;
+	dso_hash_add(t, t->nr_dsos);
 	t->nr_dsos++;
 	return d;
 }
@@ -388,6 +490,22 @@ static size_t map_upper(const struct pp_mapset *ms, uint64_t addr)
 	return lo;
 }
 
+/* Index of the first map of @ms starting at or above @addr. */
+static size_t map_lower(const struct pp_mapset *ms, uint64_t addr)
+{
+	size_t lo = 0, hi = ms->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ms->m[mid].start < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int map_insert(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_t end,
 		      uint64_t pgoff, int dso)
 {
@@ -399,17 +517,22 @@ static int map_insert(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_
 		return -ENOMEM;
 	ms = p->ms;
 	ms->uid = ++t->gen;
-	/* Drop the maps of this process that the new one overlaps. */
-	for (i = 0; i < ms->nr;) {
-		if (ms->m[i].start < end && ms->m[i].end > start) {
-			memmove(&ms->m[i], &ms->m[i + 1], (ms->nr - i - 1) * sizeof(ms->m[0]));
-			ms->nr--;
-			continue;
-		}
-		i++;
-	}
-	/* after the maps starting below it (none starts at @start any more) */
+	/*
+	 * Drop the maps of this process that the new one overlaps: the maps
+	 * never overlap one another, so sorted by start they are sorted by end
+	 * too and the overlapped ones are a run [i, j) found by binary search.
+	 */
+	size_t j = map_lower(ms, end);
+
 	i = map_upper(ms, start);
+	if (i && ms->m[i - 1].end > start)
+		i--;
+	if (j < i)
+		j = i;
+	if (j > i) {
+		memmove(&ms->m[i], &ms->m[j], (ms->nr - j) * sizeof(ms->m[0]));
+		ms->nr -= (uint32_t)(j - i);
+	}
 	memmove(&ms->m[i + 1], &ms->m[i], (ms->nr - i) * sizeof(ms->m[0]));
 	ms->m[i] = (struct pp_map){ .start = start, .end = end, .pgoff = pgoff, .dso = dso };
 	ms->nr++;
@@ -674,8 +797,21 @@ static int ksym_lookup(struct pp_symtab *t, uint64_t addr, char *buf, size_t len
 	const struct pp_sym *s;
 
 	if (!t->ksorted) {
-		if (t->nr_ksyms)
+		uint64_t *ms = NULL;
+
+		if (t->nr_ksyms) {
 			qsort(t->ksyms, t->nr_ksyms, sizeof(*t->ksyms), cmp_sym);
+			ms = malloc(t->nr_ksyms * sizeof(*ms));
+		}
+		/* where each module's run starts, once: not a walk back per miss */
+		for (size_t i = 0; ms && i < t->nr_ksyms; i++) {
+			const struct pp_sym *k = &t->ksyms[i];
+
+			ms[i] = i && k->mod && t->ksyms[i - 1].mod &&
+				!strcmp(k->mod, t->ksyms[i - 1].mod) ? ms[i - 1] : k->addr;
+		}
+		free(t->kmod_start);
+		t->kmod_start = ms;
 		t->ksorted = 1;
 		t->kbase_ok = 0;
 	}
@@ -696,11 +832,9 @@ static int ksym_lookup(struct pp_symtab *t, uint64_t addr, char *buf, size_t len
 		return 1;
 	}
 	if (s && s->mod && s->mod[0]) {
-		size_t i = lo - 1;
+		uint64_t start = t->kmod_start ? t->kmod_start[lo - 1] : s->addr;
 
-		while (i > 0 && t->ksyms[i - 1].mod && !strcmp(t->ksyms[i - 1].mod, s->mod))
-			i--;
-		snprintf(buf, len, "%s+0x%llx", s->mod, (unsigned long long)(addr - t->ksyms[i].addr));
+		snprintf(buf, len, "%s+0x%llx", s->mod, (unsigned long long)(addr - start));
 		return 0;
 	}
 	if (t->nr_ksyms && addr >= kernel_base(t) && kernel_base(t))

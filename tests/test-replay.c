@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
@@ -402,6 +403,100 @@ static void test_fork_maps(void **state)
 	pp_symtab__free(t);
 }
 
+/*
+ * A FORK names the child after its parent: pp_session__set_comm() given
+ * the parent's comm, a pointer into the task table, while adding the child
+ * grows (and frees) that table. ASan saw the copy read freed memory.
+ */
+static void test_comm_from_table(void **state)
+{
+	struct pp_opts o = { .output = "/dev/null" };
+	struct pp_session *s = pp_session__new(&counter_analyzer, &o);
+	char want[16];
+
+	assert_non_null(s);
+	pp_session__set_comm(s, 1, 1, "parent");
+	for (uint32_t tid = 2; tid < 5000; tid++)
+		pp_session__set_comm(s, 1, tid, pp_session__comm(s, tid - 1 - (tid & 1)));
+	for (uint32_t tid = 1; tid < 5000; tid++)
+		assert_string_equal(pp_session__comm(s, tid), "parent");
+	/* a comm of 15 bytes and more is cut at 15 */
+	pp_session__set_comm(s, 9, 9, "0123456789abcdefXYZ");
+	snprintf(want, sizeof(want), "%s", "0123456789abcde");
+	assert_string_equal(pp_session__comm(s, 9), want);
+	pp_session__free(s);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Symbol tables fed by a hostile file stay O(log n) per item: 100k DSOs
+ * (their lookup was linear), 100k maps of one process (each insertion
+ * scanned them all) and 100k misses in a module of 100k symbols (each
+ * walked back to the module's first symbol). Seconds before, not minutes.
+ */
+#define BIG_N	100000
+static void test_symtab_big(void **state)
+{
+	struct pp_symtab *t = pp_symtab__new();
+	uint64_t ksyms, dsos, dsos_syms, maps;
+	struct pp_buf b;
+	uint32_t nr = BIG_N, zero = 0;
+	const char *dso;
+	char name[64];
+	double t0 = now_s();
+
+	assert_non_null(t);
+	for (uint32_t i = 0; i < BIG_N; i++) {
+		snprintf(name, sizeof(name), "/lib/x%u.so", i);
+		assert_int_equal(pp_symtab__add_mmap(t, 1, 0x10000 + i * 0x2000ull, 0x1000, 0, NULL, 0,
+						     name), 0);
+	}
+	/* one process: each map replaces the last, over the same range */
+	for (uint32_t i = 0; i < BIG_N; i++)
+		assert_int_equal(pp_symtab__add_mmap(t, 2, 0x10000, 0x1000, 0, NULL, 0, "/lib/x7.so"), 0);
+	pp_symtab__coverage(t, &ksyms, &dsos, &dsos_syms, &maps);
+	assert_int_equal(dsos, BIG_N);
+	assert_int_equal(maps, BIG_N + 1);
+	pp_symtab__lookup(t, 1, 0x10000 + 4242 * 0x2000ull + 8, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "x4242.so");
+	pp_symtab__lookup(t, 2, 0x10008, 0, name, sizeof(name), &dso);
+	assert_string_equal(dso, "x7.so");
+
+	/* a module of 100k symbols of 16 bytes each, every 64 bytes; misses in between */
+	pp_buf__init(&b);
+	pp_buf__append_str(&b, "big");
+	pp_buf__pad(&b, 8);
+	pp_buf__append(&b, &nr, 4);
+	pp_buf__append(&b, &zero, 4);
+	for (uint32_t i = 0; i < BIG_N; i++) {
+		uint64_t a = 0xffffffffc0000000ull + i * 64ull;
+		uint32_t sz = 16;
+		char ty = 't';
+
+		pp_buf__append(&b, &a, 8);
+		pp_buf__append(&b, &sz, 4);
+		pp_buf__append(&b, &ty, 1);
+		pp_buf__append_str(&b, "f");
+	}
+	assert_int_equal(pp_symtab__add_ksyms(t, b.data, b.len), 0);
+	pp_buf__exit(&b);
+	for (uint32_t i = 0; i < BIG_N; i++) {
+		uint64_t a = 0xffffffffc0000000ull + (BIG_N - 1 - i) * 64ull + 32;
+
+		assert_int_equal(pp_symtab__lookup(t, 0, a, 1, name, sizeof(name), &dso), 0);
+	}
+	assert_string_equal(name, "big+0x20");
+	pp_symtab__free(t);
+	assert_true(now_s() - t0 < 20.0);
+}
+
 static void test_no_footer_scan(void **state)
 {
 	const char *path = make_trace(20, 0, 0);
@@ -649,6 +744,48 @@ static void test_mod_options(void **state)
 }
 
 /* --json strings: escapes, UTF-8 kept, bytes that are not UTF-8 replaced. */
+/* Text from a file for a terminal: control and C1 bytes as \xNN, the rest as is. */
+static void test_text_escape(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain name", "plain name" },
+		{ "a\x1b[2Jb\x07", "a\\x1b[2Jb\\x07" },
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },	/* UTF-8 stays */
+		{ "c1\xc2\x9b" "1m", "c1\\xc2\\x9b" "1m" },		/* U+009B, a CSI */
+		{ "x\x9by\x7f\xff", "x\\x9by\\x7f\xff" },	/* 0xff is shown, not obeyed */
+	};
+	char buf[1024], small[8];
+	struct pp_out o;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = pp_text_escape(buf, sizeof(buf), cases[i].in);
+		assert_string_equal(buf, cases[i].out);
+		assert_int_equal(n + 1, pp_text_size(cases[i].in));
+	}
+	/* cut before an escape that does not fit whole */
+	pp_text_escape(small, sizeof(small), "abcd\x1b");
+	assert_string_equal(small, "abcd");
+	/* pp_out__text: long input, escapes across its buffer's end */
+	f = tmpfile();
+	assert_non_null(f);
+	pp_out__init(&o, fileno(f));
+	char in[400];
+
+	for (int i = 0; i < 399; i++)
+		in[i] = i % 3 ? 'a' : '\x01';
+	in[399] = '\0';
+	pp_out__text(&o, in);
+	pp_out__exit(&o);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	assert_int_equal(n, 133 * 4 + 266);
+	assert_memory_equal(buf, "\\x01aa\\x01aa", 12);
+}
+
 static void test_json_str(void **state)
 {
 	static const struct { const char *in, *out; } cases[] = {
@@ -692,10 +829,13 @@ int main(void)
 		cmocka_unit_test(test_merge_heap),
 		cmocka_unit_test(test_ksym_size),
 		cmocka_unit_test(test_fork_maps),
+		cmocka_unit_test(test_comm_from_table),
+		cmocka_unit_test(test_symtab_big),
 		cmocka_unit_test(test_no_footer_scan),
 		cmocka_unit_test(test_trace_output),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_json_str),
+		cmocka_unit_test(test_text_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

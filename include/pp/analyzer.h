@@ -121,7 +121,7 @@ struct pp_event {
 	uint32_t raw_size;
 	const uint64_t *callchain;	/* with PERF_CONTEXT_* markers */
 	uint32_t nr_callchain;
-	const void *record;		/* the perf record, header included */
+	const void *record;		/* the perf record, header included; 8-byte aligned, as @callchain */
 	uint64_t addr;			/* PERF_SAMPLE_ADDR (page-faults, breakpoints), else 0 */
 };
 
@@ -262,7 +262,8 @@ struct pp_src_event {
  * @init: validate options against the session's events, allocate state in
  *        pp_session__set_priv(); return 0 or -errno (with a message printed).
  * @sample: one event, in time order.
- * @lost: a lost window.
+ * @lost: a lost window; never before @init (windows met while the file is
+ *        opened are held, at most 64, and delivered right after).
  * @comm/@fork/@exit/@mmap: side-band, in time order.
  * @bpf_item: one item of the aggregate @bpf_agg names (windows first, then
  *            their aggregates), filtered on -p/-t like samples.

@@ -58,9 +58,14 @@ struct pp_elf_sym {
 	uint8_t bind;		/* STB_* */
 };
 
+/* The largest file pp_elf__open() reads (a DSO or a debug file). */
+#define PP_ELF_MAX_FILE		(4ull << 30)
+
 /**
  * pp_elf__open() - open an ELF file and read its headers.
- * @path: the file.
+ * @path: the file; paths come from trace files and other users' processes:
+ * only a regular file is opened, never blocking (a FIFO, a device: EINVAL),
+ * of at most PP_ELF_MAX_FILE bytes (EFBIG).
  *
  * Return: the reader, or NULL with errno set (ENOEXEC: not an ELF file pp
  * can read; ENOMEM; or open(2)'s error). Free with pp_elf__close().

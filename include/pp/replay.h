@@ -116,6 +116,10 @@ void pp_out__u64(struct pp_out *o, uint64_t v);
 void pp_out__i64(struct pp_out *o, int64_t v);
 /** pp_out__json_str() - write @s as a JSON string with quotes. */
 void pp_out__json_str(struct pp_out *o, const char *s);
+/* Strings from a file, for a terminal: control and invalid bytes as \xNN (replay/out.c). */
+size_t pp_text_escape(char *dst, size_t cap, const char *src);
+size_t pp_text_size(const char *src);
+void pp_out__text(struct pp_out *o, const char *s);
 
 /* Session: one replay run. */
 struct pp_session;
