@@ -491,6 +491,35 @@ void pp_reader__seek(struct pp_reader *r, uint64_t off)
 }
 
 /*
+ * Whether every entry names the chunk that lies at its offset, in file
+ * order, without overlap, before the footer. An index is input like the
+ * rest: one listing a chunk 4,000 times would have it replayed 4,000 times.
+ * One header read per chunk (32 bytes of index each): cheap next to the
+ * chunks themselves.
+ */
+static int index_valid(struct pp_reader *r, const struct pp_index_entry *v, size_t nr)
+{
+	uint64_t end = PP_FH_SIZE;
+
+	for (size_t i = 0; i < nr; i++) {
+		uint8_t hb[PP_CH_HEADER_SIZE];
+		struct pp_chunk_header h;
+
+		if (v[i].offset < end || v[i].type == PP_CHUNK_INDEX ||
+		    v[i].type == PP_CHUNK_FOOTER || r->footer_off - v[i].offset < sizeof(hb) ||
+		    read_exact(r, hb, sizeof(hb), v[i].offset) || pp_chunk_header__decode(hb, &h))
+			return 0;
+		if (h.type != v[i].type || h.stream != v[i].stream || h.flags != v[i].flags ||
+		    h.first_ts != v[i].first_ts || h.last_ts != v[i].last_ts)
+			return 0;
+		end = v[i].offset + PP_CH_HEADER_SIZE + h.stored_size + PP_CH_TRAILER_SIZE;
+		if (end > r->footer_off)
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Follow the chain of index chunks back from the footer. Blocks are read
  * newest first and stored from the end of the array, so entries come out in
  * file order. Offsets must strictly decrease along the chain (no cycles).
@@ -542,6 +571,12 @@ static void load_index(struct pp_reader *r)
 		off = prev;
 	}
 	memmove(all, all + (cap - total), (size_t)total * sizeof(*all));
+	if (!index_valid(r, all, (size_t)total)) {
+		rd_print(r, 0, "index does not match the chunks it lists; the file will be read "
+			 "by scanning");
+		free(all);
+		return;
+	}
 	r->index = all;
 	r->nr_index = (size_t)total;
 	r->st.opened_by_index = 1;
