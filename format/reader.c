@@ -128,6 +128,19 @@ int pp_reader__known_type(uint16_t type)
 }
 
 /*
+ * An allocation failed: the host's limit, not damage in the file. Said as
+ * such (a chunk reported "damaged" would send the user to the wrong
+ * culprit); the caller gets -ENOMEM and stops.
+ */
+static int no_memory(struct pp_reader *r, const struct pp_chunk_header *h, uint64_t off,
+		     size_t bytes)
+{
+	rd_print(r, 0, "chunk %llu at offset %llu: out of memory (%zu bytes)",
+		 (unsigned long long)h->seq, (unsigned long long)off, bytes);
+	return -ENOMEM;
+}
+
+/*
  * Read the chunk at @off. On RC_OK, @c is filled. On RC_BADPAYLOAD and
  * RC_UNKNOWN, *next is the offset after the chunk. Negative: -errno.
  */
@@ -160,7 +173,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 	}
 	if (grow(&r->stored, &r->stored_cap, h->stored_size ? h->stored_size : 1) ||
 	    grow(&r->raw, &r->raw_cap, h->raw_size ? h->raw_size : 1))
-		return -ENOMEM;
+		return no_memory(r, h, off, (size_t)h->stored_size + h->raw_size);
 	err = read_exact(r, r->stored, h->stored_size, off + PP_CH_HEADER_SIZE);
 	if (!err)
 		err = read_exact(r, tb, sizeof(tb), off + PP_CH_HEADER_SIZE + h->stored_size);
@@ -177,6 +190,8 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		return RC_BADPAYLOAD;
 	}
 	err = pp_codec_decompress(h->codec, r->stored, h->stored_size, r->raw, h->raw_size);
+	if (err == -ENOMEM)
+		return no_memory(r, h, off, h->raw_size);
 	if (err) {
 		rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
 			 (unsigned long long)h->seq, (unsigned long long)off,
@@ -191,7 +206,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		size_t out = 0;
 
 		if (plain >= 0 && grow(&r->plain, &r->plain_cap, plain ? (size_t)plain : 1))
-			return -ENOMEM;
+			return no_memory(r, h, off, (size_t)plain);
 		if (plain < 0 || pp_reccache_decode(r->raw, h->raw_size, r->plain, &out)) {
 			rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
 				 (unsigned long long)h->seq, (unsigned long long)off,

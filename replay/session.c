@@ -1574,6 +1574,8 @@ int pp_session__open_file(struct pp_session *s, const char *path)
 /* Load the next chunk of @st; Return: 1 loaded, 0 none left. */
 static int stream_load(struct pp_session *s, struct pp_stream *st)
 {
+	int ret;
+
 	while (st->next_entry >= 0) {
 		const struct pp_entry *e = &s->entries[st->next_entry];
 		struct pp_chunk c;
@@ -1589,7 +1591,13 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 			if (!st->rd)
 				return 0;
 		}
-		if (pp_reader__read_at(st->rd, e->offset, &c) != 1)
+		ret = pp_reader__read_at(st->rd, e->offset, &c);
+		if (ret == -ENOMEM) {	/* said by the reader; the rest would be wrong */
+			pp_session__fail(s, ret);
+			s->stop = 1;
+			return 0;
+		}
+		if (ret != 1)
 			continue;
 		st->data = c.data;
 		st->len = c.size;

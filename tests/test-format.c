@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include "pp/format.h"
 #include "pp/io.h"
@@ -351,6 +353,70 @@ static void test_hostile_index(void **state)
 		pp_reader__free(r);
 		pp_io__free(io);
 	}
+}
+
+static char oom_msg[512];
+
+static void keep_print(int level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	snprintf(oom_msg, sizeof(oom_msg), "%s", msg);
+}
+
+/*
+ * A 16 MiB chunk read with too little address space left: the reader says
+ * "out of memory" and returns -ENOMEM, never "payload does not decompress"
+ * (damage) nor nothing. In a child with an address-space limit, which
+ * AddressSanitizer's shadow memory cannot live under.
+ */
+static void test_out_of_memory(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	skip();
+#else
+	struct pp_writer_opts wo = { .codec = PP_CODEC_LZ4 };
+	struct pp_chunk_desc md = { .type = PP_CHUNK_MACHINE, .stream = PP_STREAM_META };
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	struct pp_writer *w = pp_writer__new(io, &wo);
+	uint8_t *big = calloc(1, PP_CHUNK_MAX_RAW);
+	int status;
+	pid_t pid;
+
+	assert_non_null(w);
+	assert_non_null(big);
+	assert_int_equal(pp_writer__append_chunk(w, &md, big, PP_CHUNK_MAX_RAW), 0);
+	assert_int_equal(pp_writer__close(w), 0);
+	free(big);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct pp_reader_opts ro = { .print = keep_print };
+		struct pp_reader *r = pp_reader__open(io, &ro);
+		struct rlimit rl;
+		struct pp_chunk c;
+		long vm = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		int ret;
+
+		if (!r || !f || fscanf(f, "%ld", &vm) != 1)
+			_exit(10);
+		fclose(f);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)vm * (rlim_t)sysconf(_SC_PAGESIZE) + (4u << 20);
+		if (setrlimit(RLIMIT_AS, &rl))
+			_exit(11);
+		ret = pp_reader__next(r, &c);
+		if (ret != -ENOMEM)
+			_exit(12);
+		if (!strstr(oom_msg, "out of memory") || strstr(oom_msg, "decompress"))
+			_exit(13);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	pp_io__free(io);
+#endif
 }
 
 /* Cut the file at every byte: exactly the complete chunks before the cut read back. */
@@ -766,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_no_footer_scans),
 		cmocka_unit_test(test_hostile_index),
+		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_truncate_everywhere),
 		cmocka_unit_test(test_bit_flips),
 		cmocka_unit_test(test_unknown_chunks),
