@@ -149,7 +149,7 @@ fuzz-reader: $(O)/fuzz/fuzz-reader $(O)/fuzz/make-seeds
 fuzz-replay: $(O)/fuzz/fuzz-replay $(O)/fuzz/replay-seeds
 	@mkdir -p $(O)/fuzz/replay-corpus
 	$(Q)$(O)/fuzz/replay-seeds $(O)/fuzz/replay-corpus tests/data/*.trace
-	$(Q)$(O)/fuzz/fuzz-replay -max_total_time=$$(( ($(FUZZ_SECONDS) + 1) / 2 )) -max_len=262144 \
+	$(Q)ASAN_OPTIONS=detect_leaks=0 $(O)/fuzz/fuzz-replay -max_total_time=$$(( ($(FUZZ_SECONDS) + 1) / 2 )) -max_len=262144 \
 		-rss_limit_mb=3072 -timeout=30 -close_fd_mask=2 -detect_leaks=0 -print_final_stats=1 \
 		$(O)/fuzz/replay-corpus 2>&1 | $(FUZZ_SUMMARY) ; \
 		test $${PIPESTATUS[0]} -eq 0
