@@ -140,7 +140,7 @@ fuzz: fuzz-reader fuzz-replay
 fuzz-reader: $(O)/fuzz/fuzz-reader $(O)/fuzz/make-seeds
 	@mkdir -p $(O)/fuzz/corpus
 	$(Q)$(O)/fuzz/make-seeds $(O)/fuzz/corpus
-	$(Q)$(O)/fuzz/fuzz-reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+	$(Q)$(O)/fuzz/fuzz-reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
 		$(O)/fuzz/corpus 2>&1 | $(FUZZ_SUMMARY) ; \
 		test $${PIPESTATUS[0]} -eq 0
 # The whole analysis path: info, dump and every profiler on valid files built
@@ -150,7 +150,7 @@ fuzz-replay: $(O)/fuzz/fuzz-replay $(O)/fuzz/replay-seeds
 	@mkdir -p $(O)/fuzz/replay-corpus
 	$(Q)$(O)/fuzz/replay-seeds $(O)/fuzz/replay-corpus tests/data/*.trace
 	$(Q)ASAN_OPTIONS=detect_leaks=0 $(O)/fuzz/fuzz-replay -max_total_time=$$(( ($(FUZZ_SECONDS) + 1) / 2 )) -max_len=262144 \
-		-rss_limit_mb=3072 -timeout=30 -close_fd_mask=2 -detect_leaks=0 -print_final_stats=1 \
+		-rss_limit_mb=3072 -timeout=30 -close_fd_mask=2 -detect_leaks=0 -artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
 		$(O)/fuzz/replay-corpus 2>&1 | $(FUZZ_SUMMARY) ; \
 		test $${PIPESTATUS[0]} -eq 0
 $(O)/fuzz/make-seeds: tests/fuzz/make-seeds.c $(FORMAT_SRCS)
