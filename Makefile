@@ -52,7 +52,7 @@ PROBES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS  := $(patsubst %,$(O)/bpf/%.skel.h,$(PROBES))
 
 .SECONDARY:
-.PHONY: all clean check-layers test test-bins test_unit test_asan fuzz run bench deps install
+.PHONY: all clean check-layers test test-bins test_unit test_asan fuzz fuzz-reader fuzz-replay run bench deps install
 all: $(PROGS) $(HELPERS)
 
 $(O)/%.o: %.c | $(SKELS)
@@ -135,20 +135,47 @@ test_asan: $(TESTS)
 # libFuzzer target over the reader.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE
 FUZZ_SECONDS ?= 60
-fuzz: $(O)/fuzz/fuzz-reader $(O)/fuzz/make-seeds
+# Each fuzzer's summary: runs, coverage (the DONE line: cov, ft, corp), peak memory.
+FUZZ_SUMMARY := grep -E '^(stat::number_of_executed_units|stat::peak_rss|\#[0-9]+[[:space:]]+DONE)|ERROR|SUMMARY'
+fuzz: fuzz-reader fuzz-replay
+fuzz-reader: $(O)/fuzz/fuzz-reader $(O)/fuzz/make-seeds
 	@mkdir -p $(O)/fuzz/corpus
 	$(Q)$(O)/fuzz/make-seeds $(O)/fuzz/corpus
-	$(Q)$(O)/fuzz/fuzz-reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
-		$(O)/fuzz/corpus 2>&1 | grep -E '^(stat::number_of_executed_units|stat::peak_rss|#[0-9]+ +DONE)|ERROR|SUMMARY' ; \
+	$(Q)$(O)/fuzz/fuzz-reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
+		$(O)/fuzz/corpus 2>&1 | $(FUZZ_SUMMARY) ; \
+		test $${PIPESTATUS[0]} -eq 0
+# The whole analysis path: info, dump and every profiler on valid files built
+# from a program (tests/fuzz/replay-prog.h), seeded from tests/data's traces.
+# Half of FUZZ_SECONDS: it is the slower of the two by far per run.
+fuzz-replay: $(O)/fuzz/fuzz-replay $(O)/fuzz/replay-seeds
+	@mkdir -p $(O)/fuzz/replay-corpus
+	$(Q)$(O)/fuzz/replay-seeds $(O)/fuzz/replay-corpus tests/data/*.trace
+	$(Q)ASAN_OPTIONS=detect_leaks=0 $(O)/fuzz/fuzz-replay -max_total_time=$$(( ($(FUZZ_SECONDS) + 1) / 2 )) -max_len=262144 \
+		-rss_limit_mb=3072 -timeout=30 -close_fd_mask=2 -detect_leaks=0 -artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
+		$(O)/fuzz/replay-corpus 2>&1 | $(FUZZ_SUMMARY) ; \
 		test $${PIPESTATUS[0]} -eq 0
 $(O)/fuzz/make-seeds: tests/fuzz/make-seeds.c $(FORMAT_SRCS)
 	$(call msg,CC,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O1 -g -Iinclude -D_GNU_SOURCE -o $@ $^ $(LDLIBS_FORMAT)
+$(O)/fuzz/replay-seeds: tests/fuzz/replay-seeds.c tests/fuzz/replay-prog.h $(FORMAT_SRCS)
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O1 -g -Iinclude -D_GNU_SOURCE -o $@ $(filter %.c,$^) $(LDLIBS_FORMAT)
 $(O)/fuzz/fuzz-reader: tests/fuzz/fuzz-reader.c $(FORMAT_SRCS) $(wildcard format/*.h include/pp/*.h)
 	$(call msg,FUZZ,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz-reader.c $(FORMAT_SRCS) $(LDLIBS_FORMAT)
+# pp-analyze.c is linked in with its main renamed: info and dump run as the tool runs them.
+FUZZ_REPLAY_SRCS := tests/fuzz/fuzz-replay.c replay/pp-analyze.c $(FORMAT_SRCS) $(RECORD_SRCS) \
+		    $(REPLAY_SRCS)
+$(O)/fuzz/fuzz-replay: $(FUZZ_REPLAY_SRCS) tests/fuzz/replay-prog.h $(SKELS) \
+		       $(wildcard format/*.h replay/*.h record/*.h analyzers/*.h include/pp/*.h)
+	$(call msg,FUZZ,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -I$(O) -Dmain=pp_analyze_main \
+		$(shell pkg-config --cflags libtraceevent libtracefs 2>/dev/null) \
+		-o $@ $(FUZZ_REPLAY_SRCS) $(LDLIBS_ALL)
 
 deps:
 	$(Q)scripts/install-deps.sh

@@ -23,6 +23,11 @@
 
 #define OFFCPU_TOP	10
 #define OFFCPU_MAX_FRAMES	256
+/*
+ * Aggregates kept, frames included: a kernel's maps hold far less, a
+ * crafted file (one deep stack referenced 100k times) asked for ~100 GB.
+ */
+#define OFFCPU_MAX_BYTES	(512ull << 20)
 
 /* One aggregate, its frames copied (items are lent for the callback). */
 struct ostack {
@@ -44,6 +49,7 @@ struct offcpu {
 	size_t nr, cap;
 	uint64_t windows, dropped, stacks_lost;
 	uint64_t first_ts, last_ts;
+	uint64_t bytes;			/* held by v and the frames */
 	int nomem;
 };
 
@@ -52,6 +58,8 @@ static int offcpu_add(struct offcpu *oc, const struct pp_bpf_item *it)
 	size_t n = (size_t)it->nr_kernel + it->nr_user + it->nr_waker;
 	struct ostack *st;
 
+	if (oc->bytes + sizeof(*st) + n * 8 > OFFCPU_MAX_BYTES)
+		return -E2BIG;
 	if (oc->nr == oc->cap) {
 		size_t ncap = oc->cap ? oc->cap * 2 : 256;
 		struct ostack *nv = realloc(oc->v, ncap * sizeof(*nv));
@@ -92,6 +100,7 @@ static int offcpu_add(struct offcpu *oc, const struct pp_bpf_item *it)
 		memcpy(st->ips + it->nr_kernel + it->nr_user, it->waker_ips,
 		       (size_t)st->nr_waker * 8);
 	oc->nr++;
+	oc->bytes += sizeof(*st) + n * 8;
 	return 0;
 }
 
@@ -112,9 +121,16 @@ void pp_bpf_agg_an__item(struct pp_session *s, const struct pp_bpf_item *it)
 			oc->first_ts = it->start_ns;
 		if (it->end_ns > oc->last_ts)
 			oc->last_ts = it->end_ns;
-	} else if (it->kind == PP_BPF_ITEM_STACK && !oc->nomem && offcpu_add(oc, it)) {
-		oc->nomem = 1;
-		pp_session__warn(s, "out of memory: later aggregates left out");
+	} else if (it->kind == PP_BPF_ITEM_STACK && !oc->nomem) {
+		int ret = offcpu_add(oc, it);
+
+		if (ret)
+			oc->nomem = 1;
+		if (ret == -E2BIG)
+			pp_session__warn(s, "aggregates exceed %llu MiB: later ones left out",
+					 OFFCPU_MAX_BYTES >> 20);
+		else if (ret)
+			pp_session__warn(s, "out of memory: later aggregates left out");
 	}
 }
 
@@ -255,50 +271,75 @@ static void strip_bpf_frames(struct pp_session *s, struct offcpu *oc)
 	}
 }
 
+struct lk {
+	uint32_t pid;
+	uint64_t addr, total, count, max;
+	uint32_t threads;
+	size_t order;			/* the first stack's rank: ties keep it */
+	char comm[16];
+};
+
+static int lk_cmp_key(const void *a, const void *b)
+{
+	const struct lk *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int lk_cmp_total(const void *a, const void *b)
+{
+	const struct lk *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 /*
  * Top contended locks: waits summed per (process, futex address); with
  * --json, every lock as a "lock" object.
  */
 static void lock_table(struct pp_session *s, struct offcpu *oc, struct pp_out *out, uint64_t total)
 {
-	struct lk { uint32_t pid; uint64_t addr, total, count, max; uint32_t threads; char comm[16]; } *v;
+	struct lk *v;
 	size_t nr = 0;
 	char t1[32], t2[32];
 
 	v = calloc(oc->nr ? oc->nr : 1, sizeof(*v));
 	if (!v)
 		return;
+	/* Sorted by (pid, lock), one pass sums each lock: n log n, not a scan per stack. */
 	for (size_t i = 0; i < oc->nr; i++) {
 		const struct ostack *st = &oc->v[i];
-		size_t j;
 
-		for (j = 0; j < nr; j++) {
-			if (v[j].pid == st->pid && v[j].addr == st->addr)
-				break;
-		}
-		if (j == nr) {
-			memset(&v[nr], 0, sizeof(v[nr]));
-			v[nr].pid = st->pid;
-			v[nr].addr = st->addr;
-			memcpy(v[nr].comm, st->comm, sizeof(v[nr].comm));
-			nr++;
-		}
-		v[j].total += st->total_ns;
-		v[j].count += st->count;
-		v[j].threads++;
-		if (st->max_ns > v[j].max)
-			v[j].max = st->max_ns;
+		v[i].pid = st->pid;
+		v[i].addr = st->addr;
+		v[i].total = st->total_ns;
+		v[i].count = st->count;
+		v[i].max = st->max_ns;
+		v[i].threads = 1;
+		v[i].order = i;
+		memcpy(v[i].comm, st->comm, sizeof(v[i].comm));
 	}
-	for (size_t i = 1; i < nr; i++) {	/* insertion sort by total, few locks */
-		struct lk t = v[i];
-		size_t j = i;
+	qsort(v, oc->nr, sizeof(*v), lk_cmp_key);
+	for (size_t i = 0; i < oc->nr; i++) {
+		if (nr && v[nr - 1].pid == v[i].pid && v[nr - 1].addr == v[i].addr) {
+			struct lk *d = &v[nr - 1];
 
-		while (j > 0 && v[j - 1].total < t.total) {
-			v[j] = v[j - 1];
-			j--;
+			d->total += v[i].total;
+			d->count += v[i].count;
+			d->threads++;
+			if (v[i].max > d->max)
+				d->max = v[i].max;
+		} else {
+			v[nr++] = v[i];
 		}
-		v[j] = t;
 	}
+	qsort(v, nr, sizeof(*v), lk_cmp_total);
 	if (pp_session__opts(s)->json) {
 		for (size_t i = 0; i < nr; i++) {
 			pp_json__begin(s, "lock", oc->last_ts);

@@ -14,26 +14,41 @@
 #include "analyzers.h"
 #include "json.h"
 
+#define STAT_MAX_CPUS	4096	/* as the replay core's streams */
+
+/* One event's counts per CPU, grown to the highest CPU it was seen on. */
+struct stat_row {
+	uint64_t *c;
+	uint32_t n;
+};
+
 struct stat_state {
-	uint64_t *counts;	/* [evsel * nr_cpus + cpu] */
-	uint32_t nr_cpus;
+	struct stat_row *rows;	/* [evsel] */
+	uint32_t nr_cpus;	/* CPUs shown: the machine's, or up to the highest seen */
 	size_t nr_evsels;
 	uint64_t start;		/* the first event */
 	int header_done;
 };
 
-static int stat_grow(struct stat_state *st, uint32_t cpus)
+/*
+ * Tables are sized by the CPUs events were seen on, never by MACHINE's
+ * nr_cpus alone: a file claiming 100M CPUs asked for gigabytes here.
+ */
+static int stat_grow(struct stat_row *r, uint32_t cpu)
 {
-	uint64_t *n = calloc(st->nr_evsels * cpus, sizeof(*n));
+	uint32_t n = r->n ? r->n : 4;
+	uint64_t *c;
 
-	if (!n)
+	while (n <= cpu)
+		n *= 2;
+	if (n > STAT_MAX_CPUS)
+		n = STAT_MAX_CPUS;
+	c = realloc(r->c, n * sizeof(*c));
+	if (!c)
 		return -ENOMEM;
-	for (size_t e = 0; e < st->nr_evsels; e++)
-		for (uint32_t c = 0; c < st->nr_cpus; c++)
-			n[e * cpus + c] = st->counts[e * st->nr_cpus + c];
-	free(st->counts);
-	st->counts = n;
-	st->nr_cpus = cpus;
+	memset(c + r->n, 0, (n - r->n) * sizeof(*c));
+	r->c = c;
+	r->n = n;
 	return 0;
 }
 
@@ -41,16 +56,20 @@ static int stat_init(struct pp_session *s)
 {
 	struct stat_state *st = calloc(1, sizeof(*st));
 	const char *v = pp_session__machine(s, "nr_cpus");
+	long cpus = v ? strtol(v, NULL, 10) : 0;
 
 	if (!st)
 		return -ENOMEM;
 	pp_session__evsels(s, &st->nr_evsels);
 	if (!st->nr_evsels)
 		st->nr_evsels = 1;
-	if (stat_grow(st, v && atoi(v) > 0 ? (uint32_t)atoi(v) : 1)) {
+	st->rows = calloc(st->nr_evsels, sizeof(*st->rows));
+	if (!st->rows) {
 		free(st);
 		return -ENOMEM;
 	}
+	/* --perins shows every CPU of the machine, idle ones too, if the claim is plausible */
+	st->nr_cpus = cpus > 0 && cpus <= STAT_MAX_CPUS ? (uint32_t)cpus : 1;
 	pp_session__set_priv(s, st);
 	return 0;
 }
@@ -58,14 +77,18 @@ static int stat_init(struct pp_session *s)
 static void stat_sample(struct pp_session *s, const struct pp_event *e)
 {
 	struct stat_state *st = pp_session__priv(s);
+	struct stat_row *r;
 
-	if (e->cpu >= st->nr_cpus && (e->cpu >= 4096 || stat_grow(st, e->cpu + 1)))
+	if (e->cpu >= STAT_MAX_CPUS || (size_t)e->evsel->idx >= st->nr_evsels)
 		return;
-	if ((size_t)e->evsel->idx >= st->nr_evsels)
+	r = &st->rows[e->evsel->idx];
+	if (e->cpu >= r->n && stat_grow(r, e->cpu))
 		return;
+	if (e->cpu >= st->nr_cpus)
+		st->nr_cpus = e->cpu + 1;
 	if (!st->start)
 		st->start = e->time;
-	st->counts[(size_t)e->evsel->idx * st->nr_cpus + e->cpu]++;
+	r->c[e->cpu]++;
 }
 
 /* @ns as "50 ms", "250 us", "1.5 s": the way -i is written. */
@@ -158,7 +181,8 @@ static void stat_print(struct pp_session *s, uint64_t now)
 	stat_header(s, st, now);
 	pp_session__format_time(s, now, tbuf);
 	for (size_t e = 0; e < nr && e < st->nr_evsels; e++) {
-		uint64_t *c = &st->counts[e * st->nr_cpus], sum = 0;
+		const struct stat_row *r = &st->rows[e];
+		uint64_t sum = 0;
 
 		if (o->nr_events && !evs[e].spec)
 			continue;
@@ -167,14 +191,17 @@ static void stat_print(struct pp_session *s, uint64_t now)
 			continue;
 		if (o->perins) {
 			for (uint32_t cpu = 0; cpu < st->nr_cpus; cpu++)
-				stat_row(s, tbuf, now, evs[e].name, (int)cpu, c[cpu], len, partial);
+				stat_row(s, tbuf, now, evs[e].name, (int)cpu,
+					 cpu < r->n ? r->c[cpu] : 0, len, partial);
 		} else {
-			for (uint32_t cpu = 0; cpu < st->nr_cpus; cpu++)
-				sum += c[cpu];
+			for (uint32_t cpu = 0; cpu < r->n; cpu++)
+				sum += r->c[cpu];
 			stat_row(s, tbuf, now, evs[e].name, -1, sum, len, partial);
 		}
 	}
-	memset(st->counts, 0, st->nr_evsels * st->nr_cpus * sizeof(uint64_t));
+	for (size_t e = 0; e < st->nr_evsels; e++)
+		if (st->rows[e].n)
+			memset(st->rows[e].c, 0, st->rows[e].n * sizeof(uint64_t));
 }
 
 static void stat_interval(struct pp_session *s, uint64_t now)
@@ -192,8 +219,11 @@ static void stat_deinit(struct pp_session *s)
 {
 	struct stat_state *st = pp_session__priv(s);
 
-	if (st)
-		free(st->counts);
+	if (st) {
+		for (size_t e = 0; e < st->nr_evsels; e++)
+			free(st->rows[e].c);
+		free(st->rows);
+	}
 	free(st);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <lz4.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 #include "format-internal.h"
 
 /*
@@ -124,6 +125,8 @@ int pp_codec_decompress(uint8_t codec, const void *src, size_t stored,
 			n = ZSTD_decompressDCtx(z->d, dst, raw, src, stored);
 		else
 			n = ZSTD_decompress(dst, raw, src, stored);
+		if (ZSTD_isError(n) && ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation)
+			return -ENOMEM;	/* the host's fault, not the file's */
 		return !ZSTD_isError(n) && n == raw ? 0 : -EBADMSG;
 	}
 	default:

@@ -28,7 +28,7 @@ size_t pp_codec_bound(uint8_t codec, size_t len);
 /* Compress; return the stored size, or 0 if it did not fit/failed. */
 size_t pp_codec_compress(uint8_t codec, int level, const void *src, size_t len,
 			 void *dst, size_t cap);
-/* Decompress exactly @raw bytes; return 0 or -EBADMSG / -EPROTONOSUPPORT. */
+/* Decompress exactly @raw bytes; return 0 or -EBADMSG / -EPROTONOSUPPORT / -ENOMEM. */
 int pp_codec_decompress(uint8_t codec, const void *src, size_t stored,
 			void *dst, size_t raw);
 

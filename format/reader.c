@@ -128,6 +128,19 @@ int pp_reader__known_type(uint16_t type)
 }
 
 /*
+ * An allocation failed: the host's limit, not damage in the file. Said as
+ * such (a chunk reported "damaged" would send the user to the wrong
+ * culprit); the caller gets -ENOMEM and stops.
+ */
+static int no_memory(struct pp_reader *r, const struct pp_chunk_header *h, uint64_t off,
+		     size_t bytes)
+{
+	rd_print(r, 0, "chunk %llu at offset %llu: out of memory (%zu bytes)",
+		 (unsigned long long)h->seq, (unsigned long long)off, bytes);
+	return -ENOMEM;
+}
+
+/*
  * Read the chunk at @off. On RC_OK, @c is filled. On RC_BADPAYLOAD and
  * RC_UNKNOWN, *next is the offset after the chunk. Negative: -errno.
  */
@@ -160,7 +173,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 	}
 	if (grow(&r->stored, &r->stored_cap, h->stored_size ? h->stored_size : 1) ||
 	    grow(&r->raw, &r->raw_cap, h->raw_size ? h->raw_size : 1))
-		return -ENOMEM;
+		return no_memory(r, h, off, (size_t)h->stored_size + h->raw_size);
 	err = read_exact(r, r->stored, h->stored_size, off + PP_CH_HEADER_SIZE);
 	if (!err)
 		err = read_exact(r, tb, sizeof(tb), off + PP_CH_HEADER_SIZE + h->stored_size);
@@ -177,6 +190,8 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		return RC_BADPAYLOAD;
 	}
 	err = pp_codec_decompress(h->codec, r->stored, h->stored_size, r->raw, h->raw_size);
+	if (err == -ENOMEM)
+		return no_memory(r, h, off, h->raw_size);
 	if (err) {
 		rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
 			 (unsigned long long)h->seq, (unsigned long long)off,
@@ -191,7 +206,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		size_t out = 0;
 
 		if (plain >= 0 && grow(&r->plain, &r->plain_cap, plain ? (size_t)plain : 1))
-			return -ENOMEM;
+			return no_memory(r, h, off, (size_t)plain);
 		if (plain < 0 || pp_reccache_decode(r->raw, h->raw_size, r->plain, &out)) {
 			rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
 				 (unsigned long long)h->seq, (unsigned long long)off,
@@ -491,6 +506,35 @@ void pp_reader__seek(struct pp_reader *r, uint64_t off)
 }
 
 /*
+ * Whether every entry names the chunk that lies at its offset, in file
+ * order, without overlap, before the footer. An index is input like the
+ * rest: one listing a chunk 4,000 times would have it replayed 4,000 times.
+ * One header read per chunk (32 bytes of index each): cheap next to the
+ * chunks themselves.
+ */
+static int index_valid(struct pp_reader *r, const struct pp_index_entry *v, size_t nr)
+{
+	uint64_t end = PP_FH_SIZE;
+
+	for (size_t i = 0; i < nr; i++) {
+		uint8_t hb[PP_CH_HEADER_SIZE];
+		struct pp_chunk_header h;
+
+		if (v[i].offset < end || v[i].type == PP_CHUNK_INDEX ||
+		    v[i].type == PP_CHUNK_FOOTER || r->footer_off - v[i].offset < sizeof(hb) ||
+		    read_exact(r, hb, sizeof(hb), v[i].offset) || pp_chunk_header__decode(hb, &h))
+			return 0;
+		if (h.type != v[i].type || h.stream != v[i].stream || h.flags != v[i].flags ||
+		    h.first_ts != v[i].first_ts || h.last_ts != v[i].last_ts)
+			return 0;
+		end = v[i].offset + PP_CH_HEADER_SIZE + h.stored_size + PP_CH_TRAILER_SIZE;
+		if (end > r->footer_off)
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Follow the chain of index chunks back from the footer. Blocks are read
  * newest first and stored from the end of the array, so entries come out in
  * file order. Offsets must strictly decrease along the chain (no cycles).
@@ -542,6 +586,12 @@ static void load_index(struct pp_reader *r)
 		off = prev;
 	}
 	memmove(all, all + (cap - total), (size_t)total * sizeof(*all));
+	if (!index_valid(r, all, (size_t)total)) {
+		rd_print(r, 0, "index does not match the chunks it lists; the file will be read "
+			 "by scanning");
+		free(all);
+		return;
+	}
 	r->index = all;
 	r->nr_index = (size_t)total;
 	r->st.opened_by_index = 1;

@@ -22,10 +22,17 @@ _Static_assert((int)PP_AGG_OFFCPU == (int)PP_BPF_SRC_OFFCPU, "offcpu window sour
 _Static_assert((int)PP_AGG_LOCK == (int)PP_BPF_SRC_LOCK, "lock window source");
 
 #define BPFAGG_DRAIN_NS		1000000000ull	/* live: drain as often as pp-record */
+/*
+ * Frames kept per stack part (kernel, user, waker): the kernel stores at
+ * most 127 (perf_event_max_stack); a file may claim 65,535, which a module
+ * would copy for each of its 100k references.
+ */
+#define BPFAGG_MAX_FRAMES	1024
 
 struct pp_bpfagg {
 	struct pp_bpf_stacks *stacks;	/* STACK items read so far, in file order */
 	uint64_t bad;			/* malformed items skipped */
+	uint64_t cut;			/* stacks cut to BPFAGG_MAX_FRAMES */
 	uint64_t *ips;			/* aligned copy of one item's frames */
 	size_t ips_cap;
 	struct pp_bpf_offcpu *offcpu;	/* live source */
@@ -75,6 +82,12 @@ static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
 
 	if (!pp_session__pass_tasks(s, e->s.pid, e->s.tid))
 		return 0;
+	if (nk > BPFAGG_MAX_FRAMES || nu > BPFAGG_MAX_FRAMES || nw > BPFAGG_MAX_FRAMES) {
+		ba->cut++;	/* innermost frames kept */
+		nk = nk > BPFAGG_MAX_FRAMES ? BPFAGG_MAX_FRAMES : nk;
+		nu = nu > BPFAGG_MAX_FRAMES ? BPFAGG_MAX_FRAMES : nu;
+		nw = nw > BPFAGG_MAX_FRAMES ? BPFAGG_MAX_FRAMES : nw;
+	}
 	if (nk + nu + nw > ba->ips_cap) {
 		size_t ncap = nk + nu + nw + 256;
 		uint64_t *n = realloc(ba->ips, ncap * sizeof(*n));
@@ -275,6 +288,9 @@ void pp_bpfagg__finish(struct pp_session *s)
 	if (ba->bad)
 		pp_session__warn(s, "%llu malformed BPF_AGG items skipped",
 				 (unsigned long long)ba->bad);
+	if (ba->cut)
+		pp_session__warn(s, "%llu stacks deeper than %d frames: cut to their %d innermost",
+				 (unsigned long long)ba->cut, BPFAGG_MAX_FRAMES, BPFAGG_MAX_FRAMES);
 	if (pp_bpf_stacks__missing(ba->stacks))
 		pp_session__warn(s, "%llu stacks referred to but not defined (damaged chunks): shown empty",
 				 (unsigned long long)pp_bpf_stacks__missing(ba->stacks));

@@ -917,9 +917,35 @@ static int meta_formats(struct pp_session *s, const uint8_t *data, size_t len)
 	return 0;
 }
 
+/*
+ * MACHINE's number @key when in [@lo, @hi]. The file's claims size
+ * nothing here without a bound: an out-of-range value is ignored, with a
+ * warning.
+ */
+static int machine_num(struct pp_session *s, const char *key, long long lo, long long hi,
+		       long long *out)
+{
+	const char *v = pp_session__machine(s, key);
+	char *end;
+	long long n;
+
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || end == v || n < lo || n > hi) {
+		pp_session__warn(s, "MACHINE: %s=%.32s is not plausible (%lld to %lld): ignored",
+				 key, v, lo, hi);
+		return 0;
+	}
+	*out = n;
+	return 1;
+}
+
 static void meta_machine(struct pp_session *s, const uint8_t *data, size_t len)
 {
 	const char *v;
+	long long n;
 	uint8_t *copy = malloc(len + 1);
 
 	if (!copy)
@@ -939,12 +965,10 @@ static void meta_machine(struct pp_session *s, const uint8_t *data, size_t len)
 			s->have_clock = 1;
 		}
 	}
-	v = pp_session__machine(s, "page_size");
-	if (v)
-		tep_set_page_size(s->tep, atoi(v));
-	v = pp_session__machine(s, "nr_cpus");
-	if (v)
-		tep_set_cpus(s->tep, atoi(v));
+	if (machine_num(s, "page_size", 512, 1ll << 30, &n) && !(n & (n - 1)))
+		tep_set_page_size(s->tep, (int)n);
+	if (machine_num(s, "nr_cpus", 1, PP_MAX_STREAMS, &n))
+		tep_set_cpus(s->tep, (int)n);
 	if (!s->nr_pids && !s->nr_tids) {
 		machine_targets(s, "target_pids", 0);
 		machine_targets(s, "target_tids", 1);
@@ -1674,6 +1698,8 @@ int pp_session__open_file(struct pp_session *s, const char *path)
 /* Load the next chunk of @st; Return: 1 loaded, 0 none left. */
 static int stream_load(struct pp_session *s, struct pp_stream *st)
 {
+	int ret;
+
 	while (st->next_entry >= 0) {
 		const struct pp_entry *e = &s->entries[st->next_entry];
 		struct pp_chunk c;
@@ -1689,7 +1715,13 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 			if (!st->rd)
 				return 0;
 		}
-		if (pp_reader__read_at(st->rd, e->offset, &c) != 1)
+		ret = pp_reader__read_at(st->rd, e->offset, &c);
+		if (ret == -ENOMEM) {	/* said by the reader; the rest would be wrong */
+			pp_session__fail(s, ret);
+			s->stop = 1;
+			return 0;
+		}
+		if (ret != 1)
 			continue;
 		st->data = c.data;
 		st->len = c.size;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include "pp/format.h"
 #include "pp/io.h"
@@ -230,6 +232,193 @@ static void test_no_footer_scans(void **state)
 	assert_int_equal(nr, 0);
 	pp_reader__free(r);
 	pp_io__free(io);
+}
+
+/* Append a chunk made by hand (sequence @seq), its CRCs computed here. */
+static uint64_t put_chunk(struct pp_io *io, uint16_t type, const void *payload, size_t len,
+			  uint64_t seq)
+{
+	struct pp_chunk_desc d = { .type = type, .stream = PP_STREAM_META };
+	uint64_t off = (uint64_t)pp_io__size(io);
+	uint8_t *buf;
+	size_t blen;
+
+	assert_int_equal(pp_writer__compress(PP_CODEC_NONE, 0, &d, payload, len, &buf, &blen), 0);
+	pp_put_le64(buf + PP_CH_OFF_SEQ, seq);
+	pp_put_le32(buf + PP_CH_OFF_PAYLOAD_CRC, pp_crc32c(0, buf + PP_CH_HEADER_SIZE, len));
+	pp_put_le32(buf + PP_CH_OFF_HEADER_CRC, pp_crc32c(0, buf, PP_CH_OFF_HEADER_CRC));
+	assert_int_equal(pp_io__write(io, buf, blen), 0);
+	free(buf);
+	return off;
+}
+
+static int index_warnings;
+
+static void count_print(int level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	if (strstr(msg, "index"))
+		index_warnings++;
+}
+
+/*
+ * A file of two chunks (DATA at @off[0], MACHINE at @off[1]) closed by an
+ * index of @nr entries: entry i names the chunk at off[pick[i]] (2: an
+ * offset past the end), @bad_type makes the last entry's type lie.
+ */
+static struct pp_io *hostile_index(const int *pick, uint32_t nr, int bad_type)
+{
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	struct pp_writer_opts wo = { .codec = PP_CODEC_NONE, .index_every = 1000 };
+	struct pp_chunk_desc dd = { .type = PP_CHUNK_DATA, .flags = PP_CHUNK_CRITICAL, .stream = 0,
+				    .first_ts = 10, .last_ts = 20, .nr_records = 1 };
+	struct pp_chunk_desc md = { .type = PP_CHUNK_MACHINE, .stream = PP_STREAM_META };
+	uint8_t rec[48], *idx, foot[64], fid[16];
+	uint64_t off[3], at;
+	struct pp_writer *w;
+
+	make_payload(rec, sizeof(rec), 1);
+	w = pp_writer__new(io, &wo);
+	assert_non_null(w);
+	off[0] = pp_writer__bytes(w);
+	assert_int_equal(pp_writer__append_chunk(w, &dd, rec, sizeof(rec)), 0);
+	off[1] = pp_writer__bytes(w);
+	assert_int_equal(pp_writer__append_chunk(w, &md, "a=1\n", 4), 0);
+	off[2] = pp_writer__bytes(w) + 100000;
+	pp_writer__abort(w);
+	idx = calloc(1, 16 + (size_t)nr * 32);
+	assert_non_null(idx);
+	pp_put_le32(idx + 8, nr);
+	for (uint32_t i = 0; i < nr; i++) {
+		uint8_t *e = idx + 16 + i * 32;
+		int k = pick[i];
+
+		pp_put_le64(e, off[k]);
+		pp_put_le64(e + 8, k ? 0 : 10);
+		pp_put_le64(e + 16, k ? 0 : 20);
+		pp_put_le32(e + 24, k ? PP_STREAM_META : 0);
+		pp_put_le16(e + 28, bad_type && i == nr - 1 ? PP_CHUNK_LOST :
+				    k ? PP_CHUNK_MACHINE : PP_CHUNK_DATA);
+		pp_put_le16(e + 30, k ? 0 : PP_CHUNK_CRITICAL);
+	}
+	at = put_chunk(io, PP_CHUNK_INDEX, idx, 16 + (size_t)nr * 32, 2);
+	free(idx);
+	memset(foot, 0, sizeof(foot));
+	pp_put_le64(foot, at);
+	pp_put_le64(foot + 8, 3);
+	assert_int_equal(pp_io__pread(io, fid, 16, 32), 16);
+	memcpy(foot + 48, fid, 16);
+	put_chunk(io, PP_CHUNK_FOOTER, foot, sizeof(foot), 3);
+	return io;
+}
+
+/*
+ * An index is trusted only if every entry names the chunk at its offset, in
+ * order, once: else one warning and the file is scanned (each chunk once).
+ */
+static void test_hostile_index(void **state)
+{
+	static const int good[] = { 0, 1 }, dup[4000] = { 0 }, back[] = { 1, 0 },
+			 outside[] = { 0, 2 }, typo[] = { 0, 1 };
+	struct { const int *pick; uint32_t nr; int bad_type, ok; } cases[] = {
+		{ good, 2, 0, 1 }, { dup, 4000, 0, 0 }, { back, 2, 0, 0 },
+		{ outside, 2, 0, 0 }, { typo, 2, 1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pp_reader_opts ro = { .print = count_print };
+		struct pp_io *io = hostile_index(cases[i].pick, cases[i].nr, cases[i].bad_type);
+		const struct pp_index_entry *idx;
+		struct pp_reader *r = pp_reader__open(io, &ro);
+		struct pp_chunk c;
+		size_t nr = 99;
+		int chunks = 0;
+
+		assert_non_null(r);
+		assert_non_null(pp_reader__footer(r));
+		index_warnings = 0;
+		idx = pp_reader__index(r, &nr);
+		if (cases[i].ok) {
+			assert_non_null(idx);
+			assert_int_equal(nr, 2);
+		} else {
+			assert_null(idx);
+			assert_int_equal(nr, 0);
+		}
+		assert_int_equal(index_warnings, !cases[i].ok);
+		while (pp_reader__next(r, &c) == 1)
+			chunks += c.hdr->type == PP_CHUNK_DATA;
+		assert_int_equal(chunks, 1);
+		pp_reader__free(r);
+		pp_io__free(io);
+	}
+}
+
+#if !defined(__SANITIZE_ADDRESS__)
+static char oom_msg[512];
+
+static void keep_print(int level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	snprintf(oom_msg, sizeof(oom_msg), "%s", msg);
+}
+#endif
+
+/*
+ * A 16 MiB chunk read with too little address space left: the reader says
+ * "out of memory" and returns -ENOMEM, never "payload does not decompress"
+ * (damage) nor nothing. In a child with an address-space limit, which
+ * AddressSanitizer's shadow memory cannot live under.
+ */
+static void test_out_of_memory(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	skip();
+#else
+	struct pp_writer_opts wo = { .codec = PP_CODEC_LZ4 };
+	struct pp_chunk_desc md = { .type = PP_CHUNK_MACHINE, .stream = PP_STREAM_META };
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	struct pp_writer *w = pp_writer__new(io, &wo);
+	uint8_t *big = calloc(1, PP_CHUNK_MAX_RAW);
+	int status;
+	pid_t pid;
+
+	assert_non_null(w);
+	assert_non_null(big);
+	assert_int_equal(pp_writer__append_chunk(w, &md, big, PP_CHUNK_MAX_RAW), 0);
+	assert_int_equal(pp_writer__close(w), 0);
+	free(big);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct pp_reader_opts ro = { .print = keep_print };
+		struct pp_reader *r = pp_reader__open(io, &ro);
+		struct rlimit rl;
+		struct pp_chunk c;
+		long vm = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		int ret;
+
+		if (!r || !f || fscanf(f, "%ld", &vm) != 1)
+			_exit(10);
+		fclose(f);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)vm * (rlim_t)sysconf(_SC_PAGESIZE) + (4u << 20);
+		if (setrlimit(RLIMIT_AS, &rl))
+			_exit(11);
+		ret = pp_reader__next(r, &c);
+		if (ret != -ENOMEM)
+			_exit(12);
+		if (!strstr(oom_msg, "out of memory") || strstr(oom_msg, "decompress"))
+			_exit(13);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	pp_io__free(io);
+#endif
 }
 
 /* Cut the file at every byte: exactly the complete chunks before the cut read back. */
@@ -644,6 +833,8 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_file_zstd),
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_no_footer_scans),
+		cmocka_unit_test(test_hostile_index),
+		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_truncate_everywhere),
 		cmocka_unit_test(test_bit_flips),
 		cmocka_unit_test(test_unknown_chunks),

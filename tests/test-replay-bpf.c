@@ -31,6 +31,8 @@ struct got_items {
 	uint64_t start_ns, total_ns;
 	uint32_t pids[8];
 	int refs_ok;			/* the REF item's frames, resolved and aligned */
+	uint32_t max_kernel;		/* the deepest kernel stack seen */
+	uint64_t first_kip;		/* its innermost frame */
 };
 
 static struct got_items g_items;
@@ -56,6 +58,10 @@ static void items_item(struct pp_session *s, const struct pp_bpf_item *it)
 		g_items.pids[g_items.stacks] = it->pid;
 	g_items.stacks++;
 	g_items.total_ns += it->total_ns;
+	if (it->nr_kernel > g_items.max_kernel) {
+		g_items.max_kernel = it->nr_kernel;
+		g_items.first_kip = it->kernel_ips[0];
+	}
 	if (it->pid == 7 && it->nr_kernel == 2 && it->nr_user == 1 &&
 	    ((uintptr_t)it->kernel_ips & 7) == 0 && it->kernel_ips[1] == 0xffffffff81000020ull &&
 	    it->user_ips[0] == 0x401000 && it->state == 'S' && !strcmp(it->comm, "seven"))
@@ -175,10 +181,61 @@ static void test_core_items(void **state)
 	unlink(path);
 }
 
+/*
+ * A stack of 65,535 frames referenced 100 times: the module sees it cut to
+ * 1,024 frames (innermost kept), so a crafted file cannot make it copy
+ * 512 KB per reference.
+ */
+static void test_deep_stack_cut(void **state)
+{
+	struct pp_bpf_agg_stack one = { .pid = 7, .tid = 8, .total_ns = 1, .count = 1,
+					.state = 'S', .comm = "deep" };
+	struct pp_bpf_agg_window w = { .source = PP_BPF_SRC_OFFCPU, .start_ns = 1000,
+				       .end_ns = 2000 };
+	struct pp_chunk_desc d = { .type = PP_CHUNK_BPF_AGG, .stream = PP_STREAM_META,
+				   .first_ts = 1000, .last_ts = 2000 };
+	uint64_t *ips = malloc(65535 * sizeof(*ips));
+	char path[64];
+	struct pp_buf b;
+	struct pp_writer *wr;
+	struct pp_io *io;
+	size_t at;
+	int fd;
+
+	assert_non_null(ips);
+	for (int i = 0; i < 65535; i++)
+		ips[i] = 0xffffffff81000000ull + (uint64_t)i;
+	snprintf(path, sizeof(path), "/tmp/pp-test-deep-%d.trace", getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	io = pp_io_file__new(fd, 1);
+	wr = pp_writer__new(io, NULL);
+	assert_non_null(wr);
+	pp_buf__init(&b);
+	at = pp_item__begin(&b, PP_BPF_AGG_WINDOW);
+	pp_buf__append(&b, &w, sizeof(w));
+	pp_item__end(&b, at);
+	pp_bpf_put_stack_def(&b, 0x11, ips, 65535);
+	for (int i = 0; i < 100; i++)
+		pp_bpf_put_ref(&b, &one, 0x11, 0);
+	assert_int_equal(pp_writer__append_chunk(wr, &d, b.data, b.len), 0);
+	assert_int_equal(pp_writer__close(wr), 0);
+	pp_io__free(io);
+	pp_buf__exit(&b);
+	free(ips);
+
+	run_items(path, NULL);
+	assert_int_equal(g_items.stacks, 100);
+	assert_int_equal(g_items.max_kernel, 1024);
+	assert_true(g_items.first_kip == 0xffffffff81000000ull);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_core_items),
+		cmocka_unit_test(test_deep_stack_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

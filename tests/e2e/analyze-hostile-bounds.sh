@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Hostile files (issue 15), bounds: what a file claims sizes nothing without a
+# cap. A real recording rewritten by tests/helpers/pptrace.py with valid CRCs.
+#  - MACHINE nr_cpus=100000000: stat sized its table by it (3.1 GB); now by the
+#    CPUs events were seen on, with a warning that the claim is not plausible
+set -u
+B=${PP_BUILD:?}
+TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=$(mktemp -d /tmp/pp-e2e-bounds.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+EV=syscalls:sys_enter_getppid
+N=300
+if ! "$B/pp-record" -q -e $EV --codec none --encoding plain -o "$T/g.trace" -- \
+	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err"; then
+	echo "skip: pp-record cannot record $EV here: $(head -1 "$T/err")"; exit 77
+fi
+fail() { echo "FAIL: $*"; exit 1; }
+craft() {	# NAME PYTHON: rewrite g.trace into NAME.trace with PYTHON (c: the chunks)
+	python3 - "$T/g.trace" "$T/$1.trace" "$2" <<'PY' || fail "crafting $1"
+import os, re, struct, sys
+sys.path.insert(0, os.environ['HELPERS'])
+import pptrace
+hdr, c = pptrace.read(sys.argv[1])
+c = [x for x in c if x.type not in (pptrace.INDEX, pptrace.FOOTER)]
+exec(sys.argv[3])
+pptrace.write(sys.argv[2], hdr, c)
+PY
+}
+export HELPERS=$TOP/tests/helpers
+
+# 1. MACHINE claims 100M CPUs and a page of 3 bytes
+craft cpus '
+for x in c:
+    if x.type == 1:
+        p = re.sub(rb"nr_cpus\x00[0-9]+", b"nr_cpus\x00100000000", x.payload)
+        p = re.sub(rb"page_size\x00[0-9]+", b"page_size\x003", p)
+        assert p != x.payload
+        x.payload, x.raw_size = p, len(p)'
+# 300 MB of address space is far more than this needs, far less than 100M CPUs
+out=$( (ulimit -v 300000; "$B/pp-analyze" stat --perins --json -e $EV "$T/cpus.trace") 2>"$T/cpus.err") ||
+	fail "stat --perins with nr_cpus=100000000: $(head -3 "$T/cpus.err")"
+sum=$(grep -o '"count":[0-9]*' <<<"$out" | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
+[ "$sum" = $N ] || fail "stat --perins with nr_cpus=100000000 counts $sum, want $N"
+rows=$(grep -c '"count"' <<<"$out")
+[ "$rows" -le "$(nproc)" ] || fail "stat --perins with nr_cpus=100000000: $rows rows for $(nproc) CPUs"
+grep -q "nr_cpus=100000000 is not plausible" "$T/cpus.err" || fail "no warning about nr_cpus: $(cat "$T/cpus.err")"
+grep -q "page_size=3 is not plausible" "$T/cpus.err" || fail "no warning about page_size: $(cat "$T/cpus.err")"
+echo "ok: a file's claims are capped"
