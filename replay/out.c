@@ -390,3 +390,25 @@ void pp_out__text(struct pp_out *o, const char *s)
 		}
 	}
 }
+
+/**
+ * pp_out__text_n() - pp_out__text() of @n bytes, NUL or not.
+ * @o: output; @s, @n: the bytes.
+ */
+void pp_out__text_n(struct pp_out *o, const char *s, size_t n)
+{
+	char tmp[512];
+	size_t i = 0;
+
+	while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
+		i++;
+	pp_out__write(o, s, i);	/* the usual case: all of it, clean */
+	while (i < n) {
+		size_t k = n - i < sizeof(tmp) - 1 ? n - i : sizeof(tmp) - 1;
+
+		memcpy(tmp, s + i, k);
+		tmp[k] = '\0';
+		pp_out__text(o, tmp);
+		i += k;
+	}
+}

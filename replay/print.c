@@ -398,7 +398,7 @@ static void put_dyn(struct ctx *c, struct pp_out *o, const struct tep_format_fie
 	}
 	if ((uint64_t)off + n > c->size)
 		n = c->size - off;
-	pp_out__write(o, c->d + off, strnlen((const char *)c->d + off, n));
+	pp_out__text_n(o, (const char *)c->d + off, strnlen((const char *)c->d + off, n));
 }
 
 static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
@@ -415,8 +415,8 @@ static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
 			c->bad = 1;
 			return;
 		}
-		pp_out__write(o, c->d + n->f->offset,
-			      strnlen((const char *)c->d + n->f->offset, (size_t)n->f->size));
+		pp_out__text_n(o, (const char *)c->d + n->f->offset,
+			       strnlen((const char *)c->d + n->f->offset, (size_t)n->f->size));
 		return;
 	case P_FLAGS: {
 		uint64_t val = (uint64_t)eval_num(c, n->a);

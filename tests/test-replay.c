@@ -784,6 +784,18 @@ static void test_text_escape(void **state)
 	fclose(f);
 	assert_int_equal(n, 133 * 4 + 266);
 	assert_memory_equal(buf, "\\x01aa\\x01aa", 12);
+	/* pp_out__text_n: a record's string field, no NUL at its end */
+	f = tmpfile();
+	assert_non_null(f);
+	pp_out__init(&o, fileno(f));
+	pp_out__text_n(&o, "ok\x1b[31mred", 7);
+	pp_out__text_n(&o, "|clean|", 7);
+	pp_out__exit(&o);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_string_equal(buf, "ok\\x1b[31m|clean|");
 }
 
 static void test_json_str(void **state)

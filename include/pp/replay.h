@@ -121,6 +121,12 @@ size_t pp_text_escape(char *dst, size_t cap, const char *src);
 size_t pp_text_size(const char *src);
 void pp_out__text(struct pp_out *o, const char *s);
 
+/**
+ * pp_out__text_n() - pp_out__text() of @n bytes that need not end in a NUL
+ * (a record's string field, whose bytes come from the file).
+ */
+void pp_out__text_n(struct pp_out *o, const char *s, size_t n);
+
 /* Session: one replay run. */
 struct pp_session;
 

@@ -4,6 +4,7 @@
 # Every command must end, within a timeout, without a crash.
 #  - a perf record of 65,528 bytes (dump's 16-bit offset wrapped: it never ended)
 #  - sample times near UINT64_MAX (stat -i's next tick wrapped: it never ended)
+#  - a terminal escape in a tracepoint's string field (printed raw before)
 set -u
 B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -71,4 +72,11 @@ for iv in 1 1000; do
 	lines=$(timeout -k 5 20 "$B/pp-analyze" stat -i $iv "$T/late.trace" 2>/dev/null | head -1000 | grep -vc "^#")
 	[ "$lines" -le 2 ] || fail "stat -i $iv on times near UINT64_MAX: $lines lines, want 1 interval"
 done
+# 3. a comm holding a terminal escape, as the kernel's own string fields carry
+# it (sched_switch's prev_comm/next_comm): trace shows it as \x1b, never raw
+"$B/pp-record" -q -e sched:sched_switch -o "$T/esc.trace" -- \
+	sh -c 'printf "pp\033[2Jx" > /proc/self/comm; sleep 0.05' 2>"$T/err" || fail "record: $(cat "$T/err")"
+"$B/pp-analyze" trace "$T/esc.trace" > "$T/esc.out" 2>&1 || fail "trace of an escaped comm"
+grep -q 'pp\\x1b\[2Jx' "$T/esc.out" || fail "the comm's escape is not shown as \\x1b: $(head -3 "$T/esc.out")"
+! grep -q $'\033' "$T/esc.out" || fail "a raw escape byte reached the output"
 echo "ok: hostile records and times end every command"
