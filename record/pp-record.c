@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <regex.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -689,6 +690,70 @@ static void discard_output(void)
 	out_tmp[0] = '\0';
 }
 
+/* FILE.lock, held (flock) from before the temporary exists until exit. */
+static char out_lock[PATH_MAX];
+
+static void unlock_output(void)
+{
+	/* unlinked while still locked: a recorder that opened it retries (lock_output) */
+	if (out_lock[0])
+		unlink(out_lock);
+	out_lock[0] = '\0';
+}
+
+/*
+ * Two recorders with the same -o would both rename an existing FILE to
+ * FILE.old and their temporaries to FILE: one recording and the previous
+ * trace lost, both reporting success. Each holds an exclusive flock on
+ * FILE.lock for its whole run, so a second one fails at once. The holder
+ * removes the lock file at exit while it still holds the lock; one who
+ * locked a removed file (its inode is no longer at the path) tries again.
+ * A killed recorder's lock file stays, unlocked: the next one takes it.
+ */
+static void lock_output(const char *path)
+{
+	char pid[32];
+	int tries;
+
+	snprintf(out_lock, sizeof(out_lock), "%s.lock", path);
+	for (tries = 0; tries < 100; tries++) {
+		int fd = open(out_lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), n;
+		struct stat a, b;
+
+		if (fd < 0) {
+			int e = errno;
+
+			out_lock[0] = '\0';
+			die("cannot create %s.lock: %s", path, strerror(e));
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int e = errno;
+
+			n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			close(fd);
+			out_lock[0] = '\0';
+			if (e == EWOULDBLOCK)
+				die("%s is being recorded by another pp-record%s%s%s", path,
+				    *pid ? " (pid " : "", pid, *pid ? ")" : "");
+			die("cannot lock %s.lock: %s", path, strerror(e));
+		}
+		if (!fstat(fd, &a) && !lstat(out_lock, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino) {
+			n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+			/* the pid is only for the message of a second recorder */
+			if (!ftruncate(fd, 0))
+				n = (int)pwrite(fd, pid, (size_t)n, 0);
+			atexit(unlock_output);
+			return;	/* kept open, and so locked, until exit */
+		}
+		close(fd);	/* removed by its holder meanwhile */
+	}
+	out_lock[0] = '\0';
+	die("cannot lock %s.lock", path);
+}
+
 /*
  * A new temporary file next to @path, written from the start; @path itself
  * is replaced only by commit_output(), once recording started, so a run that
@@ -704,6 +769,7 @@ static int create_output(const char *path)
 		die_usage("output path too long");
 	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
 		die_usage("output '%s' is a directory", path);
+	lock_output(path);
 	for (tries = 0; tries < 100 && fd < 0; tries++) {
 		snprintf(out_tmp, sizeof(out_tmp), "%s.tmp.%d.%x", path, (int)getpid(),
 			 (unsigned int)random());
