@@ -978,6 +978,7 @@ struct stream {
 	uint8_t *buf;
 	size_t len;
 	uint64_t first_ts, last_ts, nr;
+	uint64_t nr_ev;		/* of the nr records in buf, the events (samples) */
 	uint64_t opened_ns;	/* monotonic time of the first record in buf */
 	uint64_t lost_kernel;	/* PERF_RECORD_LOST */
 	uint64_t lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
@@ -990,6 +991,7 @@ struct stream {
 struct qitem {
 	uint8_t *buf;
 	size_t len;
+	uint64_t nr_ev;		/* events (samples) in buf */
 	struct pp_chunk_desc desc;
 };
 
@@ -1016,6 +1018,7 @@ struct rec {
 	int stop_writer;
 	int lost_pending;
 	int fatal;		/* -errno from the writer */
+	uint64_t unwritten_ev;	/* events recorded that a write error kept from the file (lock) */
 	struct pp_rec_layout *layout;	/* sample time offsets for PP_DATA_CACHED */
 	uint32_t nr_layout;
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
@@ -1388,6 +1391,7 @@ static void *writer_main(void *arg)
 
 	for (;;) {
 		struct qitem it;
+		uint64_t lost_ev;
 		int lost, agg, backlog;
 
 		pthread_mutex_lock(&r->lock);
@@ -1423,9 +1427,11 @@ static void *writer_main(void *arg)
 		}
 		if (!it.buf)
 			continue;
+		lost_ev = it.nr_ev;	/* until the chunk is in the file */
 		if (!r->fatal) {
 			uint8_t *out = NULL;
 			size_t out_len = 0;
+			uint64_t seq = pp_writer__chunks(r->w);
 			int err;
 
 			uint8_t codec = (uint8_t)r->o->codec;
@@ -1447,6 +1453,9 @@ static void *writer_main(void *arg)
 			if (!err)
 				err = pp_writer__append_prepared(r->w, out, out_len,
 								 it.desc.nr_records);
+			/* an error may come from the index after it: the chunk is in */
+			if (pp_writer__chunks(r->w) > seq)
+				lost_ev = 0;
 			free(out);
 			if (err)
 				r->fatal = err;
@@ -1460,6 +1469,7 @@ static void *writer_main(void *arg)
 		}
 		pthread_mutex_lock(&r->lock);
 		r->pool[r->nr_pool++] = it.buf;
+		r->unwritten_ev += lost_ev;
 		pthread_mutex_unlock(&r->lock);
 	}
 	return NULL;
@@ -1491,6 +1501,7 @@ static void stream_flush(struct rec *r, struct stream *s)
 
 		it->buf = s->buf;
 		it->len = s->len;
+		it->nr_ev = s->nr_ev;
 		memset(&it->desc, 0, sizeof(it->desc));
 		it->desc.type = PP_CHUNK_DATA;
 		it->desc.flags = PP_CHUNK_CRITICAL;
@@ -1505,6 +1516,7 @@ static void stream_flush(struct rec *r, struct stream *s)
 		s->buf = r->pool[--r->nr_pool];
 	} else if (r->fatal) {
 		s->unwritten += s->nr;	/* the file cannot take more */
+		r->unwritten_ev += s->nr_ev;
 	} else {
 		if (!s->drop_records)
 			s->drop_first = s->first_ts;
@@ -1518,6 +1530,7 @@ static void stream_flush(struct rec *r, struct stream *s)
 	pthread_mutex_unlock(&r->lock);
 	s->len = 0;
 	s->nr = 0;
+	s->nr_ev = 0;
 	s->first_ts = s->last_ts = 0;
 }
 
@@ -1544,8 +1557,10 @@ static inline void stream_add(struct rec *r, struct stream *s,
 	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (ei >= 0)
+		if (ei >= 0) {
 			r->counts[ei]++;
+			s->nr_ev++;
+		}
 		break;
 	case PERF_RECORD_LOST:
 		if (h->size >= 24) {
@@ -2138,7 +2153,10 @@ int main(int argc, char **argv)
 				fprintf(stderr, "  %s: %llu aggregated stacks in %llu windows\n",
 					r.offcpu ? "offcpu" : "lock", (unsigned long long)r.agg_items,
 					(unsigned long long)r.agg_windows);
-			if (!r.streams || r.nr_streams) {
+			if (r.unwritten_ev || fatal)
+				fprintf(stderr, "  lost: %llu events recorded but not written (write "
+					"error)\n", (unsigned long long)r.unwritten_ev);
+			if (!fatal && (!r.streams || r.nr_streams)) {
 				uint64_t lk = 0;
 
 				for (i = 0; i < r.nr_streams; i++)
