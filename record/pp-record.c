@@ -89,6 +89,9 @@ static const char usage_text[] =
 "                             64 for offcpu or lock alone)\n"
 "      --chunk-size BYTES     raw bytes per data chunk (default 256K; K/M suffix)\n"
 "      --queue N              chunks queued to the writer before dropping (default 32)\n"
+"      --flush-interval MS    hand what was recorded to the file at least every MS\n"
+"                             milliseconds (default 250): a killed recorder loses\n"
+"                             at most about that much\n"
 "      --codec CODEC          lz4 (default), zstd or none\n"
 "  -z, --compress             archival: zstd level 17 in 1 MiB chunks (smaller\n"
 "                             files, more CPU): --codec zstd\n"
@@ -134,6 +137,7 @@ struct opts {
 	unsigned int mmap_pages;
 	size_t chunk_size;
 	int queue;
+	int flush_ms;		/* --flush-interval: data reaches the file at least this often */
 	int codec;
 	int level;		/* codec level, 0 = default */
 	int encoding;		/* PP_DATA_CACHED or PP_DATA_PLAIN */
@@ -394,7 +398,7 @@ static int is_command(const char *word)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
-	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPFOUT, O_BPF = 512 };
+	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPFOUT, O_FLUSH, O_BPF = 512 };
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -411,6 +415,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "chunk-size", required_argument, NULL, O_CHUNK },
 		{ "queue", required_argument, NULL, O_QUEUE },
+		{ "flush-interval", required_argument, NULL, O_FLUSH },
 		{ "codec", required_argument, NULL, O_CODEC },
 		{ "compress", no_argument, NULL, 'z' },
 		{ "compression-level", required_argument, NULL, O_LEVEL },
@@ -434,6 +439,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->mmap_pages = 256;
 	o->chunk_size = 256 << 10;
 	o->queue = 32;
+	o->flush_ms = 250;
 	o->codec = PP_CODEC_LZ4;
 	o->encoding = PP_DATA_CACHED;
 	o->rt_prio = -1;
@@ -502,6 +508,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_QUEUE:
 			o->queue = (int)parse_long(optarg, "queue length", 1, 4096);
+			break;
+		case O_FLUSH:
+			o->flush_ms = (int)parse_long(optarg, "flush interval (ms)", 1, 3600000);
 			break;
 		case O_CODEC:
 			if (!strcmp(optarg, "lz4"))
@@ -1747,7 +1756,7 @@ int main(int argc, char **argv)
 	int *cg_fds = NULL, nr_cg = 0;
 	struct pp_buf b;
 	char cpulist[1024] = "";
-	uint64_t t0, t_end = 0, agg_last = 0, status_next = 0;
+	uint64_t t0, t_end = 0, agg_last = 0, status_next = 0, flush_ns, flush_next;
 	int agg_only, out_fd = -1;
 	pthread_t wt;
 	struct sigaction sa;
@@ -2004,8 +2013,14 @@ int main(int argc, char **argv)
 	/*
 	 * An aggregator alone (its ring buffers hold only the side-band, which
 	 * wakes the loop by watermark) needs the loop once a second, for its
-	 * drain; otherwise every 250 ms, to flush streams a second old.
+	 * drain, and writes its window then. Otherwise the loop wakes at least
+	 * every --flush-interval (250 ms), drains the rings and hands every
+	 * buffer that holds anything to the writer: what a SIGKILL loses is at
+	 * most that interval (and what the writer had not appended yet). A
+	 * watermark wake-up before it costs one comparison.
 	 */
+	flush_ns = (uint64_t)o.flush_ms * 1000000ull;
+	flush_next = t0 + flush_ns;
 	for (i = 0, agg_only = r.offcpu || r.lockp; i < r.el->nr_evsels; i++)
 		agg_only &= r.el->evsels[i].attr.type == PERF_TYPE_SOFTWARE &&
 			    r.el->evsels[i].attr.config == PERF_COUNT_SW_DUMMY;
@@ -2013,7 +2028,10 @@ int main(int argc, char **argv)
 		int timeout = 250, hup = 0;
 		uint64_t now;
 
-		if (agg_only) {
+		if (!agg_only) {
+			now = now_ns();
+			timeout = flush_next > now ? (int)((flush_next - now + 999999) / 1000000) : 0;
+		} else {
 			now = now_ns();
 			/* overdue: the writer still drains the last window */
 			timeout = agg_last + 1000000000ull > now ?
@@ -2032,7 +2050,14 @@ int main(int argc, char **argv)
 			die("epoll: %s", strerror(-err));
 		drain(&r);
 		now = now_ns();
-		flush_old(&r, now, 0);
+		if (agg_only) {
+			flush_old(&r, now, 0);
+		} else if (now >= flush_next) {
+			flush_old(&r, now, 1);
+			flush_next += flush_ns;
+			if (flush_next <= now)
+				flush_next = now + flush_ns;
+		}
 		if ((r.offcpu || r.lockp) && now - agg_last >= 1000000000ull &&
 		    agg_close(&r)) {
 			/*
