@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A recorder killed with SIGKILL leaves a file that reads back (no footer,
-# chunks up to the last complete one), and the per-second flush put data there.
+# chunks up to the last complete one), that every profiler says was not
+# closed cleanly, and the flush every 250 ms put data there.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 
 $REC -q -a -e sched:sched_switch,sched:sched_wakeup,syscalls:sys_enter_getppid -o "$TMP/k.trace" &
@@ -16,6 +17,26 @@ cat "$TMP/k.out"
 [ "$(value corrupt "$TMP/k.out")" = 0 ] || fail "corrupt chunks"
 n=$(evcount syscalls:sys_enter_getppid "$TMP/k.out")
 [ "${n:-0}" -ge 20000 ] || fail "only ${n:-0} getppid events reached the file"
+
+# every profiler that replays the file warns once that it was not closed
+# cleanly, and where it ends: the last complete chunk, as dump numbers it
+A=$B/pp-analyze
+last=$("$A" dump "$TMP/k.trace" 2> /dev/null | awk '$1 == "#" && $2 == "chunk" { n = $3 } END { print n }')
+ran=""
+for p in $("$A" list | awk '/^commands:/ { exit } /^  / { print $1 }') info; do
+	"$A" "$p" "$TMP/k.trace" > /dev/null 2> "$TMP/$p.err" || continue
+	ran="$ran $p"
+	# a chunk torn by the kill is said in the same line, first
+	w=$(grep -cE "^pp-analyze: warning: (file truncated at offset [0-9]+ \([^)]*\): )?$TMP/k.trace was not closed cleanly \(no footer\): it ends at [0-9.]+ s, chunk $last$" "$TMP/$p.err")
+	[ "$(grep -c 'not closed cleanly' "$TMP/$p.err")" = "$w" ] || { cat "$TMP/$p.err"; fail "$p: a different warning"; }
+	[ "$w" = 1 ] || { cat "$TMP/$p.err"; fail "$p: $w warnings that the file was not closed cleanly (at chunk $last), want 1"; }
+done
+echo "warned:$ran"
+for p in trace stat; do
+	case "$ran " in *" $p "*) ;; *) fail "$p did not run on the killed file" ;; esac
+done
+$REC -q -e syscalls:sys_enter_getppid -o "$TMP/clean.trace" -- "$HELP/getppid-n" 10 || fail "record"
+"$A" trace "$TMP/clean.trace" 2>&1 > /dev/null | grep "not closed cleanly" && fail "warns on a clean file"
 
 # Data reaches the file at least every --flush-interval (250 ms): killed
 # ~0.6 s into a steady stream (a getppid a millisecond), every file holds
