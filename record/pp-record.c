@@ -3,8 +3,8 @@
  * pp-record - record perf events into a pp trace file.
  *
  * Threads: the main thread drains the per-CPU rings into per-CPU chunk
- * buffers (no allocation, no syscall per record); a full or one-second-old
- * buffer is handed to the writer thread through a bounded queue and replaced
+ * buffers (no allocation, no syscall per record); a full buffer, and every
+ * --flush-interval any non-empty one, is handed to the writer thread through a bounded queue and replaced
  * by a free buffer from a fixed pool. When no buffer is free the data is
  * dropped, counted, and reported in a LOST chunk: the drain never waits for
  * the disk. The writer thread compresses and appends chunks in order, then
