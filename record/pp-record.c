@@ -733,7 +733,7 @@ static void lock_output(const char *path)
 			int e = errno;
 
 			out_lock[0] = '\0';
-			die("cannot create %s.lock: %s", path, strerror(e));
+			die("cannot create %s: %s", path, strerror(e));	/* the user's name */
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			int e = errno;
