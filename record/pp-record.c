@@ -3,8 +3,8 @@
  * pp-record - record perf events into a pp trace file.
  *
  * Threads: the main thread drains the per-CPU rings into per-CPU chunk
- * buffers (no allocation, no syscall per record); a full or one-second-old
- * buffer is handed to the writer thread through a bounded queue and replaced
+ * buffers (no allocation, no syscall per record); a full buffer, and every
+ * --flush-interval any non-empty one, is handed to the writer thread through a bounded queue and replaced
  * by a free buffer from a fixed pool. When no buffer is free the data is
  * dropped, counted, and reported in a LOST chunk: the drain never waits for
  * the disk. The writer thread compresses and appends chunks in order, then
@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <regex.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -88,6 +89,9 @@ static const char usage_text[] =
 "                             64 for offcpu or lock alone)\n"
 "      --chunk-size BYTES     raw bytes per data chunk (default 256K; K/M suffix)\n"
 "      --queue N              chunks queued to the writer before dropping (default 32)\n"
+"      --flush-interval MS    hand what was recorded to the file at least every MS\n"
+"                             milliseconds (default 250): a killed recorder loses\n"
+"                             at most about that much\n"
 "      --codec CODEC          lz4 (default), zstd or none\n"
 "  -z, --compress             archival: zstd level 17 in 1 MiB chunks (smaller\n"
 "                             files, more CPU): --codec zstd\n"
@@ -133,6 +137,7 @@ struct opts {
 	unsigned int mmap_pages;
 	size_t chunk_size;
 	int queue;
+	int flush_ms;		/* --flush-interval: data reaches the file at least this often */
 	int codec;
 	int level;		/* codec level, 0 = default */
 	int encoding;		/* PP_DATA_CACHED or PP_DATA_PLAIN */
@@ -393,7 +398,7 @@ static int is_command(const char *word)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
-	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPFOUT, O_BPF = 512 };
+	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPFOUT, O_FLUSH, O_BPF = 512 };
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -410,6 +415,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "chunk-size", required_argument, NULL, O_CHUNK },
 		{ "queue", required_argument, NULL, O_QUEUE },
+		{ "flush-interval", required_argument, NULL, O_FLUSH },
 		{ "codec", required_argument, NULL, O_CODEC },
 		{ "compress", no_argument, NULL, 'z' },
 		{ "compression-level", required_argument, NULL, O_LEVEL },
@@ -433,6 +439,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->mmap_pages = 256;
 	o->chunk_size = 256 << 10;
 	o->queue = 32;
+	o->flush_ms = 250;
 	o->codec = PP_CODEC_LZ4;
 	o->encoding = PP_DATA_CACHED;
 	o->rt_prio = -1;
@@ -501,6 +508,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_QUEUE:
 			o->queue = (int)parse_long(optarg, "queue length", 1, 4096);
+			break;
+		case O_FLUSH:
+			o->flush_ms = (int)parse_long(optarg, "flush interval (ms)", 1, 3600000);
 			break;
 		case O_CODEC:
 			if (!strcmp(optarg, "lz4"))
@@ -689,6 +699,70 @@ static void discard_output(void)
 	out_tmp[0] = '\0';
 }
 
+/* FILE.lock, held (flock) from before the temporary exists until exit. */
+static char out_lock[PATH_MAX];
+
+static void unlock_output(void)
+{
+	/* unlinked while still locked: a recorder that opened it retries (lock_output) */
+	if (out_lock[0])
+		unlink(out_lock);
+	out_lock[0] = '\0';
+}
+
+/*
+ * Two recorders with the same -o would both rename an existing FILE to
+ * FILE.old and their temporaries to FILE: one recording and the previous
+ * trace lost, both reporting success. Each holds an exclusive flock on
+ * FILE.lock for its whole run, so a second one fails at once. The holder
+ * removes the lock file at exit while it still holds the lock; one who
+ * locked a removed file (its inode is no longer at the path) tries again.
+ * A killed recorder's lock file stays, unlocked: the next one takes it.
+ */
+static void lock_output(const char *path)
+{
+	char pid[32];
+	int tries;
+
+	snprintf(out_lock, sizeof(out_lock), "%s.lock", path);
+	for (tries = 0; tries < 100; tries++) {
+		int fd = open(out_lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), n;
+		struct stat a, b;
+
+		if (fd < 0) {
+			int e = errno;
+
+			out_lock[0] = '\0';
+			die("cannot create %s: %s", path, strerror(e));	/* the user's name */
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int e = errno;
+
+			n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			close(fd);
+			out_lock[0] = '\0';
+			if (e == EWOULDBLOCK)
+				die("%s is being recorded by another pp-record%s%s%s", path,
+				    *pid ? " (pid " : "", pid, *pid ? ")" : "");
+			die("cannot lock %s.lock: %s", path, strerror(e));
+		}
+		if (!fstat(fd, &a) && !lstat(out_lock, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino) {
+			n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+			/* the pid is only for the message of a second recorder */
+			if (!ftruncate(fd, 0))
+				n = (int)pwrite(fd, pid, (size_t)n, 0);
+			atexit(unlock_output);
+			return;	/* kept open, and so locked, until exit */
+		}
+		close(fd);	/* removed by its holder meanwhile */
+	}
+	out_lock[0] = '\0';
+	die("cannot lock %s.lock", path);
+}
+
 /*
  * A new temporary file next to @path, written from the start; @path itself
  * is replaced only by commit_output(), once recording started, so a run that
@@ -704,6 +778,7 @@ static int create_output(const char *path)
 		die_usage("output path too long");
 	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
 		die_usage("output '%s' is a directory", path);
+	lock_output(path);
 	for (tries = 0; tries < 100 && fd < 0; tries++) {
 		snprintf(out_tmp, sizeof(out_tmp), "%s.tmp.%d.%x", path, (int)getpid(),
 			 (unsigned int)random());
@@ -912,6 +987,7 @@ struct stream {
 	uint8_t *buf;
 	size_t len;
 	uint64_t first_ts, last_ts, nr;
+	uint64_t nr_ev;		/* of the nr records in buf, the events (samples) */
 	uint64_t opened_ns;	/* monotonic time of the first record in buf */
 	uint64_t lost_kernel;	/* PERF_RECORD_LOST */
 	uint64_t lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
@@ -924,6 +1000,7 @@ struct stream {
 struct qitem {
 	uint8_t *buf;
 	size_t len;
+	uint64_t nr_ev;		/* events (samples) in buf */
 	struct pp_chunk_desc desc;
 };
 
@@ -950,6 +1027,7 @@ struct rec {
 	int stop_writer;
 	int lost_pending;
 	int fatal;		/* -errno from the writer */
+	uint64_t unwritten_ev;	/* events recorded that a write error kept from the file (lock) */
 	struct pp_rec_layout *layout;	/* sample time offsets for PP_DATA_CACHED */
 	uint32_t nr_layout;
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
@@ -1322,6 +1400,7 @@ static void *writer_main(void *arg)
 
 	for (;;) {
 		struct qitem it;
+		uint64_t lost_ev;
 		int lost, agg, backlog;
 
 		pthread_mutex_lock(&r->lock);
@@ -1357,9 +1436,11 @@ static void *writer_main(void *arg)
 		}
 		if (!it.buf)
 			continue;
+		lost_ev = it.nr_ev;	/* until the chunk is in the file */
 		if (!r->fatal) {
 			uint8_t *out = NULL;
 			size_t out_len = 0;
+			uint64_t seq = pp_writer__chunks(r->w);
 			int err;
 
 			uint8_t codec = (uint8_t)r->o->codec;
@@ -1381,6 +1462,9 @@ static void *writer_main(void *arg)
 			if (!err)
 				err = pp_writer__append_prepared(r->w, out, out_len,
 								 it.desc.nr_records);
+			/* an error may come from the index after it: the chunk is in */
+			if (pp_writer__chunks(r->w) > seq)
+				lost_ev = 0;
 			free(out);
 			if (err)
 				r->fatal = err;
@@ -1394,6 +1478,7 @@ static void *writer_main(void *arg)
 		}
 		pthread_mutex_lock(&r->lock);
 		r->pool[r->nr_pool++] = it.buf;
+		r->unwritten_ev += lost_ev;
 		pthread_mutex_unlock(&r->lock);
 	}
 	return NULL;
@@ -1425,6 +1510,7 @@ static void stream_flush(struct rec *r, struct stream *s)
 
 		it->buf = s->buf;
 		it->len = s->len;
+		it->nr_ev = s->nr_ev;
 		memset(&it->desc, 0, sizeof(it->desc));
 		it->desc.type = PP_CHUNK_DATA;
 		it->desc.flags = PP_CHUNK_CRITICAL;
@@ -1439,6 +1525,7 @@ static void stream_flush(struct rec *r, struct stream *s)
 		s->buf = r->pool[--r->nr_pool];
 	} else if (r->fatal) {
 		s->unwritten += s->nr;	/* the file cannot take more */
+		r->unwritten_ev += s->nr_ev;
 	} else {
 		if (!s->drop_records)
 			s->drop_first = s->first_ts;
@@ -1452,6 +1539,7 @@ static void stream_flush(struct rec *r, struct stream *s)
 	pthread_mutex_unlock(&r->lock);
 	s->len = 0;
 	s->nr = 0;
+	s->nr_ev = 0;
 	s->first_ts = s->last_ts = 0;
 }
 
@@ -1478,8 +1566,10 @@ static inline void stream_add(struct rec *r, struct stream *s,
 	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (ei >= 0)
+		if (ei >= 0) {
 			r->counts[ei]++;
+			s->nr_ev++;
+		}
 		break;
 	case PERF_RECORD_LOST:
 		if (h->size >= 24) {
@@ -1666,7 +1756,7 @@ int main(int argc, char **argv)
 	int *cg_fds = NULL, nr_cg = 0;
 	struct pp_buf b;
 	char cpulist[1024] = "";
-	uint64_t t0, t_end = 0, agg_last = 0, status_next = 0;
+	uint64_t t0, t_end = 0, agg_last = 0, status_next = 0, flush_ns, flush_next;
 	int agg_only, out_fd = -1;
 	pthread_t wt;
 	struct sigaction sa;
@@ -1923,8 +2013,14 @@ int main(int argc, char **argv)
 	/*
 	 * An aggregator alone (its ring buffers hold only the side-band, which
 	 * wakes the loop by watermark) needs the loop once a second, for its
-	 * drain; otherwise every 250 ms, to flush streams a second old.
+	 * drain, and writes its window then. Otherwise the loop wakes at least
+	 * every --flush-interval (250 ms), drains the rings and hands every
+	 * buffer that holds anything to the writer: what a SIGKILL loses is at
+	 * most that interval (and what the writer had not appended yet). A
+	 * watermark wake-up before it costs one comparison.
 	 */
+	flush_ns = (uint64_t)o.flush_ms * 1000000ull;
+	flush_next = t0 + flush_ns;
 	for (i = 0, agg_only = r.offcpu || r.lockp; i < r.el->nr_evsels; i++)
 		agg_only &= r.el->evsels[i].attr.type == PERF_TYPE_SOFTWARE &&
 			    r.el->evsels[i].attr.config == PERF_COUNT_SW_DUMMY;
@@ -1932,7 +2028,10 @@ int main(int argc, char **argv)
 		int timeout = 250, hup = 0;
 		uint64_t now;
 
-		if (agg_only) {
+		if (!agg_only) {
+			now = now_ns();
+			timeout = flush_next > now ? (int)((flush_next - now + 999999) / 1000000) : 0;
+		} else {
 			now = now_ns();
 			/* overdue: the writer still drains the last window */
 			timeout = agg_last + 1000000000ull > now ?
@@ -1951,7 +2050,14 @@ int main(int argc, char **argv)
 			die("epoll: %s", strerror(-err));
 		drain(&r);
 		now = now_ns();
-		flush_old(&r, now, 0);
+		if (agg_only) {
+			flush_old(&r, now, 0);
+		} else if (now >= flush_next) {
+			flush_old(&r, now, 1);
+			flush_next += flush_ns;
+			if (flush_next <= now)
+				flush_next = now + flush_ns;
+		}
 		if ((r.offcpu || r.lockp) && now - agg_last >= 1000000000ull &&
 		    agg_close(&r)) {
 			/*
@@ -2072,7 +2178,10 @@ int main(int argc, char **argv)
 				fprintf(stderr, "  %s: %llu aggregated stacks in %llu windows\n",
 					r.offcpu ? "offcpu" : "lock", (unsigned long long)r.agg_items,
 					(unsigned long long)r.agg_windows);
-			if (!r.streams || r.nr_streams) {
+			if (r.unwritten_ev || fatal)
+				fprintf(stderr, "  lost: %llu events recorded but not written (write "
+					"error)\n", (unsigned long long)r.unwritten_ev);
+			if (!fatal && (!r.streams || r.nr_streams)) {
 				uint64_t lk = 0;
 
 				for (i = 0; i < r.nr_streams; i++)

@@ -54,6 +54,7 @@ struct dso {
 	uint8_t bid_size;
 	int8_t state;		/* 0 not loaded, 1 loaded (JIT: emitted), -1 failed */
 	uint8_t jit;
+	uid_t ruid, euid;	/* JIT: the process's, which its perf map must be owned by */
 	dev_t dev;
 	ino_t ino;
 	/*
@@ -912,23 +913,80 @@ static void dso_pend(struct pp_syms *s, int di)
 	s->dpend[s->nr_dpend++] = di;
 }
 
+#define JIT_MAP_MAX_READ	(64u << 20)	/* bytes of a perf map read at most */
+#define JIT_MAP_MAX_ITEM	(8u << 20)	/* bytes of USYMS one perf map gives at most */
+
+/* The real and effective uid of @pid (/proc/PID/status). Return: 0, or -1 when gone. */
+static int pid_uids(uint32_t pid, uid_t *ruid, uid_t *euid)
+{
+	char path[64], line[256];
+	unsigned long r, e;
+	int ok = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %lu %lu", &r, &e) == 2) {
+			*ruid = (uid_t)r;
+			*euid = (uid_t)e;
+			ok = 1;
+			break;
+		}
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Open a perf map as the recorder (root) may read it on a host shared with
+ * other users: any of them can put a FIFO, a device, a symlink or a hard
+ * link at /tmp/perf-PID.map. Only a regular file with one link, reached
+ * without a symlink and owned by the process's real or effective uid, is
+ * read; opened non-blocking, so a FIFO cannot stall the writer thread.
+ * Return: an fd, or -1.
+ */
+static int jit_open(const char *path, uid_t ruid, uid_t euid)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    (st.st_uid != ruid && st.st_uid != euid)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Look for @pid's perf map of JIT code, once. Return: whether it has one. */
 static int jit_try(struct pp_syms *s, uint32_t pid)
 {
 	struct pmaps *pm = pm_get(s, pid);
 	char path[64];
-	int di;
+	uid_t ruid, euid;
+	int di, fd;
 
 	if (!pm || pm->jit_tried)
 		return pm && pm->jit_tried == 2;
 	pm->jit_tried = 1;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-	if (access(path, R_OK))
+	/* whose it must be is known only while the process lives */
+	if (pid_uids(pid, &ruid, &euid))
 		return 0;
+	fd = jit_open(path, ruid, euid);
+	if (fd < 0)
+		return 0;
+	close(fd);
 	di = add_dso(s, path, NULL, 0);
 	if (di < 0)
 		return 0;
 	s->dsos[di].jit = 1;
+	s->dsos[di].ruid = ruid;
+	s->dsos[di].euid = euid;
 	dso_pend(s, di);
 	pm->jit_tried = 2;
 	return 1;
@@ -1290,20 +1348,31 @@ static void usym_put(struct pp_buf *b, uint64_t start, uint32_t size, const char
 	pp_buf__append_str(b, name);
 }
 
+/*
+ * A perf map's lines "START SIZE NAME" (hex) as one USYMS item: at most
+ * JIT_MAP_MAX_READ bytes are read and JIT_MAP_MAX_ITEM bytes given, so a
+ * huge or endless file costs bounded time and stays within a chunk.
+ */
 static int load_jit(struct dso *d, struct pp_buf *out)
 {
 	char line[4096];
 	uint32_t nr = 0;
-	size_t at, nr_at;
-	FILE *f = fopen(d->path, "re");
+	size_t at, nr_at, got = 0;
+	int fd = jit_open(d->path, d->ruid, d->euid);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	usyms_item_begin(out, d, 0, &at, &nr_at);
-	while (fgets(line, sizeof(line), f)) {
+	while (got < JIT_MAP_MAX_READ && out->len - at < JIT_MAP_MAX_ITEM &&
+	       fgets(line, sizeof(line), f)) {
 		unsigned long long start, size;
 		int n = 0;
 
+		got += strlen(line);
 		if (sscanf(line, "%llx %llx %n", &start, &size, &n) < 2 || !n)
 			continue;
 		line[strcspn(line, "\n")] = 0;

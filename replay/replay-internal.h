@@ -129,6 +129,8 @@ struct pp_session {
 	struct pp_entry *entries;
 	size_t nr_entries;
 	size_t meta_next;		/* next entry to process as metadata */
+	uint64_t scan_last_seq;		/* scanned (no footer): the last complete chunk */
+	char torn[192];			/* the reader's "file truncated" warning, held */
 	struct pp_stream *streams;
 	size_t nr_streams;
 	struct pp_stream **heap;	/* merge heap, nr_streams > PP_MERGE_SCAN_MAX */

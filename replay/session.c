@@ -210,6 +210,8 @@ err:
 	return NULL;
 }
 
+static void warn_torn(struct pp_session *s);
+
 /**
  * pp_session__free() - free a session; accepts NULL.
  * @s: session.
@@ -218,6 +220,7 @@ void pp_session__free(struct pp_session *s)
 {
 	if (!s)
 		return;
+	warn_torn(s);	/* the run did not get to say it */
 	pp_out__exit(&s->out);
 	if (s->out.fd != STDOUT_FILENO && s->out.fd >= 0)
 		close(s->out.fd);
@@ -1499,6 +1502,14 @@ static void reader_print(int level, const char *msg, void *ctx)
 		return;
 	if (level == 0) {
 		s->reader_warnings++;
+		/*
+		 * A torn last chunk is how a killed recorder's file ends: said
+		 * in one line with where it ends (warn_unclosed()), at the end.
+		 */
+		if (!strncmp(msg, "file truncated", 14) && !s->torn[0]) {
+			snprintf(s->torn, sizeof(s->torn), "%s", msg);
+			return;
+		}
 		pp_session__warn(s, "%s", msg);
 	}
 	else if (s->opts.verbose >= level)
@@ -1602,6 +1613,7 @@ static int build_entries(struct pp_session *s)
 		int ret;
 
 		while ((ret = pp_reader__next(s->reader, &c)) == 1) {
+			s->scan_last_seq = c.hdr->seq;
 			if (add_entry(s, &cap, c.hdr, c.offset))
 				return -ENOMEM;
 		}
@@ -2076,6 +2088,46 @@ static int check_names(struct pp_session *s)
 	return 0;
 }
 
+/*
+ * A file without footer was not closed cleanly: its recorder was killed, or
+ * the disk filled. It reads to its last complete chunk; say where that is,
+ * in seconds from its first event and as the chunk `pp-analyze dump` shows,
+ * so what is missing at the end is not taken for the end of the workload.
+ */
+static void warn_unclosed(struct pp_session *s)
+{
+	uint64_t first = 0, last = 0;
+
+	for (size_t i = 0; i < s->nr_entries; i++) {
+		const struct pp_entry *e = &s->entries[i];
+
+		if (e->type != PP_CHUNK_DATA || !e->first_ts)
+			continue;
+		if (!first || e->first_ts < first)
+			first = e->first_ts;
+		if (e->last_ts > last)
+			last = e->last_ts;
+	}
+	/* the torn chunk first: "file truncated" is how damage warnings begin */
+	if (first && last >= first)
+		pp_session__warn(s, "%s%s%s was not closed cleanly (no footer): it ends at %.1f s, "
+				 "chunk %llu", s->torn, *s->torn ? ": " : "", s->path,
+				 (double)(last - first) / 1e9, (unsigned long long)s->scan_last_seq);
+	else
+		pp_session__warn(s, "%s%s%s was not closed cleanly (no footer): it ends at chunk "
+				 "%llu, with no event", s->torn, *s->torn ? ": " : "", s->path,
+				 (unsigned long long)s->scan_last_seq);
+	s->torn[0] = '\0';
+}
+
+/* The held "file truncated" warning, if warn_unclosed() did not say it. */
+static void warn_torn(struct pp_session *s)
+{
+	if (s->torn[0])
+		pp_session__warn(s, "%s", s->torn);
+	s->torn[0] = '\0';
+}
+
 /**
  * pp_session__run() - init the module, replay every event, report.
  * @s: session with a source opened.
@@ -2135,5 +2187,8 @@ int pp_session__run(struct pp_session *s)
 		pp_session__warn(s, "damaged trace: %llu corrupt chunks skipped%s",
 				 (unsigned long long)rs->corrupt,
 				 rs->truncated ? ", file truncated" : "");
+	if (rs && s->path && !rs->has_footer)
+		warn_unclosed(s);
+	warn_torn(s);
 	return ret;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A full disk stops the recorder with a clear error and a readable file.
+# A full disk stops the recorder with a clear error and a readable file, and
+# the summary counts exactly the events recorded that did not reach it.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 
 mkdir -p "$TMP/small"
@@ -16,4 +17,12 @@ cat "$TMP/f.out"
 [ "$(value corrupt "$TMP/f.out")" = 0 ] || fail "corrupt chunks"
 n=$(evcount syscalls:sys_enter_getppid "$TMP/f.out")
 [ "${n:-0}" -gt 0 ] || fail "no data before the disk filled"
+# every event recorded is in the file or counted as not written, exactly
+grep -q "lost: none" "$TMP/err" && fail "'lost: none' while events did not reach the file"
+rec=$(sed -n 's/^pp-record: .* s, \([0-9]*\) events recorded.*/\1/p' "$TMP/err")
+unw=$(sed -n 's/^  lost: \([0-9]*\) events recorded but not written (write error)$/\1/p' "$TMP/err")
+[ -n "$rec" ] && [ -n "$unw" ] || fail "the summary does not count the events not written"
+[ "$unw" -gt 0 ] || fail "the disk filled, yet 0 events not written"
+[ $((n + unw)) = "$rec" ] ||
+	fail "$rec events recorded, $n in the file, $unw reported not written: $((rec - n - unw)) unaccounted"
 echo "ok"

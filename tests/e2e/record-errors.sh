@@ -23,6 +23,8 @@ expect 2 "unknown tracepoint 'nosuch:event'" -e nosuch:event -d 0.1
 expect 2 "unknown event 'nonsense'" -e nonsense
 expect 2 "power of two" -e sched:sched_switch -m 3
 expect 2 "bad duration" -e sched:sched_switch -d abc
+expect 2 "bad flush interval" -e sched:sched_switch --flush-interval 0
+expect 2 "bad flush interval" -e sched:sched_switch --flush-interval 10s
 # a duration is 1ms to 365d: one that wraps, is negative, zero or not a number is refused
 for d in 9999999999999s -5 0 inf nan 0.5us; do
 	expect 2 "duration '$d'" -e sched:sched_switch -d "$d"

@@ -6,9 +6,11 @@
  *   PP_PIDFILE=F  write our pid to F first
  *   PP_LSEEK=M    also make M lseek(-1, i, SEEK_SET) calls, i = 0..M-1
  *                 (failing calls whose offset field a kernel filter can test)
+ *   PP_GAP_US=U   sleep U microseconds after each getppid(): a steady stream
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
@@ -21,6 +23,8 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? strtol(argv[1], NULL, 10) : 1000, i;
 	const char *pidfile = getenv("PP_PIDFILE"), *ls = getenv("PP_LSEEK");
+	long gap = getenv("PP_GAP_US") ? strtol(getenv("PP_GAP_US"), NULL, 10) : 0;
+	struct timespec ts = { gap / 1000000, (gap % 1000000) * 1000 };
 
 	if (pidfile) {
 		FILE *f = fopen(pidfile, "w");
@@ -30,8 +34,11 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		do_getppid();
+		if (gap > 0)
+			nanosleep(&ts, NULL);
+	}
 	if (ls) {
 		long m = strtol(ls, NULL, 10);
 
