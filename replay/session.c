@@ -2158,8 +2158,16 @@ int pp_session__run(struct pp_session *s)
 		s->a.lost(s, &s->early_lost[i]);
 	s->nr_early_lost = 0;
 	ret = s->src->run(s);
-	if (s->opts.interval_ns && s->tick_pending)
-		s->a.interval(s, s->last_ts);
+	if (s->opts.interval_ns && s->tick_pending) {
+		/*
+		 * The last records (an EXIT, a LOST) may lie past a boundary no
+		 * sample ticked: end those intervals first, so the last one is
+		 * never longer than -i; an empty remainder prints nothing.
+		 */
+		pp_session__tick(s, s->last_ts);
+		if (s->last_ts > pp_session__interval_start(s))
+			s->a.interval(s, s->last_ts);
+	}
 	pp_bpfagg__finish(s);
 	s->a.report(s);
 	s->a.deinit(s);
