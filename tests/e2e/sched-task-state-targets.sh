@@ -36,7 +36,8 @@ check() {
 	# a 20 ms sleep can end late on a busy machine (timer and run-queue
 	# latency: 35 ms seen); two sleeps merged into one interval are caught
 	# by the exact count of the COMMAND cases
-	[ "$min" -ge 20000000 ] && [ "$max" -lt 100000000 ] || fail "$name: S intervals $min..$max ns"
+	# the timer is armed before the switch-out: a few us under 20 ms is a real sleep
+	[ "$min" -ge 19500000 ] && [ "$max" -lt 100000000 ] || fail "$name: S intervals $min..$max ns"
 }
 
 # 1. live, the helper as the workload
@@ -75,6 +76,6 @@ echo "descendants: $out"
 
 # 5. task-state as an event source of trace, live with a workload
 n=$("$B/pp-analyze" trace --live -e 'task-state/-S/' -- taskset -c 0 "$H" $N 20 2>/dev/null |
-	grep -c 'task-state: S 2[0-9]\.')
+	grep -cE 'task-state: S (19\.[5-9]|[2-9][0-9]|[1-9][0-9]{2})(\.[0-9]+)?ms')	# 20 ms, later beside a load
 [ "$n" = "$N" ] || fail "trace -e task-state -- COMMAND printed $n intervals, want $N"
 echo "ok: N S intervals of ~20 ms live and recorded with a COMMAND, with -p, for descendants, as a source"
