@@ -13,6 +13,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 #include "replay-internal.h"
+#include "fmt-check.h"
 
 /**
  * pp_evsel__field() - find a tracepoint field of @ev by name.
@@ -188,34 +189,6 @@ void pp_session__print_event(struct pp_session *s, const struct pp_event *e)
 	trace_seq_destroy(&seq);
 }
 
-/* An integer of @size bytes at @p, sign-extended when @is_signed. */
-static int json_load(const uint8_t *p, unsigned int size, int is_signed, uint64_t *v)
-{
-	switch (size) {
-	case 1:
-		*v = is_signed ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
-		return 0;
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		*v = is_signed ? (uint64_t)(int64_t)(int16_t)x : x;
-		return 0;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		*v = is_signed ? (uint64_t)(int64_t)(int32_t)x : x;
-		return 0;
-	}
-	case 8:
-		memcpy(v, p, 8);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 static void json_num(struct pp_out *o, uint64_t v, int is_signed)
 {
 	if (is_signed)
@@ -269,14 +242,14 @@ static void json_field(struct pp_out *o, const struct pp_event *e, struct tep_fo
 		for (uint32_t i = 0; i + esz <= n; i += esz) {
 			if (i)
 				pp_out__putc(o, ',');
-			if (json_load((const uint8_t *)e->raw + off + i, esz, is_signed, &v))
+			if (pp_fmt_load_int((const uint8_t *)e->raw + off + i, esz, is_signed, &v))
 				v = 0;
 			json_num(o, v, is_signed);
 		}
 		pp_out__putc(o, ']');
 		return;
 	}
-	if (json_load((const uint8_t *)e->raw + off, n, is_signed, &v)) {
+	if (pp_fmt_load_int((const uint8_t *)e->raw + off, n, is_signed, &v)) {
 		pp_out__puts(o, "null");
 		return;
 	}

@@ -521,7 +521,12 @@ int pp_fmt_guard__record(const struct pp_fmt_guard *g, const void *raw, uint32_t
 	return 1;
 }
 
-static int load_num(const uint8_t *p, int size, int is_signed, uint64_t *v)
+/**
+ * pp_fmt_load_int() - an integer field of @size bytes at @p (unaligned),
+ * sign-extended when @is_signed.
+ * Return: 0, or -EINVAL for a size other than 1, 2, 4, 8.
+ */
+int pp_fmt_load_int(const uint8_t *p, unsigned int size, int is_signed, uint64_t *v)
 {
 	switch (size) {
 	case 1:
@@ -607,13 +612,13 @@ void pp_fmt_print_fields(struct pp_out *o, const struct tep_event *ev, const voi
 					pp_out__puts(o, ", ...");
 					break;
 				}
-				load_num(d + off + i, (int)esz, 0, &v);
+				pp_fmt_load_int(d + off + i, (unsigned int)esz, 0, &v);
 				pp_out__printf(o, "%s%0*" PRIx64, i ? ", " : "", (int)esz * 2, v);
 			}
 			pp_out__putc(o, ']');
 			continue;
 		}
-		if (load_num(d + off, f->size, !!(f->flags & TEP_FIELD_IS_SIGNED), &v)) {
+		if (pp_fmt_load_int(d + off, (unsigned int)f->size, !!(f->flags & TEP_FIELD_IS_SIGNED), &v)) {
 			pp_out__puts(o, "ARRAY[");
 			for (uint32_t i = 0; i < n && i < 64; i++)
 				pp_out__printf(o, "%s%02x", i ? ", " : "", d[off + i]);

@@ -95,4 +95,7 @@ int pp_fmt_guard__record(const struct pp_fmt_guard *g, const void *raw, uint32_t
 void pp_fmt_print_fields(struct pp_out *o, const struct tep_event *ev, const void *raw,
 			 uint32_t size);
 
+/** pp_fmt_load_int() - an integer field at @p, sign-extended when @is_signed. Return: 0 or -EINVAL. */
+int pp_fmt_load_int(const uint8_t *p, unsigned int size, int is_signed, uint64_t *v);
+
 #endif /* PP_REPLAY_FMT_CHECK_H */
