@@ -224,7 +224,7 @@ static int printk_line_ok(const char *l, size_t n)
 char *pp_fmt_printk_clean(const char *text, size_t *dropped)
 {
 	size_t len = strlen(text), o = 0;
-	char *out = malloc(len + 1);
+	char *out = malloc(len + 2);	/* a last line without its newline gets one */
 
 	*dropped = 0;
 	if (!out)

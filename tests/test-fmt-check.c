@@ -275,6 +275,11 @@ static void test_printk_clean(void **state)
 			    "0x2 : \"a \\\"quoted\\\" one\"\n");
 	assert_int_equal(dropped, 6);
 	free(out);
+	/* one kept line with no newline: the output is one byte longer than the input */
+	out = pp_fmt_printk_clean("0x1 : \"a\"", &dropped);
+	assert_non_null(out);
+	assert_string_equal(out, "0x1 : \"a\"\n");
+	free(out);
 }
 
 int main(void)
