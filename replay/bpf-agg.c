@@ -88,7 +88,8 @@ static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
 		nu = nu > BPFAGG_MAX_FRAMES ? BPFAGG_MAX_FRAMES : nu;
 		nw = nw > BPFAGG_MAX_FRAMES ? BPFAGG_MAX_FRAMES : nw;
 	}
-	if (nk + nu + nw > ba->ips_cap) {
+	/* always a buffer: frame pointers are computed into it even for 0 frames */
+	if (!ba->ips || nk + nu + nw > ba->ips_cap) {
 		size_t ncap = nk + nu + nw + 256;
 		uint64_t *n = realloc(ba->ips, ncap * sizeof(*n));
 
