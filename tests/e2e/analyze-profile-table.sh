@@ -79,7 +79,9 @@ PY
 [ "$(tr '\n' ' ' <"$T/lim")" = "spin_alpha spin_beta " ] || fail "--percent-limit 10: $(cat "$T/lim")"
 "$AN" profile --children --percent-limit 50 "$T/p.trace" | grep -v '^#' >"$T/ch"
 cat "$T/ch"
-grep -q '^ *0.00%  *[0-9.]*%  *0  main (spin)$' "$T/ch" || fail "--children: no main row"
+# main is on every stack (Total% near 100); a sample may land in it itself
+awk '$4 == "main" && $5 == "(spin)" && $2 + 0 >= 90 { f = 1 } END { exit !f }' "$T/ch" ||
+	fail "--children: no main row"
 awk '$4 == "main" { m = NR } $4 == "spin_alpha" { a = NR } END { exit !(m && a && m < a) }' "$T/ch" ||
 	fail "--children: main not above spin_alpha"
 "$AN" profile --percent-limit 101 "$T/p.trace" >/dev/null 2>"$T/err"; rc=$?
