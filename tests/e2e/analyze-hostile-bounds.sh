@@ -15,19 +15,8 @@ if ! "$B/pp-record" -q -e $EV --codec none --encoding plain -o "$T/g.trace" -- \
 	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err"; then
 	echo "skip: pp-record cannot record $EV here: $(head -1 "$T/err")"; exit 77
 fi
-fail() { echo "FAIL: $*"; exit 1; }
-craft() {	# NAME PYTHON: rewrite g.trace into NAME.trace with PYTHON (c: the chunks)
-	python3 - "$T/g.trace" "$T/$1.trace" "$2" <<'PY' || fail "crafting $1"
-import os, re, struct, sys
-sys.path.insert(0, os.environ['HELPERS'])
-import pptrace
-hdr, c = pptrace.read(sys.argv[1])
-c = [x for x in c if x.type not in (pptrace.INDEX, pptrace.FOOTER)]
-exec(sys.argv[3])
-pptrace.write(sys.argv[2], hdr, c)
-PY
-}
-export HELPERS=$TOP/tests/helpers
+. "$TOP/tests/helpers/hostile-lib.sh"
+craft() { craft_from g "$@"; }	# NAME PYTHON: from g.trace
 
 # 1. MACHINE claims 100M CPUs and a page of 3 bytes
 craft cpus '

@@ -19,8 +19,7 @@ if ! "$B/pp-record" -q -e $EN -e $EX --codec none --encoding plain -o "$T/g.trac
 	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err"; then
 	echo "skip: pp-record cannot record $EN here: $(head -1 "$T/err")"; exit 77
 fi
-fail() { echo "FAIL: $*"; exit 1; }
-export HELPERS=$TOP/tests/helpers
+. "$TOP/tests/helpers/hostile-lib.sh"
 # craft NAME EVENT PYTHON: rewrite EVENT's format text t (bytes) with PYTHON
 craft() {
 	python3 - "$T/g.trace" "$T/$1.trace" "$2" "$3" <<'PY' || fail "crafting $1"
@@ -55,15 +54,6 @@ for x in c:
 assert done, 'no format of ' + sys.argv[3]
 pptrace.write(sys.argv[2], hdr, c)
 PY
-}
-# run NAME CMD...: must end within 20 s, by a clean exit or a refusal, never a signal
-run() {
-	local name=$1; shift
-	# stdout into a pipe, not /dev/null: pp-analyze may skip output it knows is discarded
-	timeout -k 5 20 "$@" 2>"$T/run.err" | tail -c 1 >/dev/null; local rc=${PIPESTATUS[0]}
-	{ [ $rc = 124 ] || [ $rc = 137 ]; } && fail "$name: '$*' did not end in 20 s"
-	[ $rc -ge 128 ] && fail "$name: '$*' died of signal $((rc - 128)): $(tail -3 "$T/run.err")"
-	return 0
 }
 CMDS="info dump $("$B/pp-analyze" list | awk '/^profilers:/{p=1;next} /^commands:/{p=0} p{print $1}')"
 every() {	# NAME: every command on NAME.trace

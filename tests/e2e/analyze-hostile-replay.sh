@@ -22,32 +22,8 @@ if ! "$B/pp-record" -q -e $EVS --codec none --encoding plain -o "$T/s.trace" -- 
 	"$B/tests/helpers/getppid-n" 50 >/dev/null 2>"$T/err"; then
 	echo "skip: pp-record cannot record $EVS here: $(head -1 "$T/err")"; exit 77
 fi
-fail() { echo "FAIL: $*"; exit 1; }
-export HELPERS=$TOP/tests/helpers
-craft() {	# NAME PYTHON: rewrite $SRC.trace (s) into NAME.trace with PYTHON (c: the chunks)
-	python3 - "$T/${SRC:-s}.trace" "$T/$1.trace" "$2" <<'PY' || fail "crafting $1"
-import os, struct, sys
-sys.path.insert(0, os.environ['HELPERS'])
-import pptrace
-hdr, c = pptrace.read(sys.argv[1])
-c = [x for x in c if x.type not in (pptrace.INDEX, pptrace.FOOTER)]
-def item(body, kind=0):
-    body += bytes(-len(body) % 8)
-    return struct.pack("<IHH", 8 + len(body), kind, 0) + body
-def before_data(chunk):
-    c.insert(next(k for k, x in enumerate(c) if x.type == pptrace.DATA), chunk)
-exec(sys.argv[3])
-pptrace.write(sys.argv[2], hdr, c)
-PY
-}
-# run NAME CMD...: must end within 20 s, by a clean exit or a refusal, never a signal
-run() {
-	local name=$1; shift
-	timeout -k 5 20 "$@" 2>"$T/run.err" | tail -c 1 >/dev/null; local rc=${PIPESTATUS[0]}
-	{ [ $rc = 124 ] || [ $rc = 137 ]; } && fail "$name: '$*' did not end in 20 s"
-	[ $rc -ge 128 ] && fail "$name: '$*' died of signal $((rc - 128)): $(tail -3 "$T/run.err")"
-	return 0
-}
+. "$TOP/tests/helpers/hostile-lib.sh"
+craft() { craft_from "${SRC:-s}" "$@"; }	# NAME PYTHON: from $SRC.trace (s)
 # The sanitized pp-analyze (`make test` builds it): memory errors abort it
 A=$B/asan/pp-analyze
 [ -x "$A" ] || A=

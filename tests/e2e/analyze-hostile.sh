@@ -17,28 +17,8 @@ if ! "$B/pp-record" -q -e $EV --codec none --encoding plain -o "$T/g.trace" -- \
 	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err"; then
 	echo "skip: pp-record cannot record $EV here: $(head -1 "$T/err")"; exit 77
 fi
-fail() { echo "FAIL: $*"; exit 1; }
-craft() {	# NAME PYTHON: rewrite g.trace into NAME.trace with PYTHON (c: the chunks)
-	python3 - "$T/g.trace" "$T/$1.trace" "$2" <<'PY' || fail "crafting $1"
-import os, struct, sys
-sys.path.insert(0, os.environ['HELPERS'])
-import pptrace
-hdr, c = pptrace.read(sys.argv[1])
-c = [x for x in c if x.type not in (pptrace.INDEX, pptrace.FOOTER)]
-exec(sys.argv[3])
-pptrace.write(sys.argv[2], hdr, c)
-PY
-}
-export HELPERS=$TOP/tests/helpers
-# run NAME CMD...: must end within 20 s, by a clean exit or a refusal, never a signal
-run() {
-	local name=$1; shift
-	# stdout into a pipe, not /dev/null: pp-analyze may skip output it knows is discarded
-	timeout -k 5 20 "$@" 2>"$T/run.err" | tail -c 1 >/dev/null; local rc=${PIPESTATUS[0]}
-	{ [ $rc = 124 ] || [ $rc = 137 ]; } && fail "$name: '$*' did not end in 20 s"
-	[ $rc -ge 128 ] && fail "$name: '$*' died of signal $((rc - 128)): $(tail -3 "$T/run.err")"
-	return 0
-}
+. "$TOP/tests/helpers/hostile-lib.sh"
+craft() { craft_from g "$@"; }	# NAME PYTHON: from g.trace
 
 # the rewrite alone changes nothing
 craft same ''
