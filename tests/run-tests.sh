@@ -4,10 +4,20 @@
 # 77 skip with a reason, anything else fails). Prints a summary; exits
 # non-zero if anything failed.
 #
-#   tests/run-tests.sh [--unit-only] BUILD_DIR [SANITIZED_BUILD_DIR]
+#   tests/run-tests.sh [--unit-only] [--only GLOB] BUILD_DIR [SANITIZED_BUILD_DIR]
+#
+# --only GLOB runs only the tests whose name (unit/test-x, asan/test-x,
+# e2e/name) matches the shell glob, e.g. --only 'e2e/record-*'.
 set -u
 unit_only=0
-if [ "${1:-}" = "--unit-only" ]; then unit_only=1; shift; fi
+only='*'
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--unit-only) unit_only=1; shift ;;
+	--only) only=${2:?--only needs a glob}; shift 2 ;;
+	*) break ;;
+	esac
+done
 build=${1:-build}
 asan=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +27,8 @@ log_dir=$(mktemp -d /tmp/pp-tests.XXXXXX)
 
 run_one() {	# name command...
 	local name=$1; shift
+	# shellcheck disable=SC2053
+	[[ $name == $only ]] || return 0
 	local log="$log_dir/$(echo "$name" | tr '/ ' '__').log"
 	local start=$SECONDS rc
 	"$@" >"$log" 2>&1 </dev/null
