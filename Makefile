@@ -197,11 +197,20 @@ $(O)/bench/syms-bench: $(O)/tests/bench/syms-bench.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -o $@ $< $(LIBS) $(LDLIBS_ALL)
 
+# The programs, their man pages (spec/man) and bash completion; DESTDIR for
+# packaging, PREFIX for where they run from.
 PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 install: $(PROGS)
-	$(call msg,INSTALL,$(PREFIX)/bin)
-	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(COMPLETIONDIR)
 	$(Q)install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	$(Q)install -m 644 $(wildcard spec/man/*.1) $(DESTDIR)$(MANDIR)/man1/
+	$(Q)install -m 644 $(wildcard spec/man/*.5) $(DESTDIR)$(MANDIR)/man5/
+	$(Q)install -m 644 scripts/pp-completion.bash $(DESTDIR)$(COMPLETIONDIR)/pp-record
+	$(Q)ln -sf pp-record $(DESTDIR)$(COMPLETIONDIR)/pp-analyze
 
 clean:
 	$(call msg,CLEAN,$(O))

@@ -114,6 +114,7 @@ struct profile {
 static const struct pp_mod_opt profile_mod_opts[] = {
 	{ "folded", 0, 0, "print the stacks folded (comm;outer;...;inner COUNT), not the table" },
 	{ "children", 0, 0, "sort by Total% and list callers too (perf report --children)" },
+	{ "no-children", 0, 0, "sort by Self% (the default, as perf report --no-children)" },
 	{ "percent-limit", 0, 1, "PCT  hide rows under PCT percent (Self%, or Total% with --children)" },
 	{ NULL, 0, 0, NULL },
 };
@@ -148,6 +149,10 @@ static int profile_init(struct pp_session *s)
 				lim);
 			return -EINVAL;
 		}
+	}
+	if (pp_opts__mod(o, "children") && pp_opts__mod(o, "no-children")) {
+		fprintf(stderr, "pp-analyze: profile: --children and --no-children contradict each other\n");
+		return -EINVAL;
 	}
 	if (pp_opts__mod(o, "folded") && (lim || pp_opts__mod(o, "children"))) {
 		fprintf(stderr, "pp-analyze: profile: --%s sorts the table, which --folded does not print\n",

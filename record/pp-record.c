@@ -45,7 +45,6 @@
 #include "pp/writer.h"
 #include "record.h"
 
-#define PP_VERSION		"0.1"
 #define EXIT_USAGE		2
 
 static const char usage_text[] =

@@ -401,6 +401,10 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("pp-analyze %s\n", PP_VERSION);
+		return 0;
+	}
 	if (!strcmp(argv[1], "list")) {
 		cmd_list();
 		return 0;

@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include "pp/format.h"
 
+/* pp's release: --version of both tools, the MACHINE pp_version key, man pages */
+#define PP_VERSION "0.1"
+
 /* A growable byte buffer with a sticky allocation error. */
 struct pp_buf {
 	uint8_t *data;
