@@ -244,6 +244,10 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 		pp_analyzer__help(a, stdout);
 		exit(0);
 	}
+	/* pp-analyze's FILE means nothing to a recording: a stray word is a mistake */
+	if (parsed && po.input)
+		die_usage("%s: unexpected argument '%s' (a COMMAND to record goes after --: "
+			  "pp-record %s [OPTIONS] -- COMMAND)", argv[0], po.input, argv[0]);
 	if (pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err)))
 		die_usage("%s: %s", argv[0], err);
 	if (k < n) {

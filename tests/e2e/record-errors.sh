@@ -58,6 +58,8 @@ rc=$?
 # without --, a first word that is no profiler and no program is a mistyped profiler
 one_line 2 "^pp-record: unknown profiler 'nosuchprof' (see pp-analyze list)$" nosuchprof
 one_line 2 "unknown profiler 'nosuchprof'" -e sched:sched_switch nosuchprof
+# a stray word after a profiler is no COMMAND (that goes after --): refused, not ignored
+one_line 2 "^pp-record: profile: unexpected argument 'true' (a COMMAND to record goes after --" profile true -d 100ms
 # ... while a program in PATH is a COMMAND, with or without --
 "$REC" -q -e sched:sched_switch -o "$TMP/cmd.trace" sh -c 'exit 3'
 [ $? = 3 ] || fail "pp-record -e EV sh -c 'exit 3': not the command's status"
