@@ -64,6 +64,8 @@ static const char usage_text[] =
 "                                     ATTR: stack, max-stack=N, alias=NAME (and\n"
 "                                     analyzer keys key=, top-by=, ... kept as given)\n"
 "        uprobe:FUNC@/path/bin[//ATTR/]  uprobe (uretprobe: for returns)\n"
+"        usdt:PROVIDER:NAME@/path/bin[/FILTER/ATTR/]  USDT probe, arguments as\n"
+"                                     fields arg1..argN (pp-analyze usdt list BIN)\n"
 "        kprobe:FUNC                  kprobe (where the kernel has kprobes)\n"
 "        cpu-clock, task-clock, page-faults, context-switches, cpu-migrations,\n"
 "        cycles, instructions, cache-misses, branch-misses ...\n"
@@ -651,7 +653,8 @@ static void build_events(struct opts *o, struct pp_evdescs *es)
 	char err[512];
 
 	for (i = 0; i < o->nr_specs; i++)
-		tracefs_needed |= o->specs[i].kind == PP_EV_TRACEPOINT;
+		tracefs_needed |= o->specs[i].kind == PP_EV_TRACEPOINT ||
+				  o->specs[i].kind == PP_EV_USDT;
 	if (tracefs_needed && !pp_tracefs_dir(&mounted))
 		die("tracefs is not mounted and cannot be mounted at /sys/kernel/tracing: %s",
 		    strerror(errno));
