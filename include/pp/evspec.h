@@ -57,7 +57,8 @@ enum pp_evspec_kind {
  * @stack, @max_stack: ATTR stack, max-stack=N (0: default depth).
  * @alias, @key, @comm, @num, @ptr, @size, @role: ATTR key=VALUE, "" when absent.
  * @top_by, @top_add: repeatable ATTRs top-by=FIELD and top-add=FIELD.
- * @untraced, @trigger: ATTR flags (multi-trace).
+ * @untraced, @trigger: ATTR flags (multi-trace; @trigger also asks
+ *                      pp-record --flight-recorder for a dump).
  * @help: the entry ended in " help": print the event's format, record nothing.
  * @freq: sampling frequency for this event (a module's request), 0 = -F.
  * @source: the entry names a profiler used as an event source
