@@ -54,6 +54,16 @@ $REC -q --flight-recorder=2s --max-files=1 -e $E -e 'syscalls:sys_enter_getppid/
 [ "$(ls "$TMP/m" | grep -c .)" = 1 ] || { ls "$TMP/m"; fail "--max-files=1"; }
 check "$TMP/m" 2 "0 0 0 100"
 
+# the status line (on a terminal) shows what is kept
+if command -v script > /dev/null; then
+	mkdir "$TMP/st"
+	script -qc "$REC -a -e sched:sched_switch --flight-recorder=1s -d 2.5 -o $TMP/st/f.trace > /dev/null" \
+		/dev/null < /dev/null | tr '\r' '\n' > "$TMP/st.out"
+	grep -qE 'flight recorder: [0-9.]+ [KMG]?i?B kept \([0-9.]+ s\), 0 dumps' "$TMP/st.out" ||
+		{ cat "$TMP/st.out"; fail "no flight recorder status line"; }
+	[ "$(ls "$TMP/st" | grep -c .)" = 0 ] || fail "a file without a dump request"
+fi
+
 # usage errors: one line, exit 2
 for bad in "--flight-recorder=0" "--flight-recorder=1x" "--flight-recorder=64M" \
 	   "--flight-size=1M" "--flight-recorder=1s --flight-size=2s"; do
