@@ -143,6 +143,62 @@ next:
 	return ret;
 }
 
+/*
+ * A USDT probe: one tracefs uprobe event per site of PROVIDER:NAME in the
+ * binary (inlined probes have several), each recorded under the spec's
+ * name, with the arguments as the fields of its format (record/usdt.c).
+ */
+static int add_usdt(struct pp_evdescs *ds, const struct pp_evspec *sp, int idx, int stack,
+		    char *err, size_t errlen)
+{
+	struct pp_usdt_probe *v;
+	int n, k, found = 0, ret = 0;
+
+	n = pp_usdt__list(sp->path, &v, err, errlen);
+	if (n < 0)
+		return n;
+	for (k = 0; k < n && !ret; k++) {
+		char sys[64], event[96];
+		struct pp_evdesc *d;
+		long long id;
+
+		if (strcmp(v[k].provider, sp->sys) || strcmp(v[k].name, sp->event))
+			continue;
+		found++;
+		ret = pp_usdt__define(sp->path, &v[k], sys, event, err, errlen);
+		if (ret)
+			break;
+		id = pp_tracefs_event_id(sys, event);
+		if (id < 0) {
+			snprintf(err, errlen, "cannot read the id of %s:%s: %s", sys, event,
+				 strerror((int)-id));
+			ret = (int)id;
+			break;
+		}
+		d = desc_new(ds, sp->pattern, idx);
+		if (!d || !(d->sys = strdup(sys)) || !(d->event = strdup(event)) ||
+		    (sp->filter[0] && !(d->filter = strdup(sp->filter)))) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+			break;
+		}
+		d->format = pp_tracefs_format(sys, event);
+		d->help = sp->help;
+		d->attr.type = PERF_TYPE_TRACEPOINT;
+		d->attr.config = (uint64_t)id;
+		d->attr.sample_period = 1;
+		d->attr.sample_type |= PERF_SAMPLE_RAW;
+		set_stack(&d->attr, stack, sp->max_stack);
+	}
+	free(v);
+	if (!ret && !found) {
+		snprintf(err, errlen, "usdt: no probe %s:%s in %s (see pp-analyze usdt list %s)",
+			 sp->sys, sp->event, sp->path, sp->path);
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
 /**
  * pp_evdescs__add_spec() - build the events of @sp and append them to @ds.
  * @ds: list; @sp: spec; @idx: its index; @bo: command-line options;
@@ -159,6 +215,8 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 
 	if (sp->kind == PP_EV_TRACEPOINT)
 		return add_tracepoints(ds, sp, idx, stack, err, errlen);
+	if (sp->kind == PP_EV_USDT)
+		return add_usdt(ds, sp, idx, stack, err, errlen);
 	d = desc_new(ds, sp->pattern, idx);
 	if (!d) {
 		snprintf(err, errlen, "out of memory");
@@ -221,6 +279,7 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		}
 		break;
 	case PP_EV_TRACEPOINT:
+	case PP_EV_USDT:
 		break;
 	}
 	set_stack(&d->attr, stack, sp->max_stack);

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/hw_breakpoint.h>
 
 #include "pp/evspec.h"
@@ -67,6 +69,20 @@ static const char *head_end(const char *s, const char *end)
 	const char *slash = memchr(s, '/', (size_t)(end - s));
 	const char *at = memchr(s, '@', (size_t)(end - s));
 
+	if (!strncmp(s, "usdt:", 5) && at) {
+		/* a USDT filter: the path ends before the first '/' after an existing file */
+		char path[PATH_MAX];
+		struct stat st;
+
+		for (const char *p = at + 2; p < end; p++) {
+			if (*p != '/' || (size_t)(p - at - 1) >= sizeof(path))
+				continue;
+			memcpy(path, at + 1, (size_t)(p - at - 1));
+			path[p - at - 1] = '\0';
+			if (!stat(path, &st) && S_ISREG(st.st_mode))
+				return p;
+		}
+	}
 	if (!strncmp(s, "mem:", 4) || (at && (!slash || at < slash))) {
 		for (const char *p = s; p + 1 < end; p++)
 			if (p[0] == '/' && p[1] == '/')
@@ -291,6 +307,20 @@ static int parse_head(const char *s, struct pp_evspec *sp, char *err, size_t err
 		memcpy(sp->func, f, (size_t)(a - f));
 		return set_str(sp->path, sizeof(sp->path), a + 1, "path", err, errlen);
 	}
+	if (!strncmp(s, "usdt:", 5)) {
+		const char *prov = s + 5, *c2 = strchr(prov, ':'), *a = c2 ? strchr(c2, '@') : NULL;
+
+		sp->kind = PP_EV_USDT;
+		if (!c2 || c2 == prov || !a || a == c2 + 1 || !a[1] ||
+		    (size_t)(c2 - prov) >= sizeof(sp->sys) ||
+		    (size_t)(a - c2 - 1) >= sizeof(sp->event)) {
+			snprintf(err, errlen, "'%s': expected usdt:PROVIDER:NAME@/path/to/binary", s);
+			return -EINVAL;
+		}
+		memcpy(sp->sys, prov, (size_t)(c2 - prov));
+		memcpy(sp->event, c2 + 1, (size_t)(a - c2 - 1));
+		return set_str(sp->path, sizeof(sp->path), a + 1, "path", err, errlen);
+	}
 	if (!strncmp(s, "kprobe:", 7) || !strncmp(s, "kretprobe:", 10)) {
 		sp->kind = PP_EV_KPROBE;
 		sp->retprobe = s[1] == 'r';
@@ -323,6 +353,7 @@ static int parse_head(const char *s, struct pp_evspec *sp, char *err, size_t err
 		}
 	}
 	snprintf(err, errlen, "unknown event '%s' (expected SYSTEM:EVENT, uprobe:FUNC@PATH, "
+		 "usdt:PROVIDER:NAME@PATH, "
 		 "kprobe:FUNC, mem:ADDR[/LEN][:rwx], cpu-clock, page-faults, cycles, ...)", s);
 	return -ENOENT;
 }
@@ -397,8 +428,9 @@ int pp_evspec__parse(const char *entry, struct pp_evspec *sp, char *err, size_t 
 	r = parse_head(buf, sp, err, errlen);
 	if (r)
 		return r;
-	if (sp->filter[0] && sp->kind != PP_EV_TRACEPOINT) {
-		snprintf(err, errlen, "'%s': a kernel filter applies to tracepoints only", entry);
+	if (sp->filter[0] && sp->kind != PP_EV_TRACEPOINT && sp->kind != PP_EV_USDT) {
+		snprintf(err, errlen, "'%s': a kernel filter applies to tracepoints and USDT "
+			 "probes only", entry);
 		return -EINVAL;
 	}
 	return 0;

@@ -63,6 +63,8 @@ static const char usage_text[] =
 "                                     ATTR: stack, max-stack=N, alias=NAME (and\n"
 "                                     analyzer keys key=, top-by=, ... kept as given)\n"
 "        uprobe:FUNC@/path/bin[//ATTR/]  uprobe (uretprobe: for returns)\n"
+"        usdt:PROVIDER:NAME@/path/bin[/FILTER/ATTR/]  USDT probe, arguments as\n"
+"                                     fields arg1..argN (pp-analyze usdt list BIN)\n"
 "        kprobe:FUNC                  kprobe (where the kernel has kprobes)\n"
 "        cpu-clock, task-clock, page-faults, context-switches, cpu-migrations,\n"
 "        cycles, instructions, cache-misses, branch-misses ...\n"
@@ -107,6 +109,15 @@ static const char usage_text[] =
 "      --bpf-output SRC       record the records a BPF program emits, with their\n"
 "                             BTF: SRC = execsnoop (built in) or OBJ.bpf.o:MAP:STRUCT;\n"
 "                             system-wide only (-a or -C)\n"
+"      --rotate TIME|SIZE     start a new file every TIME (30s, 10m, 1h) or SIZE\n"
+"                             (100M, 1G); each is complete and analyzes alone,\n"
+"                             named -o's STEM-YYYYMMDD-HHMMSS-NNNN.EXT (UTC)\n"
+"      --max-files N          with --rotate or --flight-recorder: keep the newest N\n"
+"      --flight-recorder TIME keep only the last TIME of records in memory; write\n"
+"                             them to a new file (named as --rotate's) on SIGUSR2\n"
+"                             or when an event marked 'trigger' fires\n"
+"                             (-e 'SYS:NAME/FILTER/trigger/'), and go on\n"
+"      --flight-size SIZE     at most SIZE kept in memory (default 256M)\n"
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
 "  -q, --quiet                no summary, no live status line (shown each second\n"
@@ -152,6 +163,10 @@ struct opts {
 	int agg_kind;		/* enum pp_agg: the profiler's BPF aggregator, 0 none */
 	const char *bpf_output;	/* --bpf-output SRC: a BPF event source */
 	int system_wide;	/* a module's events must see every task (pp_event_reqs) */
+	uint64_t rotate_ns, rotate_bytes;	/* --rotate TIME|SIZE */
+	int max_files;		/* --max-files */
+	uint64_t flight_ns;	/* --flight-recorder TIME */
+	size_t flight_size;	/* --flight-size */
 };
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -401,7 +416,8 @@ static int is_command(const char *word)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
-	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPFOUT, O_FLUSH, O_BPF = 512 };
+	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPFOUT, O_FLUSH, O_ROTATE, O_MAXF, O_FLIGHT, O_FLSIZE,
+	       O_BPF = 512 };
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -428,6 +444,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "bpf-output", required_argument, NULL, O_BPFOUT },
 		{ "no-sideband", no_argument, NULL, O_NOSB },
+		{ "rotate", required_argument, NULL, O_ROTATE },
+		{ "max-files", required_argument, NULL, O_MAXF },
+		{ "flight-recorder", required_argument, NULL, O_FLIGHT },
+		{ "flight-size", required_argument, NULL, O_FLSIZE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -560,6 +580,30 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case O_NOSB:
 			o->no_sideband = 1;
 			break;
+		case O_ROTATE:
+			if (pp_rotate_parse(optarg, &o->rotate_ns, &o->rotate_bytes))
+				die_usage("bad --rotate '%s': a TIME of at least 100ms (30s, 10m, "
+					  "1h) or a SIZE of at least 4K (64K, 100M, 1G)", optarg);
+			break;
+		case O_MAXF:
+			o->max_files = (int)parse_long(optarg, "--max-files", 1, 1000000);
+			break;
+		case O_FLIGHT: {
+			uint64_t b;
+
+			if (pp_rotate_parse(optarg, &o->flight_ns, &b) || !o->flight_ns)
+				die_usage("bad --flight-recorder '%s': a TIME of at least 100ms "
+					  "(10s, 500ms, 2m)", optarg);
+			break;
+		}
+		case O_FLSIZE: {
+			uint64_t ns, b;
+
+			if (pp_rotate_parse(optarg, &ns, &b) || !b)
+				die_usage("bad --flight-size '%s': a SIZE (64M, 1G)", optarg);
+			o->flight_size = (size_t)b;
+			break;
+		}
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -622,6 +666,17 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		die_usage("-p/-t and a COMMAND exclude each other");
 	if (o->exclude_user && o->exclude_kernel)
 		die_usage("--exclude-user and --exclude-kernel together exclude everything");
+	if (o->flight_ns && (o->rotate_ns || o->rotate_bytes))
+		die_usage("--flight-recorder and --rotate exclude each other");
+	if (o->max_files && !o->flight_ns && !o->rotate_ns && !o->rotate_bytes)
+		die_usage("--max-files needs --rotate or --flight-recorder");
+	if (o->flight_ns && o->agg_kind)
+		die_usage("--flight-recorder keeps records: not with an in-kernel aggregator "
+			  "(offcpu, lock)");
+	if (o->flight_size && !o->flight_ns)
+		die_usage("--flight-size needs --flight-recorder");
+	if (!o->flight_size)
+		o->flight_size = 256u << 20;
 }
 
 /* ---- events ---- */
@@ -654,7 +709,8 @@ static void build_events(struct opts *o, struct pp_evdescs *es)
 	char err[512];
 
 	for (i = 0; i < o->nr_specs; i++)
-		tracefs_needed |= o->specs[i].kind == PP_EV_TRACEPOINT;
+		tracefs_needed |= o->specs[i].kind == PP_EV_TRACEPOINT ||
+				  o->specs[i].kind == PP_EV_USDT;
 	if (tracefs_needed && !pp_tracefs_dir(&mounted))
 		die("tracefs is not mounted and cannot be mounted at /sys/kernel/tracing: %s",
 		    strerror(errno));
@@ -1038,6 +1094,16 @@ struct rec {
 	struct pp_bpf_lock *lockp;	/* pp-record lock */
 	struct pp_bpf_output *bpfout;	/* --bpf-output */
 	int agg_pending;		/* the writer should drain the aggregator */
+	struct pp_rotate rot;		/* --rotate, --flight-recorder: the files */
+	int rotating;			/* --rotate */
+	int out_fd;			/* the current file (status line) */
+	struct pp_flight *fl;		/* --flight-recorder */
+	uint64_t fl_window;		/* its TIME */
+	uint8_t *trigger;		/* per evsel: a sample asks for a dump */
+	uint64_t trigger_ts;		/* drain: a trigger's time, for the main loop */
+	uint64_t dump_ts;		/* a dump of up to this time for the writer (lock) */
+	uint64_t last_dump_ts;		/* no new dump within the window after it */
+	uint64_t dumps, dump_fail;
 	int agg_busy;			/* the writer is draining it */
 	uint64_t agg_items, agg_windows;
 	uint64_t stepped_down;		/* chunks compressed faster to keep up */
@@ -1063,6 +1129,16 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* --flight-recorder: SIGUSR2 asks for a dump of what came before it */
+static volatile sig_atomic_t got_usr2;
+static volatile uint64_t usr2_ns;
+
+static void on_usr2(int sig)
+{
+	usr2_ns = now_ns();	/* clock_gettime is async-signal-safe */
+	got_usr2 = sig;
 }
 
 /* pp_syms' source of kernel symbols: BPF when it loads, else -ENOSYS (kallsyms). */
@@ -1115,7 +1191,7 @@ static void write_meta(struct rec *r, uint16_t type, struct pp_buf *b)
 	size_t out_len = 0;
 	int err;
 
-	if (!b->len || r->fatal)
+	if (!b->len || r->fatal || !r->w)	/* no file: the flight recorder */
 		return;
 	if (b->error) {
 		r->fatal = b->error;
@@ -1160,7 +1236,9 @@ static void write_lost(struct rec *r)
 	}
 	r->lost_pending = 0;
 	pthread_mutex_unlock(&r->lock);
-	if (b.len && !r->fatal) {
+	if (b.len && r->fl) {
+		pp_flight__lost(r->fl, b.data, b.len);	/* in every later dump */
+	} else if (b.len && !r->fatal) {
 		struct pp_chunk_desc d = { .type = PP_CHUNK_LOST, .stream = PP_STREAM_META };
 		int err = pp_writer__append_chunk(r->w, &d, b.data, b.len);
 
@@ -1395,6 +1473,52 @@ static void attach_bpf(struct rec *r, pid_t child, const pid_t *procs, int nr_pr
 	}
 }
 
+/* --rotate: close the file (index, footer) and go on in a new one that stands alone. */
+static void rotate_file(struct rec *r)
+{
+	char name[PATH_MAX], err[PATH_MAX + 128];
+	int e = pp_writer__close(r->w);
+
+	pp_io__free(r->io);
+	pp_syms__free(r->syms);
+	r->w = NULL;
+	r->io = NULL;
+	r->syms = NULL;
+	r->out_fd = -1;
+	if (!e)
+		e = pp_rotate__start(&r->rot, now_ns(), &r->io, &r->w, &r->syms, name, sizeof(name),
+				     err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "cannot complete %s: %s",
+			 r->rot.names[r->rot.nr_names - 1], strerror(-e));
+	if (e) {
+		fprintf(stderr, "pp-record: %s\n", err);
+		r->fatal = e;
+		return;
+	}
+	r->out_fd = r->rot.fd;
+}
+
+/* --flight-recorder: the records up to @t into a new file. */
+static void flight_dump(struct rec *r, uint64_t t)
+{
+	char name[PATH_MAX], err[PATH_MAX + 128];
+	uint64_t nr;
+	int e = pp_flight__dump(r->fl, t, &r->rot, now_ns(), sample_type_of, r, name, sizeof(name),
+				&nr, err, sizeof(err));
+
+	if (e) {
+		fprintf(stderr, "pp-record: flight recorder: %s\n", err);
+		r->dump_fail++;
+		return;
+	}
+	r->dumps++;
+	if (!r->o->quiet)
+		fprintf(stderr, "%spp-record: flight recorder: %llu records of the last %.3g s "
+			"written to %s\n", isatty(STDERR_FILENO) && !r->o->quiet ? "\r" : "",
+			(unsigned long long)nr, (double)r->fl_window / 1e9, name);
+}
+
 static void *writer_main(void *arg)
 {
 	struct rec *r = arg;
@@ -1403,13 +1527,14 @@ static void *writer_main(void *arg)
 
 	for (;;) {
 		struct qitem it;
-		uint64_t lost_ev;
+		uint64_t lost_ev, dump;
 		int lost, agg, backlog;
 
 		pthread_mutex_lock(&r->lock);
-		while (!r->qlen && !r->stop_writer && !r->lost_pending && !r->agg_pending)
+		while (!r->qlen && !r->stop_writer && !r->lost_pending && !r->agg_pending &&
+		       !r->dump_ts)
 			pthread_cond_wait(&r->cond, &r->lock);
-		if (!r->qlen && r->stop_writer && !r->lost_pending) {
+		if (!r->qlen && r->stop_writer && !r->lost_pending && !r->dump_ts) {
 			pthread_mutex_unlock(&r->lock);
 			break;
 		}
@@ -1420,6 +1545,9 @@ static void *writer_main(void *arg)
 			r->agg_pending = 0;
 			r->agg_busy = 1;
 		}
+		/* a dump after the data queued before it, like the aggregate */
+		dump = r->qlen ? 0 : r->dump_ts;
+		r->dump_ts = dump ? 0 : r->dump_ts;
 		it.buf = NULL;
 		if (r->qlen) {
 			it = r->q[r->qhead];
@@ -1437,10 +1565,21 @@ static void *writer_main(void *arg)
 			r->agg_busy = 0;
 			pthread_mutex_unlock(&r->lock);
 		}
+		if (dump)
+			flight_dump(r, dump);
 		if (!it.buf)
 			continue;
 		lost_ev = it.nr_ev;	/* until the chunk is in the file */
-		if (!r->fatal) {
+		if (r->fl || r->rotating)
+			pp_rotate__sideband(&r->rot, it.buf, it.len);
+		if (r->fl) {
+			if (!pp_flight__add(r->fl, &it.desc, it.buf, it.len))
+				lost_ev = 0;
+		} else if (r->rotating && !r->fatal &&
+			   pp_rotate__due(&r->rot, now_ns(), pp_writer__bytes(r->w))) {
+			rotate_file(r);
+		}
+		if (!r->fatal && !r->fl) {
 			uint8_t *out = NULL;
 			size_t out_len = 0;
 			uint64_t seq = pp_writer__chunks(r->w);
@@ -1572,6 +1711,8 @@ static inline void stream_add(struct rec *r, struct stream *s,
 		if (ei >= 0) {
 			r->counts[ei]++;
 			s->nr_ev++;
+			if (r->trigger && r->trigger[ei] && !r->trigger_ts)
+				r->trigger_ts = t ? t : now_ns();
 		}
 		break;
 	case PERF_RECORD_LOST:
@@ -1731,6 +1872,19 @@ static void status_show(const struct rec *r, uint64_t elapsed_ns, int fd)
 	n = snprintf(line, sizeof(line), "pp-record: %llu s, %llu events, %s written, %llu lost",
 		     (unsigned long long)(elapsed_ns / 1000000000ull),
 		     (unsigned long long)events, sz, (unsigned long long)lost);
+	if (r->fl && n > 0 && n < (int)sizeof(line)) {
+		uint64_t kept;
+		double secs;
+
+		/* read while the writer adds: a figure for the eye, not an account */
+		pp_flight__status(r->fl, &kept, &secs);
+		fmt_bytes(sz, sizeof(sz), (double)kept);
+		n = snprintf(line, sizeof(line), "pp-record: %llu s, %llu events, flight "
+			     "recorder: %s kept (%.1f s), %llu dumps, %llu lost",
+			     (unsigned long long)(elapsed_ns / 1000000000ull),
+			     (unsigned long long)events, sz, secs, (unsigned long long)r->dumps,
+			     (unsigned long long)lost);
+	}
 	if (n < 0)
 		return;
 	if (n >= (int)sizeof(line))
@@ -1739,6 +1893,78 @@ static void status_show(const struct rec *r, uint64_t elapsed_ns, int fd)
 	fprintf(stderr, "\r%s%*s", line, status_len > n ? status_len - n : 0, "");
 	if (n > status_len)
 		status_len = n;
+}
+
+/* MACHINE, FORMATS, ATTRS: into the file, and kept for the next ones. */
+static void write_meta_kept(struct rec *r, uint16_t type, struct pp_buf *b)
+{
+	if (r->rotating || r->fl)
+		pp_rotate__keep(&r->rot, type, b);
+	write_meta(r, type, b);
+}
+
+/*
+ * --rotate, --flight-recorder: the files of the run (record/rotate.c); a new
+ * file's symbol snapshot covers @snap (@nr_snap 0: every process). With
+ * --rotate, @first receives the first file's name.
+ */
+static void files_init(struct rec *r, const struct pp_writer_opts *wo, const pid_t *snap,
+		       int nr_snap, char *first, size_t len)
+{
+	const struct opts *o = r->o;
+
+	pp_rotate__init(&r->rot, o->output, o->max_files);
+	r->rot.every_ns = o->rotate_ns;
+	r->rot.bytes = o->rotate_bytes;
+	r->rot.wo = *wo;
+	r->rot.kallsyms_all = o->kallsyms_all;
+	r->rot.snap = snap;
+	r->rot.nr_snap = nr_snap;
+	r->rot.ksym_fn = ksym_text;
+	r->rot.ksym_ctx = r;
+	r->rot.sample_type_of = sample_type_of;
+	r->rot.st_ctx = r;
+	r->rotating = o->rotate_ns || o->rotate_bytes;
+	if (r->rotating)
+		pp_rotate__next_name(&r->rot, first, len);
+	if (o->flight_ns) {
+		r->fl = pp_flight__new(o->flight_ns, o->flight_size);
+		r->fl_window = o->flight_ns;
+		if (!r->fl)
+			die("out of memory");
+	}
+}
+
+/*
+ * A dump asked for (SIGUSR2, or a trigger event in the last drain): what
+ * the rings hold is drained and handed over first, then the writer dumps
+ * up to the request's time. A trigger within the window after the last
+ * dump is part of what that dump showed: no new file for it.
+ */
+static void flight_request(struct rec *r, uint64_t now)
+{
+	uint64_t t = 0;
+
+	if (r->trigger_ts) {
+		if (!r->last_dump_ts || r->trigger_ts > r->last_dump_ts + r->fl_window)
+			t = r->trigger_ts;
+		r->trigger_ts = 0;
+	}
+	if (got_usr2) {
+		got_usr2 = 0;
+		if (usr2_ns > t)
+			t = usr2_ns;
+	}
+	if (!t)
+		return;
+	drain(r);
+	flush_old(r, now, 1);
+	pthread_mutex_lock(&r->lock);
+	if (t > r->dump_ts)
+		r->dump_ts = t;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	r->last_dump_ts = t;
 }
 
 /**
@@ -1761,6 +1987,8 @@ int main(int argc, char **argv)
 	char cpulist[1024] = "";
 	uint64_t t0, t_end = 0, agg_last = 0, status_next = 0, flush_ns, flush_next;
 	int agg_only, out_fd = -1;
+	const char *out_name;
+	char first_name[PATH_MAX];
 	pthread_t wt;
 	struct sigaction sa;
 	char sz[32];
@@ -1817,6 +2045,9 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_usr2;
+	if (o.flight_ns)
+		sigaction(SIGUSR2, &sa, NULL);
 	sa.sa_handler = on_chld;
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
@@ -1892,29 +2123,36 @@ int main(int argc, char **argv)
 	}
 
 	/* output */
-	{
-		int fd = create_output(o.output);
+	wo.codec = (uint8_t)o.codec;
+	wo.level = o.level;
+	wo.chunk_size = (uint32_t)o.chunk_size;
+	out_name = o.output;
+	if (o.flight_ns || o.rotate_ns || o.rotate_bytes)
+		files_init(&r, &wo, follow ? &child : procs, follow ? 1 : nr_procs, first_name,
+			   sizeof(first_name));
+	if (r.rotating)
+		out_name = first_name;
+	if (!r.fl) {
+		int fd = create_output(out_name);
 
 		out_fd = fd;	/* its size for the status line */
 		r.io = pp_io_file__new(fd, 1);
 		if (!r.io)
 			die("cannot set up output: %s", strerror(errno));
-		wo.codec = (uint8_t)o.codec;
-		wo.level = o.level;
-		wo.chunk_size = (uint32_t)o.chunk_size;
 		r.w = pp_writer__new(r.io, &wo);
 		if (!r.w)
-			die("cannot start %s: %s", o.output, strerror(errno));
+			die("cannot start %s: %s", out_name, strerror(errno));
 	}
+	r.out_fd = out_fd;
 	pp_buf__init(&b);
 	put_machine(&r, &b, cpulist);
-	write_meta(&r, PP_CHUNK_MACHINE, &b);
+	write_meta_kept(&r, PP_CHUNK_MACHINE, &b);
 	pp_buf__reset(&b);
 	put_formats(&r, &b);
-	write_meta(&r, PP_CHUNK_FORMATS, &b);
+	write_meta_kept(&r, PP_CHUNK_FORMATS, &b);
 	pp_buf__reset(&b);
 	put_attrs(&r, &b);
-	write_meta(&r, PP_CHUNK_ATTRS, &b);
+	write_meta_kept(&r, PP_CHUNK_ATTRS, &b);
 	pp_buf__reset(&b);
 	{
 		struct pp_buf mm;
@@ -1940,7 +2178,7 @@ int main(int argc, char **argv)
 	}
 	pp_buf__exit(&b);
 	if (r.fatal)
-		die("cannot write %s: %s", o.output, strerror(-r.fatal));
+		die("cannot write %s: %s", out_name, strerror(-r.fatal));
 	if (o.kallsyms_all)
 		write_syms(&r);
 
@@ -1949,6 +2187,14 @@ int main(int argc, char **argv)
 	/* the aggregators' stacks need the maps that FORK and MMAP2 records tell */
 	if (r.offcpu || r.lockp)
 		r.scan_syms = 1;
+	if (r.fl) {
+		r.scan_syms = 0;	/* each dump collects the symbols of its records */
+		r.trigger = calloc((size_t)r.el->nr_evsels, 1);
+		if (!r.trigger)
+			die("out of memory");
+		for (i = 0; i < r.el->nr_evsels && i < r.es.nr; i++)
+			r.trigger[i] = r.es.v[i].spec >= 0 && o.specs[r.es.v[i].spec].trigger;
+	}
 
 	/* buffers, queue, writer thread */
 	r.nr_streams = r.el->nr_cpus;
@@ -2007,9 +2253,13 @@ int main(int argc, char **argv)
 	{
 		char msg[2 * PATH_MAX + 64];
 
-		if (commit_output(o.output, msg, sizeof(msg))) {
+		if (!r.fl && commit_output(out_name, msg, sizeof(msg))) {
 			pp_workload__stop(&wl, NULL);
 			die("%s", msg);
+		}
+		if (r.rotating) {
+			pp_rotate__added(&r.rot, out_name);
+			r.rot.opened_ns = t0;
 		}
 	}
 
@@ -2078,11 +2328,13 @@ int main(int argc, char **argv)
 			pthread_mutex_unlock(&r.lock);
 			agg_last = now;
 		}
+		if (r.fl)
+			flight_request(&r, now);
 		if (r.fatal)
 			break;
 		/* at most once a second, on this loop's own wake-ups */
 		if (status_next && now >= status_next) {
-			status_show(&r, now - t0, out_fd);
+			status_show(&r, now - t0, r.out_fd);
 			status_next = now + 1000000000ull;
 		}
 		if (child > 0 && got_chld) {
@@ -2101,6 +2353,8 @@ int main(int argc, char **argv)
 	pp_perf_evlist__disable(r.el);
 	drain(&r);
 	flush_old(&r, now_ns(), 1);
+	if (r.fl)
+		flight_request(&r, now_ns());	/* a trigger in the last drain */
 	pthread_mutex_lock(&r.lock);
 	r.stop_writer = 1;
 	pthread_cond_signal(&r.cond);
@@ -2123,27 +2377,38 @@ int main(int argc, char **argv)
 		err = pp_writer__close(r.w);
 		if (!fatal && err)
 			fatal = err;
-		bytes = (uint64_t)(pp_io__size(r.io) > 0 ? pp_io__size(r.io) : 0);
+		bytes = (uint64_t)(r.io && pp_io__size(r.io) > 0 ? pp_io__size(r.io) : 0);
 		pp_io__free(r.io);
+		if (r.rotating && r.rot.nr_names)
+			out_name = r.rot.names[r.rot.nr_names - 1];
 		if (fatal) {
 			fprintf(stderr, "pp-record: write error on %s: %s; the file is readable up "
-				"to the last complete chunk\n", o.output, strerror(-fatal));
+				"to the last complete chunk\n", out_name, strerror(-fatal));
 			ret = 1;
 		}
 		for (i = 0; i < r.el->nr_evsels; i++)
 			total += r.counts[i];
 		if (!o.quiet) {
 			fmt_bytes(sz, sizeof(sz), (double)bytes);
-			if (total || !(r.offcpu || r.lockp))
+			if (r.fl)
+				fprintf(stderr, "pp-record: %.3f s, %llu events recorded, flight "
+					"recorder: %llu dumps next to %s%s\n", secs,
+					(unsigned long long)total, (unsigned long long)r.dumps,
+					o.output, r.dump_fail ? " (some failed)" : "");
+			else if (total || !(r.offcpu || r.lockp))
 				fprintf(stderr, "pp-record: %.3f s, %llu events recorded, %s written "
 					"to %s (%.1f bytes/event, data compression %.2fx)\n", secs,
-					(unsigned long long)total, sz, o.output,
+					(unsigned long long)total, sz, out_name,
 					total ? (double)bytes / (double)total : 0.0,
 					r.data_stored ? (double)r.data_raw / (double)r.data_stored :
 							0.0);
 			else	/* an aggregator alone records no event */
 				fprintf(stderr, "pp-record: %.3f s, %s written to %s\n", secs, sz,
-					o.output);
+					out_name);
+			if (r.rotating)
+				fprintf(stderr, "  rotation: %llu files%s, the last %s\n",
+					(unsigned long long)r.rot.files, r.rot.removed ?
+					" (the oldest removed: --max-files)" : "", out_name);
 			for (i = 0; i < r.el->nr_evsels; i++) {
 				if (!strcmp(r.el->evsels[i].name, "sideband"))
 					continue;
@@ -2200,6 +2465,10 @@ int main(int argc, char **argv)
 	pp_bpf_offcpu__free(r.offcpu);
 	pp_bpf_lock__free(r.lockp);
 	pp_bpf_output__free(r.bpfout);
+	pp_flight__free(r.fl);
+	free(r.trigger);
+	if (r.rotating || r.fl)
+		pp_rotate__exit(&r.rot);
 	if (child > 0 && child_done && !ret) {
 		if (WIFEXITED(child_status))
 			ret = WEXITSTATUS(child_status);

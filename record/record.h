@@ -114,4 +114,99 @@ int pp_ksym_parse(const char *text, uint64_t addr, struct pp_ksym_text *out);
  */
 int pp_elf_sym_offset(const char *path, const char *func, uint64_t *off);
 
+/* ---- output files: rotation and flight-recorder dumps (record/rotate.c, flight.c) ---- */
+
+struct pp_io;
+struct pp_writer;
+#include "pp/writer.h"
+
+#define PP_ROTATE_META	4
+
+/*
+ * struct pp_rotate - the files of one run (--rotate, --flight-recorder).
+ * @output: -o, whose stem and extension name the files; @ext_at: where its
+ * extension starts; @seq: files named so far; @every_ns, @bytes: --rotate;
+ * @max_files: --max-files (0: no limit); @names: this run's files that
+ * exist, oldest first; @files, @removed: files written and removed;
+ * @opened_ns: when the current file started; @meta: the metadata every
+ * file starts with; @wo: writer options; @kallsyms_all, @snap, @nr_snap:
+ * what the symbol snapshot of a new file covers (@nr_snap 0: every
+ * process); @ksym_fn, @ksym_ctx: pp_syms__set_ksym_fn() for new collectors;
+ * @sb: the side-band records seen, which new collectors scan; @sample_type_of,
+ * @st_ctx: an event id's sample_type, for that scan.
+ */
+struct pp_rotate {
+	const char *output;
+	size_t ext_at;
+	unsigned int seq;
+	uint64_t every_ns, bytes;
+	int max_files;
+	char **names;
+	int nr_names;
+	uint64_t files, removed;
+	uint64_t opened_ns;
+	int fd;				/* the last file opened */
+	struct { uint16_t type; struct pp_buf b; } meta[PP_ROTATE_META];
+	int nr_meta;
+	struct pp_writer_opts wo;
+	int kallsyms_all;
+	const pid_t *snap;
+	int nr_snap;
+	int (*ksym_fn)(void *ctx, uint64_t addr, char *text, size_t len);
+	void *ksym_ctx;
+	struct pp_buf sb;		/* side-band records seen (pp_rotate__sideband) */
+	uint64_t sb_dropped;
+	uint64_t (*sample_type_of)(uint64_t id, void *ctx);
+	void *st_ctx;
+};
+
+#define PP_ROTATE_SB_MAX	(16u << 20)
+
+/** pp_rotate__sideband() - keep a chunk's side-band records for new files' maps. */
+void pp_rotate__sideband(struct pp_rotate *rt, const void *buf, size_t len);
+
+/** pp_rotate_parse() - --rotate TIME or SIZE. Return: 0 or -EINVAL. */
+int pp_rotate_parse(const char *arg, uint64_t *ns, uint64_t *bytes);
+/** pp_rotate__init() - @rt zeroed; names from @output; @max_files 0: no limit. */
+void pp_rotate__init(struct pp_rotate *rt, const char *output, int max_files);
+/** pp_rotate__exit() - free names and kept metadata. */
+void pp_rotate__exit(struct pp_rotate *rt);
+/** pp_rotate__next_name() - STEM-YYYYMMDD-HHMMSS-NNNN.EXT (UTC) of the next file. */
+void pp_rotate__next_name(struct pp_rotate *rt, char *buf, size_t len);
+/** pp_rotate__added() - @name exists now; remove the oldest beyond --max-files. */
+void pp_rotate__added(struct pp_rotate *rt, const char *name);
+/** pp_rotate__keep() - a metadata payload every new file starts with. */
+void pp_rotate__keep(struct pp_rotate *rt, uint16_t type, const struct pp_buf *b);
+/** pp_rotate__due() - whether to start the next file before the next chunk. */
+int pp_rotate__due(const struct pp_rotate *rt, uint64_t now, uint64_t size);
+/**
+ * pp_rotate__start() - open the next file with the kept metadata and a new
+ * symbol collector's snapshot. @io, @w, @syms: receive them (caller frees).
+ * Return: 0 or -errno with @err set.
+ */
+int pp_rotate__start(struct pp_rotate *rt, uint64_t now, struct pp_io **io, struct pp_writer **w,
+		     struct pp_syms **syms, char *name, size_t namelen, char *err, size_t errlen);
+/** pp_rotate__write_syms() - append what @syms discovered to @w. Return: 0 or -errno. */
+int pp_rotate__write_syms(struct pp_writer *w, struct pp_syms *syms);
+
+struct pp_flight;
+
+/** pp_flight__new() - keep @window_ns of records in at most @max_bytes. */
+struct pp_flight *pp_flight__new(uint64_t window_ns, size_t max_bytes);
+/** pp_flight__free() - accepts NULL. */
+void pp_flight__free(struct pp_flight *f);
+/** pp_flight__add() - keep a copy of a data chunk, evict the old. Return: 0 or -ENOMEM. */
+int pp_flight__add(struct pp_flight *f, const struct pp_chunk_desc *d, const void *buf, size_t len);
+/** pp_flight__lost() - LOST items written into every later dump. */
+void pp_flight__lost(struct pp_flight *f, const void *items, size_t len);
+/** pp_flight__status() - bytes kept and the seconds they span. */
+void pp_flight__status(const struct pp_flight *f, uint64_t *bytes, double *secs);
+/**
+ * pp_flight__dump() - the records of [@t_end - window, @t_end] into a new
+ * complete file. Return: 0 or -errno with @err set.
+ */
+int pp_flight__dump(struct pp_flight *f, uint64_t t_end, struct pp_rotate *rt, uint64_t now,
+		    uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx, char *name,
+		    size_t namelen, uint64_t *nr_records, char *err, size_t errlen);
+
 #endif /* PP_RECORD_H */

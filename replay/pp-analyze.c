@@ -5,6 +5,7 @@
  *   pp-analyze info [FILE]              what the file holds, and its damage
  *   pp-analyze dump [FILE]              every chunk and record, raw
  *   pp-analyze list                     the profilers
+ *   pp-analyze usdt list BINARY         the USDT probes of a binary
  *   pp-analyze PROFILER help            usage of one profiler
  *   pp-analyze PROFILER [options] [FILE|--input FILE]
  *   pp-analyze PROFILER --live [options] [-d SEC]
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <linux/perf_event.h>
+#include "pp/evspec.h"
 #include "pp/meta.h"
 #include "pp/reader.h"
 #include "pp/sample.h"
@@ -36,6 +38,7 @@ static void usage(FILE *fp)
 	fputs("usage: pp-analyze info [FILE]\n"
 	      "       pp-analyze dump [FILE]\n"
 	      "       pp-analyze list\n"
+	      "       pp-analyze usdt list BINARY   (USDT probes: -e usdt:PROVIDER:NAME@BINARY)\n"
 	      "       pp-analyze PROFILER help\n"
 	      "       pp-analyze PROFILER [options] [FILE | --input FILE]   (default pp.trace)\n"
 	      "       pp-analyze PROFILER --live [options] [-d SEC]\n"
@@ -407,6 +410,19 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "list")) {
 		cmd_list();
+		return 0;
+	}
+	if (!strcmp(argv[1], "usdt")) {
+		char err[512];
+
+		if (argc != 4 || strcmp(argv[2], "list")) {
+			fprintf(stderr, "pp-analyze: usage: pp-analyze usdt list BINARY\n");
+			return 2;
+		}
+		if (pp_usdt__print_list(argv[3], stdout, err, sizeof(err))) {
+			fprintf(stderr, "pp-analyze: %s\n", err);
+			return 1;
+		}
 		return 0;
 	}
 	if (!strcmp(argv[1], "info"))

@@ -11,10 +11,13 @@
  *
  * HEAD is a tracepoint "sys:name" (fnmatch patterns allowed), a named
  * software or hardware event ("cpu-clock", "page-faults", "cycles"), a probe
- * "uprobe:FUNC@/path", "uretprobe:...", "kprobe:FUNC", "kretprobe:FUNC", or
- * a breakpoint "mem:ADDR[/LEN][:rwx]". A probe's path and a breakpoint's
- * length contain slashes, so their blocks start at "//" (an empty filter):
- * "uprobe:f@/bin/x//stack/". A profiler used as an event source
+ * "uprobe:FUNC@/path", "uretprobe:...", "kprobe:FUNC", "kretprobe:FUNC", a
+ * USDT probe "usdt:PROVIDER:NAME@/path", or a breakpoint
+ * "mem:ADDR[/LEN][:rwx]". A probe's path and a breakpoint's length contain
+ * slashes, so their blocks start at "//" (an empty filter):
+ * "uprobe:f@/bin/x//stack/". A USDT probe has fields (arg1..argN) and so a
+ * filter: its blocks start at the first '/' after the path of an existing
+ * file ("usdt:app:req@/bin/app/arg1>100/stack/"), else at "//". A profiler used as an event source
  * ("profile/-F 500/") is decided by the module table, not here.
  */
 #ifndef PP_EVSPEC_H
@@ -22,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/perf_event.h>
 
 enum pp_evspec_kind {
@@ -31,6 +35,7 @@ enum pp_evspec_kind {
 	PP_EV_SOFTWARE,
 	PP_EV_HARDWARE,
 	PP_EV_BREAKPOINT,	/* mem:ADDR[/LEN][:rwx] */
+	PP_EV_USDT,		/* usdt:PROVIDER:NAME@/path (record/usdt.c) */
 };
 
 #define PP_EVSPEC_FILTER_MAX	1024
@@ -43,7 +48,8 @@ enum pp_evspec_kind {
  * @pattern: HEAD as given ("sched:sched_*", "uprobe:f@/bin/x", "cpu-clock");
  *           a breakpoint's is normalized to the recorded name
  *           ("mem:0x1000/4:w"), so a recording and its replay agree.
- * @sys, @event: a tracepoint's parts (may hold wildcards).
+ * @sys, @event: a tracepoint's parts (may hold wildcards); a USDT
+ *               probe's provider and name.
  * @func, @path, @retprobe: a probe's function (or 0xOFFSET) and binary.
  * @config: a named event's perf config.
  * @bp_addr, @bp_len, @bp_type: a breakpoint.
@@ -51,7 +57,8 @@ enum pp_evspec_kind {
  * @stack, @max_stack: ATTR stack, max-stack=N (0: default depth).
  * @alias, @key, @comm, @num, @ptr, @size, @role: ATTR key=VALUE, "" when absent.
  * @top_by, @top_add: repeatable ATTRs top-by=FIELD and top-add=FIELD.
- * @untraced, @trigger: ATTR flags (multi-trace).
+ * @untraced, @trigger: ATTR flags (multi-trace; @trigger also asks
+ *                      pp-record --flight-recorder for a dump).
  * @help: the entry ended in " help": print the event's format, record nothing.
  * @freq: sampling frequency for this event (a module's request), 0 = -F.
  * @source: the entry names a profiler used as an event source
@@ -253,5 +260,59 @@ int pp_uprobe_attr(struct perf_event_attr *attr, const char *func, const char *p
 
 /** pp_kprobe_attr() - fill @attr for a kprobe on @func. Return: 0, -EOPNOTSUPP if no kprobe PMU. */
 int pp_kprobe_attr(struct perf_event_attr *attr, const char *func, int ret);
+
+/* ---- USDT probes (record/usdt.c) ---- */
+
+/**
+ * struct pp_usdt_probe - one probe site of .note.stapsdt.
+ * @provider, @name: PROVIDER:NAME; @args: the argument specs ("-4@%edi 8@$5").
+ * @addr, @offset: its address and file offset (prelink-adjusted).
+ * @sema_addr, @sema_offset: its semaphore, 0 when it has none.
+ */
+struct pp_usdt_probe {
+	char provider[64];
+	char name[64];
+	char args[512];
+	uint64_t addr, offset;
+	uint64_t sema_addr, sema_offset;
+};
+
+/**
+ * pp_usdt__list() - the USDT probes of ELF @path: *@out a malloc'ed array
+ * (caller frees). Return: their number (0: none) or -errno with @err set.
+ */
+int pp_usdt__list(const char *path, struct pp_usdt_probe **out, char *err, size_t errlen);
+
+/**
+ * pp_usdt_arg_fetch() - one SDT argument spec ("-4@%edi", "8@-8(%rbp)",
+ * "4@$5", "-8@sym(%rip)") as a tracefs uprobe fetch argument ("%di:s32",
+ * "-8(%bp):u64", "\5:u32", "@+0x4010:s64") into @out. @sym_off gives a
+ * symbol's file offset (NULL: symbols fail). Return: 0 or -EINVAL with @err.
+ */
+int pp_usdt_arg_fetch(const char *spec, int (*sym_off)(void *ctx, const char *sym, uint64_t *off),
+		      void *ctx, char *out, size_t size, char *err, size_t errlen);
+
+/**
+ * pp_usdt__fetchargs() - "arg1=FETCH arg2=FETCH ..." of @args in @path;
+ * *@nr_args their count. Return: 0 or -errno with @err set.
+ */
+int pp_usdt__fetchargs(const char *path, const char *args, char *out, size_t size, int *nr_args,
+		       char *err, size_t errlen);
+
+/**
+ * pp_usdt__define() - create (or reuse an identical) tracefs uprobe event
+ * for probe @p of @path, with its semaphore as the uprobe's reference
+ * counter and its arguments as fields arg1..argN; @sys (64 bytes) and
+ * @event (96 bytes) receive its tracepoint name. Events created are removed
+ * at exit. Return: 0 or -errno with @err set.
+ */
+int pp_usdt__define(const char *path, const struct pp_usdt_probe *p, char *sys, char *event,
+		    char *err, size_t errlen);
+
+/**
+ * pp_usdt__print_list() - print the probes of @path to @out (pp-analyze
+ * usdt list). Return: 0 or -errno with @err set.
+ */
+int pp_usdt__print_list(const char *path, FILE *out, char *err, size_t errlen);
 
 #endif /* PP_EVSPEC_H */
