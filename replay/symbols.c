@@ -923,3 +923,33 @@ uint64_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel)
 	p = proc_find(t, pid);
 	return (uint64_t)t->uver << 32 | (p && p->ms ? p->ms->uid : 0);
 }
+
+/**
+ * pp_symtab__map() - the mapping @addr of @pid falls in (@kernel: the kernel's).
+ * @t: tables; @m: receives it (strings lent until the tables change).
+ * Return: 1 when found, else 0.
+ */
+int pp_symtab__map(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel,
+		   struct pp_map_info *m)
+{
+	if (kernel) {
+		*m = (struct pp_map_info){ .start = kernel_base(t), .end = UINT64_MAX,
+					   .path = "[kernel.kallsyms]" };
+		if (addr < m->start)
+			m->start = addr & ~0xfffull;
+		return 1;
+	}
+	const struct pp_proc *p = proc_find(t, pid);
+	const struct pp_mapset *ms = p ? p->ms : NULL;
+	size_t i = ms ? map_upper(ms, addr) : 0;
+
+	if (!i || addr >= ms->m[i - 1].end)
+		return 0;
+	const struct pp_map *mp = &ms->m[i - 1];
+	const struct pp_dso *d = &t->dsos[mp->dso];
+
+	*m = (struct pp_map_info){ .start = mp->start, .end = mp->end, .pgoff = mp->pgoff,
+				   .path = d->path, .build_id = d->build_id,
+				   .build_id_size = d->build_id_size };
+	return 1;
+}
