@@ -587,3 +587,15 @@ int pp_session__map(struct pp_session *s, uint32_t pid, uint64_t addr, int kerne
 {
 	return pp_symtab__map(s->syms, pid, addr, kernel, m);
 }
+
+/**
+ * pp_session__sym_offset() - how far @addr of @pid is into its symbol
+ * (perf script's "sym+0xoff").
+ * @s: session; @kernel: a kernel address; @off: receives the distance.
+ * Return: 1 when the address is in a known symbol, else 0.
+ */
+int pp_session__sym_offset(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
+			   uint64_t *off)
+{
+	return pp_symtab__sym_offset(s->syms, pid, addr, kernel, off);
+}

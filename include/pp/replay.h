@@ -284,6 +284,16 @@ int pp_session__map(struct pp_session *s, uint32_t pid, uint64_t addr, int kerne
 		    struct pp_map_info *m);
 
 /**
+ * pp_session__sym_offset() - how far @addr of @pid (@kernel: a kernel
+ * address) is into the symbol pp_session__sym() names (perf script's
+ * "sym+0xoff").
+ * @off: receives the distance.
+ * Return: 1 when the address is in a known symbol, else 0.
+ */
+int pp_session__sym_offset(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
+			   uint64_t *off);
+
+/**
  * pp_session__print_stack() - print the callchain of @e, one frame a line,
  * callee first, each line prefixed by @indent.
  */
