@@ -6,7 +6,7 @@
  * named and event counted.
  *
  * - CPU tracks: a pseudo process "CPUs" (pid PP_CHROME_CPU_PID), one thread
- *   per CPU. Each sched_switch ends the slice of the task that ran on that
+ *   per CPU, "CPU N" with tid N + 1 (readers take tid 0 for none). Each sched_switch ends the slice of the task that ran on that
  *   CPU since the previous switch there ("X", named COMM/TID, args pid, tid
  *   and the state it left in); the idle task gets none.
  * - Thread states: on each thread's own track, an "X" slice per state
@@ -92,7 +92,7 @@ static void meta(struct chrome *c, struct pp_out *o, const char *what, uint32_t 
 		 int with_tid, const char *name)
 {
 	ev_open(c, o, "M");
-	pp_out__printf(o, ",\"name\":\"%s\",\"pid\":%u", what, pid);
+	pp_out__printf(o, ",\"cat\":\"__metadata\",\"name\":\"%s\",\"pid\":%u", what, pid);
 	if (with_tid)
 		pp_out__printf(o, ",\"tid\":%u", tid);
 	pp_out__puts(o, ",\"args\":{\"name\":");
@@ -184,10 +184,10 @@ static void cpu_switch(struct pp_session *s, struct chrome *c, const struct pp_e
 			char name[32];
 
 			snprintf(name, sizeof(name), "CPU %zu", i);
-			meta(c, o, "thread_name", PP_CHROME_CPU_PID, (uint32_t)i, 1, name);
+			meta(c, o, "thread_name", PP_CHROME_CPU_PID, (uint32_t)i + 1, 1, name);
 			ev_open(c, o, "M");
-			pp_out__printf(o, ",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%zu,"
-				       "\"args\":{\"sort_index\":%zu}}", PP_CHROME_CPU_PID, i, i);
+			pp_out__printf(o, ",\"cat\":\"__metadata\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%zu,"
+				       "\"args\":{\"sort_index\":%zu}}", PP_CHROME_CPU_PID, i + 1, i);
 		}
 		c->cpus = p;
 		c->nr_cpus = n;
@@ -202,7 +202,7 @@ static void cpu_switch(struct pp_session *s, struct chrome *c, const struct pp_e
 			snprintf(name, sizeof(name), "%s/%u", cpu->comm, cpu->tid);
 			pp_out__json_str(o, name);
 		}
-		pp_out__printf(o, ",\"pid\":%u,\"tid\":%u,\"ts\":", PP_CHROME_CPU_PID, e->cpu);
+		pp_out__printf(o, ",\"pid\":%u,\"tid\":%u,\"ts\":", PP_CHROME_CPU_PID, e->cpu + 1);
 		put_ts(o, cpu->since);
 		pp_out__puts(o, ",\"dur\":");
 		put_ts(o, e->time - cpu->since);
@@ -275,7 +275,7 @@ static void flush_bucket(struct pp_session *s, struct chrome *c, uint64_t next)
 			continue;
 		for (int zero = 0; zero < 2; zero++) {
 			ev_open(c, o, "C");
-			pp_out__puts(o, ",\"name\":");
+			pp_out__puts(o, ",\"cat\":\"counter\",\"name\":");
 			pp_out__json_str(o, c->evsels[i].name);
 			pp_out__printf(o, ",\"pid\":%u,\"ts\":", PP_CHROME_CPU_PID);
 			put_ts(o, (c->bucket - 1 + (uint64_t)zero) * c->bucket_ns);
@@ -362,7 +362,7 @@ static void ch_lost(struct pp_session *s, void *state, const struct pp_lost *l)
 	ev_open(c, o, "i");
 	pp_out__printf(o, ",\"s\":\"g\",\"cat\":\"lost\",\"name\":\"lost %llu records on CPU %u\","
 		       "\"pid\":%u,\"tid\":%u,\"ts\":", (unsigned long long)l->count, l->cpu,
-		       PP_CHROME_CPU_PID, l->cpu);
+		       PP_CHROME_CPU_PID, l->cpu + 1);
 	put_ts(o, l->first_ts);
 	pp_out__puts(o, "}");
 }
@@ -417,7 +417,8 @@ static int ch_init(struct pp_session *s, void **state)
 		     "\"traceEvents\":[");
 	meta(c, out, "process_name", PP_CHROME_CPU_PID, 0, 0, "CPUs");
 	ev_open(c, out, "M");
-	pp_out__printf(out, ",\"name\":\"process_sort_index\",\"pid\":%u,\"args\":{\"sort_index\":-1}}",
+	pp_out__printf(out, ",\"cat\":\"__metadata\",\"name\":\"process_sort_index\",\"pid\":%u,"
+		       "\"args\":{\"sort_index\":-1}}",
 		       PP_CHROME_CPU_PID);
 	return 0;
 }
