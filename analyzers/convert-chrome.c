@@ -59,6 +59,7 @@ struct ch_proc {
 };
 
 struct chrome {
+	struct pp_convert_stats *st;
 	const struct pp_evsel *sw, *wk[3];
 	struct tep_format_field *prev_pid, *prev_state, *prev_comm, *next_pid, *next_comm;
 	struct tep_format_field *wk_pid[3], *wk_comm[3];
@@ -82,6 +83,12 @@ static void put_ts(struct pp_out *o, uint64_t ns)
 /* Start one event object: the separator, "{" and "ph". */
 static void ev_open(struct chrome *c, struct pp_out *o, const char *ph)
 {
+	switch (ph[0]) {
+	case 'M': c->st->metadata++; break;
+	case 'C': c->st->counters++; break;
+	case 'i': c->st->instants++; break;
+	default: break;	/* X: counted by kind where written */
+	}
 	pp_out__puts(o, c->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
 	c->first = 0;
 	pp_out__puts(o, ph);
@@ -143,6 +150,7 @@ static void close_state(struct pp_session *s, struct chrome *c, struct ch_thread
 		return;
 	name_task(s, c, t, pp_session__comm(s, t->tid));
 	ev_open(c, o, "X");
+	c->st->state_slices++;
 	pp_out__printf(o, ",\"cat\":\"state\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":",
 		       state_slice[t->state], t->pid ? t->pid : t->tid, t->tid);
 	put_ts(o, t->since);
@@ -195,6 +203,7 @@ static void cpu_switch(struct pp_session *s, struct chrome *c, const struct pp_e
 	cpu = &c->cpus[e->cpu];
 	if (cpu->on && cpu->tid == prev && e->time >= cpu->since) {
 		ev_open(c, o, "X");
+		c->st->cpu_slices++;
 		pp_out__puts(o, ",\"cat\":\"cpu\",\"name\":");
 		{
 			char name[40];
@@ -327,6 +336,7 @@ static void ch_sample(struct pp_session *s, void *state, const struct pp_event *
 
 	if (pp_convert_is_dummy(e->evsel))
 		return;
+	c->st->events++;
 	count(s, c, e);
 	/* an event in a thread's own context: it runs (task-state's rule) */
 	if (e->tid && (t = thread_get(c, e->tid))) {
@@ -359,6 +369,7 @@ static void ch_lost(struct pp_session *s, void *state, const struct pp_lost *l)
 	}
 	for (size_t i = 0; i < c->nr_cpus; i++)
 		c->cpus[i].on = 0;
+	c->st->lost++;
 	ev_open(c, o, "i");
 	pp_out__printf(o, ",\"s\":\"g\",\"cat\":\"lost\",\"name\":\"lost %llu records on CPU %u\","
 		       "\"pid\":%u,\"tid\":%u,\"ts\":", (unsigned long long)l->count, l->cpu,
@@ -376,7 +387,7 @@ static const struct pp_evsel *find_ev(struct pp_evsel *ev, size_t nr, const char
 	return NULL;
 }
 
-static int ch_init(struct pp_session *s, void **state)
+static int ch_init(struct pp_session *s, void **state, struct pp_convert_stats *st)
 {
 	static const char *const wk[3] = { "sched:sched_waking", "sched:sched_wakeup",
 					   "sched:sched_wakeup_new" };
@@ -387,6 +398,7 @@ static int ch_init(struct pp_session *s, void **state)
 	if (!c)
 		return -ENOMEM;
 	*state = c;
+	c->st = st;
 	pp_kmap__init(&c->threads, sizeof(struct ch_thread));
 	pp_kmap__init(&c->procs, sizeof(struct ch_proc));
 	c->evsels = pp_session__evsels(s, &c->nr_evsels);

@@ -26,12 +26,13 @@
 #define PS_MAX_FRAMES	1024
 
 struct ps {
+	struct pp_convert_stats *st;
 	int width;		/* the longest event name */
 	uint64_t ips[PS_MAX_FRAMES];
 	uint8_t kern[PS_MAX_FRAMES];
 };
 
-static int ps_init(struct pp_session *s, void **state)
+static int ps_init(struct pp_session *s, void **state, struct pp_convert_stats *st)
 {
 	struct ps *p = calloc(1, sizeof(*p));
 	struct pp_evsel *ev;
@@ -39,6 +40,7 @@ static int ps_init(struct pp_session *s, void **state)
 
 	if (!p)
 		return -ENOMEM;
+	p->st = st;
 	ev = pp_session__evsels(s, &nr);
 	for (size_t i = 0; i < nr; i++) {
 		int n = (int)strlen(ev[i].name);
@@ -89,6 +91,8 @@ static void ps_sample(struct pp_session *s, void *state, const struct pp_event *
 
 	if (pp_convert_is_dummy(ev))
 		return;
+	p->st->events++;
+	p->st->frames += nr;
 	pp_out__printf(o, nr ? "%s " : "%16s ", pp_session__comm(s, e->tid));
 	pp_out__printf(o, "%5u ", e->tid);
 	if (ev->sample_type & PERF_SAMPLE_CPU)
@@ -124,11 +128,19 @@ static void ps_free(void *state)
 	free(state);
 }
 
+static void ps_lost(struct pp_session *s, void *state, const struct pp_lost *l)
+{
+	struct ps *p = state;
+
+	p->st->lost++;	/* perf script prints nothing for them either (without --show-lost-events) */
+}
+
 const struct pp_convert_fmt pp_convert_perf_script = {
 	.name = "perf-script",
 	.desc = "perf script text",
 	.init = ps_init,
 	.sample = ps_sample,
+	.lost = ps_lost,
 	.end = ps_end,
 	.free = ps_free,
 };
