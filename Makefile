@@ -116,6 +116,8 @@ $(PB_OBJ): $(PB_C)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) $(SAN_LDFLAGS) -I$(O)/analyzers -c $< -o $@
 $(O)/analyzers/pprof.o: $(O)/analyzers/pprof.pb-c.h
+$(O)/analyzers/pprof.o: ALL_CFLAGS += -I$(O)/analyzers
+$(O)/tests/test-pprof.o: $(O)/analyzers/pprof.pb-c.h
 
 # BPF: clang -target bpf, then a skeleton.
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)

@@ -17,7 +17,7 @@
 
 #include "pp/analyzer.h"
 #include "pp/replay.h"
-#include "analyzers/pprof.pb-c.h"
+#include "pprof.pb-c.h"	/* generated into $(O)/analyzers (Makefile) */
 #include "pprof.h"
 
 #define PPROF_MAX_FRAMES	1024
