@@ -213,7 +213,7 @@ int pp_bpf_agg_an__init(struct pp_session *s, int kind)
 		return -ENOMEM;
 	oc->kind = kind;
 	pp_session__set_priv(s, oc);
-	return 0;
+	return pp_pprof__check_opt(s);	/* --pprof FILE is written at the report */
 }
 
 static int offcpu_init(struct pp_session *s)

@@ -148,7 +148,8 @@ static int64_t keyset_get(struct keyset *k, const void *key, size_t n, int *adde
 	}
 	if (k->nr == UINT32_MAX - 1 || (uint64_t)(k->nr + 1) >= k->tab_size)
 		return -ENOMEM;
-	if (grow((void **)&k->pool, &k->pool_cap, k->pool_len + n + 1, 1))
+	/* keys start 8-byte aligned: the u64 keys are read in place */
+	if (grow((void **)&k->pool, &k->pool_cap, k->pool_len + n + 8, 1))
 		return -ENOMEM;
 	cap = k->cap;
 	if (grow((void **)&k->off, &cap, k->nr + 1, sizeof(*k->off)))
@@ -166,7 +167,7 @@ static int64_t keyset_get(struct keyset *k, const void *key, size_t n, int *adde
 	k->off[id] = k->pool_len;
 	k->len[id] = (uint32_t)n;
 	k->hash[id] = h;
-	k->pool_len += n + 1;
+	k->pool_len += (n + 1 + 7) & ~(size_t)7;
 	k->tab[j] = id + 1;
 	if (added)
 		*added = 1;
@@ -627,19 +628,27 @@ void pp_pprof__report(struct pp_pprof *pp, struct pp_session *s, uint64_t start_
 	pp_session__fail(s, err);
 }
 
-int pp_pprof__open_opt(struct pp_session *s, const struct pp_pprof_desc *desc, struct pp_pprof **pp)
+int pp_pprof__check_opt(struct pp_session *s)
 {
 	const char *path = pp_opts__mod(pp_session__opts(s), "pprof");
-	int err;
 
-	*pp = NULL;
 	if (!path)
 		return 0;
 	if (!strcmp(path, "-")) {
 		fprintf(stderr, "pp-analyze: --pprof: the profile is binary, give a file name\n");
 		return -EINVAL;
 	}
-	err = pp_session__output_ok(s, "--pprof", path);
+	return pp_session__output_ok(s, "--pprof", path);
+}
+
+int pp_pprof__open_opt(struct pp_session *s, const struct pp_pprof_desc *desc, struct pp_pprof **pp)
+{
+	int err;
+
+	*pp = NULL;
+	if (!pp_opts__mod(pp_session__opts(s), "pprof"))
+		return 0;
+	err = pp_pprof__check_opt(s);
 	if (err)
 		return err;
 	*pp = pp_pprof__new(desc);

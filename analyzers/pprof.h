@@ -127,6 +127,16 @@ size_t pp_pprof__samples(const struct pp_pprof *pp);
 	{ "pprof", 0, 1, "FILE  also write the stacks as a gzip'd pprof profile (go tool pprof, Pyroscope, Parca)" }
 
 /**
+ * pp_pprof__check_opt() - check a module's --pprof FILE before the replay
+ * (a module that creates its collector only at its report)
+ * @s: the session
+ *
+ * Return: 0 (also when --pprof was not given), or -errno with a message:
+ * -EINVAL for "-" or a directory, the directory's error otherwise.
+ */
+int pp_pprof__check_opt(struct pp_session *s);
+
+/**
  * pp_pprof__open_opt() - the collector for a module's --pprof option
  * @s: the session (its --pprof value is checked like a flame-graph name)
  * @desc: the sample types

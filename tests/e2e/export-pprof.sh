@@ -64,11 +64,16 @@ else
 fi
 
 # bad paths: one clear line, non-zero exit, before any replay
-for bad in "$T/nodir/x.pb.gz" "$T" -; do
-	if "$B/pp-analyze" profile --pprof "$bad" "$T/p.trace" >/dev/null 2>"$T/err"; then
-		fail "--pprof '$bad' accepted"
-	fi
-	[ "$(wc -l <"$T/err")" = 1 ] && grep -q '^pp-analyze: ' "$T/err" ||
-		fail "--pprof '$bad': $(cat "$T/err")"
+runs=("profile $T/p.trace")
+[ -f "$T/l.trace" ] && runs+=("lock $T/l.trace")
+for r in "${runs[@]}"; do
+	for bad in "$T/nodir/x.pb.gz" "$T" -; do
+		# shellcheck disable=SC2086
+		if "$B/pp-analyze" $r --pprof "$bad" >"$T/out" 2>"$T/err"; then
+			fail "$r --pprof '$bad' accepted"
+		fi
+		[ "$(wc -l <"$T/err")" = 1 ] && grep -q '^pp-analyze: ' "$T/err" && [ ! -s "$T/out" ] ||
+			fail "$r --pprof '$bad': $(cat "$T/err")"
+	done
 done
 echo "ok: pprof exports of profile, task-state, offcpu and lock read by go tool pprof and match the folded stacks"
