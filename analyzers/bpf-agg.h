@@ -14,6 +14,8 @@ struct pp_bpf_item;
 int pp_bpf_agg_an__init(struct pp_session *s, int kind);
 void pp_bpf_agg_an__item(struct pp_session *s, const struct pp_bpf_item *it);
 void pp_bpf_agg_an__report(struct pp_session *s);
+/* The options offcpu and lock accept beyond the common ones (--pprof FILE). */
+extern const struct pp_mod_opt pp_bpf_agg_mod_opts[];
 void pp_bpf_agg_an__deinit(struct pp_session *s);
 
 #endif /* PP_ANALYZERS_BPF_AGG_H */

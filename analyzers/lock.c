@@ -34,8 +34,10 @@ const struct pp_analyzer pp_analyzer_lock = {
 		"  the 10 stacks that waited longest, each with the thread\n"
 		"  that woke it and its stack (\"woken by\"); --flame-graph writes FILE.folded\n"
 		"  and FILE.svg weighted by wait time (ns), the lock and waker as leaf frames.\n"
+		"  --pprof FILE writes the same stacks as a pprof profile (lock_wait ns, waits).\n"
 		"  example: pp-record lock -- ./app; pp-analyze lock --flame-graph app-locks\n",
 	.opts = PP_OPT_FLAME | PP_OPT_JSON,
+	.mod_opts = pp_bpf_agg_mod_opts,
 	.bpf_agg = PP_AGG_LOCK,
 	.events = lock_events,
 	.init = lock_init,

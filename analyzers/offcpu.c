@@ -17,6 +17,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "flamegraph.h"
+#include "pprof.h"
 #include "hist.h"
 #include "bpf-agg.h"
 #include "json.h"
@@ -212,7 +213,7 @@ int pp_bpf_agg_an__init(struct pp_session *s, int kind)
 		return -ENOMEM;
 	oc->kind = kind;
 	pp_session__set_priv(s, oc);
-	return 0;
+	return pp_pprof__check_opt(s);	/* --pprof FILE is written at the report */
 }
 
 static int offcpu_init(struct pp_session *s)
@@ -551,6 +552,60 @@ static void bpf_agg_flame(struct pp_session *s, struct offcpu *oc, const char *n
 	pp_flame__free(fg);
 }
 
+/* --pprof FILE: the flame graph's stacks as a profile of blocked (waited) ns and episodes. */
+static void bpf_agg_pprof(struct pp_session *s, struct offcpu *oc, const char *path)
+{
+	int lock = oc->kind == PP_AGG_LOCK;
+	struct pp_pprof_desc d = {
+		.types = { { lock ? "lock_wait" : "off_cpu", "nanoseconds" },
+			   { lock ? "waits" : "switches", "count" } }, .nr_types = 2,
+		.default_type = lock ? "lock_wait" : "off_cpu",
+		.comment = lock ? "pp-analyze lock: futex wait time (BPF)" :
+				  "pp-analyze offcpu: blocked time (BPF, sched_switch)",
+	};
+	static uint64_t ips[OFFCPU_MAX_FRAMES];
+	static uint8_t kern[OFFCPU_MAX_FRAMES];
+	char lk[40], wk[40];
+	const char *leaves[2] = { lk, wk };
+	struct pp_pprof *pp;
+
+	if (pp_pprof__open_opt(s, &d, &pp)) {
+		pp_session__fail(s, -EINVAL);
+		return;
+	}
+	for (size_t i = 0; pp && i < oc->nr; i++) {
+		const struct ostack *st = &oc->v[i];
+		int64_t v[2] = { (int64_t)st->total_ns, (int64_t)st->count };
+		size_t n = 0, nl = 0;
+
+		/* Root first, as the flame graph: user outermost to innermost, then kernel. */
+		for (int u = (int)st->nr_user - 1; u >= 0 && n < OFFCPU_MAX_FRAMES; u--, n++) {
+			ips[n] = st->ips[st->nr_kernel + (unsigned int)u];
+			kern[n] = 0;
+		}
+		for (int k = (int)st->nr_kernel - 1; k >= 0 && n < OFFCPU_MAX_FRAMES; k--, n++) {
+			ips[n] = st->ips[k];
+			kern[n] = 1;
+		}
+		if (lock) {
+			snprintf(lk, sizeof(lk), "[lock 0x%llx]", (unsigned long long)st->addr);
+			nl = 1;
+			if (st->waker_tid) {
+				snprintf(wk, sizeof(wk), "[woken by %s]", st->waker_comm);
+				nl = 2;
+			}
+		}
+		if (pp_pprof__add(pp, s, st->pid, st->tid, st->comm, ips, kern, n, leaves, nl, v)) {
+			fprintf(stderr, "pp-analyze: %s: out of memory for --pprof\n", lock ? "lock" : "offcpu");
+			pp_session__fail(s, -ENOMEM);
+			pp_pprof__free(pp);
+			return;
+		}
+	}
+	pp_pprof__report(pp, s, oc->first_ts, oc->last_ts, path);
+	pp_pprof__free(pp);
+}
+
 /**
  * pp_bpf_agg_an__report() - report of the offcpu and lock modules.
  * @s: session.
@@ -577,6 +632,8 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 	else
 		bpf_agg_text(s, oc, total);
 	pp_out__flush(out);
+	if (pp_opts__mod(o, "pprof"))
+		bpf_agg_pprof(s, oc, pp_opts__mod(o, "pprof"));
 	if (!o->flame_graph)
 		return;
 	bpf_agg_flame(s, oc, o->flame_graph);
@@ -598,6 +655,12 @@ void pp_bpf_agg_an__deinit(struct pp_session *s)
 	free(oc);
 }
 
+/* offcpu's and lock's own options. */
+const struct pp_mod_opt pp_bpf_agg_mod_opts[] = {
+	PP_PPROF_MOD_OPT,
+	{ NULL, 0, 0, NULL },
+};
+
 const struct pp_analyzer pp_analyzer_offcpu = {
 	.name = "offcpu",
 	.desc = "off-CPU time aggregated in the kernel by BPF: top blocked stacks and flame graph",
@@ -607,8 +670,10 @@ const struct pp_analyzer pp_analyzer_offcpu = {
 		"  summed in the kernel at sched_switch);\n"
 		"  prints the 10 stacks with the most blocked time; --flame-graph writes\n"
 		"  FILE.folded and FILE.svg weighted by blocked time (ns).\n"
+		"  --pprof FILE writes the same stacks as a pprof profile (off_cpu ns, switches).\n"
 		"  example: pp-record offcpu -- ./app; pp-analyze offcpu --flame-graph app-offcpu\n",
 	.opts = PP_OPT_FLAME | PP_OPT_JSON,
+	.mod_opts = pp_bpf_agg_mod_opts,
 	.bpf_agg = PP_AGG_OFFCPU,
 	.events = offcpu_events,
 	.init = offcpu_init,

@@ -18,6 +18,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "flamegraph.h"
+#include "pprof.h"
 #include "json.h"
 
 /*
@@ -85,6 +86,7 @@ struct profile {
 	uint32_t chain_len, chain_cap, ids_len, ids_cap;
 	uint32_t epoch;
 	struct pp_flame *fg;
+	struct pp_pprof *pprof;	/* --pprof FILE */
 	int sliced;
 	/* options */
 	int folded;		/* --folded: stacks, not the table */
@@ -116,6 +118,7 @@ static const struct pp_mod_opt profile_mod_opts[] = {
 	{ "children", 0, 0, "sort by Total% and list callers too (perf report --children)" },
 	{ "no-children", 0, 0, "sort by Self% (the default, as perf report --no-children)" },
 	{ "percent-limit", 0, 1, "PCT  hide rows under PCT percent (Self%, or Total% with --children)" },
+	PP_PPROF_MOD_OPT,
 	{ NULL, 0, 0, NULL },
 };
 
@@ -130,6 +133,34 @@ static int profile_events(const struct pp_opts *o, struct pp_event_reqs *out)
 	r->exclude_user = o->exclude_user;
 	r->exclude_kernel = o->exclude_kernel;
 	return 0;
+}
+
+/* What one sample weighs in cpu time: the sampling period, in ns. */
+static int64_t sample_ns(const struct pp_evsel *ev)
+{
+	if (ev->sample_freq)
+		return (int64_t)(1000000000ull / ev->sample_freq);
+	return (int64_t)ev->sample_period;	/* cpu-clock -c N: every N ns */
+}
+
+/* --pprof: samples and cpu time (samples times the period) per stack. */
+static int profile_pprof_open(struct pp_session *s, struct profile *p)
+{
+	struct pp_pprof_desc d = {
+		.types = { { "samples", "count" }, { "cpu", "nanoseconds" } }, .nr_types = 2,
+		.period_type = { "cpu", "nanoseconds" }, .default_type = "cpu",
+		.comment = "pp-analyze profile (cpu-clock samples)",
+	};
+	size_t nr;
+	struct pp_evsel *ev = pp_session__evsels(s, &nr);
+
+	for (size_t i = 0; i < nr; i++) {
+		if (!ev[i].tp) {
+			d.period = sample_ns(&ev[i]);
+			break;
+		}
+	}
+	return pp_pprof__open_opt(s, &d, &p->pprof);
 }
 
 static int profile_init(struct pp_session *s)
@@ -173,7 +204,7 @@ static int profile_init(struct pp_session *s)
 	p->chains = calloc(PROFILE_CHAINS, sizeof(*p->chains));	/* optional */
 	p->epoch = 1;
 	pp_session__set_priv(s, p);
-	return 0;
+	return profile_pprof_open(s, p);
 }
 
 static void profile_slice(struct pp_session *s, struct profile *p, uint64_t ts)
@@ -483,6 +514,12 @@ static void profile_sample(struct pp_session *s, const struct pp_event *e)
 
 	if (e->evsel->tp)	/* a tracepoint recorded beside: not a profile sample */
 		return;
+	if (p->pprof) {
+		int64_t v[2] = { 1, sample_ns(e->evsel) };
+
+		if (pp_pprof__add_event(p->pprof, s, e, NULL, 0, v))
+			pp_session__fail(s, -ENOMEM);
+	}
 	if (o->interval_ns && !p->sliced)
 		profile_slice(s, p, e->time - e->time % o->interval_ns);
 	if (e->nr_callchain) {
@@ -696,6 +733,7 @@ static void profile_report(struct pp_session *s)
 				o->flame_graph);
 		pp_session__fail(s, ret);
 	}
+	pp_pprof__report(p->pprof, s, pp_session__stats(s)->first_ts, end, pp_opts__mod(o, "pprof"));
 }
 
 static void profile_deinit(struct pp_session *s)
@@ -704,6 +742,7 @@ static void profile_deinit(struct pp_session *s)
 
 	if (p) {
 		pp_flame__free(p->fg);
+		pp_pprof__free(p->pprof);
 		free(p->chains);
 		free(p->chain_pool);
 		free(p->ids_pool);

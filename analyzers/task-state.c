@@ -31,6 +31,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "flamegraph.h"
+#include "pprof.h"
 #include "hist.h"
 #include "sched-common.h"
 #include "json.h"
@@ -53,6 +54,7 @@ struct task_state {
 	struct pp_kmap threads;
 	struct pp_hist all[PP_ST_NR];
 	struct pp_flame *fg;
+	struct pp_pprof *pprof;		/* --pprof FILE: off-CPU ns per stack */
 	char names[PP_SCHED_MAX_STACK + 2][128];
 	const char *frames[PP_SCHED_MAX_STACK + 2];
 	uint64_t lost_resets;
@@ -66,6 +68,38 @@ static int ts_events(const struct pp_opts *o, struct pp_event_reqs *out)
 	out->req[1].spec = "sched:sched_waking";
 	out->req[2].spec = "sched:sched_wakeup_new";
 	return 0;
+}
+
+/* --pprof: what the off-CPU flame graph shows, as a profile of ns off CPU. */
+static int ts_pprof_open(struct pp_session *s, struct task_state *ts)
+{
+	static const struct pp_pprof_desc d = {
+		.types = { { "off_cpu", "nanoseconds" }, { "switches", "count" } }, .nr_types = 2,
+		.default_type = "off_cpu",
+		.comment = "pp-analyze task-state: time off the CPU per switch-out stack",
+	};
+
+	return pp_pprof__open_opt(s, &d, &ts->pprof);
+}
+
+/* The off-CPU interval of @t ending at @now, into the profile. */
+static void ts_pprof_add(struct pp_session *s, struct task_state *ts, struct ts_thread *t,
+			 uint64_t now)
+{
+	const struct pp_stack_copy *c = &t->stack;
+	struct pp_event e = { .evsel = c->evsel, .pid = c->evsel ? c->pid : t->tid, .tid = t->tid,
+			      .callchain = c->ips, .nr_callchain = c->evsel ? c->nr : 0 };
+	uint64_t ips[PP_SCHED_MAX_STACK];
+	uint8_t kern[PP_SCHED_MAX_STACK];
+	char leaf[16];
+	const char *leaves[1] = { leaf };
+	int64_t v[2] = { (int64_t)(now - t->off_since), 1 };
+	size_t nr = e.evsel ? pp_session__stack_ips(s, &e, ips, kern, PP_SCHED_MAX_STACK) : 0;
+
+	/* a stack-less interval is "[S]" in the flame graph too */
+	snprintf(leaf, sizeof(leaf), "[%s]", pp_sched_state_names[t->off_state]);
+	if (pp_pprof__add(ts->pprof, s, e.pid, t->tid, t->comm, ips, kern, nr, leaves, nr ? 0 : 1, v))
+		pp_session__fail(s, -ENOMEM);
 }
 
 static int ts_init(struct pp_session *s)
@@ -91,7 +125,7 @@ static int ts_init(struct pp_session *s)
 		if (!ts->fg)
 			return -ENOMEM;
 	}
-	return 0;
+	return ts_pprof_open(s, ts);
 }
 
 static int state_on(const struct task_state *ts, int st)
@@ -160,8 +194,12 @@ static void off_cpu(struct pp_session *s, struct task_state *ts, struct ts_threa
 {
 	size_t n;
 
-	if (!ts->fg || !t->off_since || now < t->off_since || !t->comm_ok ||
+	if ((!ts->fg && !ts->pprof) || !t->off_since || now < t->off_since || !t->comm_ok ||
 	    !state_on(ts, t->off_state))
+		return;
+	if (ts->pprof)
+		ts_pprof_add(s, ts, t, now);
+	if (!ts->fg)
 		return;
 	n = pp_stack_copy__frames(s, &t->stack, t->comm, ts->names, ts->frames, PP_SCHED_MAX_STACK + 1);
 	if (n == 1) {
@@ -380,6 +418,8 @@ static void ts_report(struct pp_session *s)
 				o->flame_graph);
 		pp_session__fail(s, ret);
 	}
+	pp_pprof__report(ts->pprof, s, pp_session__stats(s)->first_ts,
+			 pp_session__stats(s)->last_ts, pp_opts__mod(o, "pprof"));
 }
 
 static void ts_deinit(struct pp_session *s)
@@ -398,6 +438,7 @@ static void ts_deinit(struct pp_session *s)
 		pp_hist__exit(&ts->all[st]);
 	pp_kmap__exit(&ts->threads);
 	pp_flame__free(ts->fg);
+	pp_pprof__free(ts->pprof);
 	pp_sched_opts__exit(&ts->so);
 	free(ts);
 }
@@ -534,6 +575,7 @@ static const struct pp_mod_opt ts_mod_opts[] = {
 	{ "idle", 'I', 0, "show I (idle kernel threads)" },
 	{ "dead", 'X', 0, "show X (dead, zombie, parked)" },
 	PP_SCHED_OPT_FILTER,
+	PP_PPROF_MOD_OPT,
 	{ NULL, 0, 0, NULL },
 };
 
@@ -547,6 +589,7 @@ const struct pp_analyzer pp_analyzer_task_state = {
 		"  still taken on every CPU, and the tasks' own (prev_pid, next_pid) are kept\n"
 		"  --than TIME prints each longer interval with the stack the task blocked in;\n"
 		"  --flame-graph NAME: off-CPU flame graph (NAME.folded, NAME.svg) weighted by ns off CPU\n"
+		"  --pprof FILE: the same stacks as a pprof profile (off_cpu ns, switches)\n"
 		"  example: pp-analyze task-state -S --filter 'sleep*' --than 10ms -g\n",
 	.mod_opts = ts_mod_opts,
 	.needs_system_wide = 1,

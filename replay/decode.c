@@ -576,3 +576,26 @@ size_t pp_session__format_time(struct pp_session *s, uint64_t ts, char *buf)
 	buf[15] = '\0';
 	return 15;
 }
+
+/**
+ * pp_session__map() - the mapping of @addr of @pid.
+ * @s: session; @kernel: a kernel address; @m: receives it.
+ * Return: 1 when found, else 0.
+ */
+int pp_session__map(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
+		    struct pp_map_info *m)
+{
+	return pp_symtab__map(s->syms, pid, addr, kernel, m);
+}
+
+/**
+ * pp_session__sym_offset() - how far @addr of @pid is into its symbol
+ * (perf script's "sym+0xoff").
+ * @s: session; @kernel: a kernel address; @off: receives the distance.
+ * Return: 1 when the address is in a known symbol, else 0.
+ */
+int pp_session__sym_offset(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
+			   uint64_t *off)
+{
+	return pp_symtab__sym_offset(s->syms, pid, addr, kernel, off);
+}

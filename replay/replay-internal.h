@@ -234,6 +234,10 @@ uint32_t pp_symtab__gen(const struct pp_symtab *t);
 uint64_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel);
 int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel, char *buf,
 		      size_t len, const char **dso);
+int pp_symtab__map(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel,
+		   struct pp_map_info *m);
+int pp_symtab__sym_offset(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel,
+			  uint64_t *off);
 void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,
 			 uint64_t *maps);
 

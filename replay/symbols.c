@@ -923,3 +923,90 @@ uint64_t pp_symtab__version(const struct pp_symtab *t, uint32_t pid, int kernel)
 	p = proc_find(t, pid);
 	return (uint64_t)t->uver << 32 | (p && p->ms ? p->ms->uid : 0);
 }
+
+/**
+ * pp_symtab__map() - the mapping @addr of @pid falls in (@kernel: the kernel's).
+ * @t: tables; @m: receives it (strings lent until the tables change).
+ * Return: 1 when found, else 0.
+ */
+int pp_symtab__map(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel,
+		   struct pp_map_info *m)
+{
+	if (kernel) {
+		*m = (struct pp_map_info){ .start = kernel_base(t), .end = UINT64_MAX,
+					   .path = "[kernel.kallsyms]" };
+		if (addr < m->start)
+			m->start = addr & ~0xfffull;
+		return 1;
+	}
+	const struct pp_proc *p = proc_find(t, pid);
+	const struct pp_mapset *ms = p ? p->ms : NULL;
+	size_t i = ms ? map_upper(ms, addr) : 0;
+
+	if (!i || addr >= ms->m[i - 1].end)
+		return 0;
+	const struct pp_map *mp = &ms->m[i - 1];
+	const struct pp_dso *d = &t->dsos[mp->dso];
+
+	*m = (struct pp_map_info){ .start = mp->start, .end = mp->end, .pgoff = mp->pgoff,
+				   .path = d->path, .build_id = d->build_id,
+				   .build_id_size = d->build_id_size };
+	return 1;
+}
+
+/**
+ * pp_symtab__sym_offset() - how far @addr of @pid is into its symbol.
+ * @t: tables; @kernel: a kernel address; @off: receives the distance.
+ * Return: 1 when @addr is in a known symbol (as pp_symtab__lookup() finds
+ * it), else 0.
+ */
+int pp_symtab__sym_offset(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel,
+			  uint64_t *off)
+{
+	char name[8];
+
+	/* the lookup loads and sorts what the search below needs */
+	if (!pp_symtab__lookup(t, pid, addr, kernel, name, sizeof(name), NULL))
+		return 0;
+	if (kernel) {
+		const struct pp_sym *s = sym_find(t->ksyms, t->nr_ksyms, addr);
+
+		if (!s) {	/* a symbol without size: the nearest one below */
+			size_t lo = 0, hi = t->nr_ksyms;
+
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (t->ksyms[mid].addr <= addr)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (!lo)
+				return 0;
+			s = &t->ksyms[lo - 1];
+		}
+		*off = addr - s->addr;
+		return 1;
+	}
+	const struct pp_proc *p = proc_find(t, pid);
+	const struct pp_mapset *ms = p ? p->ms : NULL;
+	size_t i = ms ? map_upper(ms, addr) : 0;
+
+	if (!i || addr >= ms->m[i - 1].end)
+		return 0;
+	const struct pp_map *m = &ms->m[i - 1];
+	struct pp_dso *d = &t->dsos[m->dso];
+	uint64_t foff = addr - m->start + m->pgoff;
+	const struct pp_sym *s = sym_find(d->syms, d->nr_syms, foff);
+
+	if (s) {
+		*off = foff - s->addr;
+		return 1;
+	}
+	s = sym_find(d->syms, d->nr_syms, addr);	/* a JIT map's symbols are absolute */
+	if (!s)
+		return 0;
+	*off = addr - s->addr;
+	return 1;
+}

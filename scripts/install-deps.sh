@@ -7,6 +7,7 @@ PKGS=(build-essential pkg-config clang llvm libclang-rt-14-dev bpftool
       zlib1g-dev libcmocka-dev linux-perf python3)
 # Packages of single features: one PKGS+=(...) line each, with the reason.
 PKGS+=(systemtap-sdt-dev)   # sys/sdt.h: the USDT test helper (tests/helpers/usdt-n.c)
+PKGS+=(protobuf-c-compiler libprotobuf-c-dev golang-go)   # --pprof: profile.proto via protobuf-c; tests read it with go tool pprof
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

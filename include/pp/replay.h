@@ -260,6 +260,39 @@ void pp_session__warn(struct pp_session *s, const char *fmt, ...) __attribute__(
 int pp_session__sym(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
 		    char *buf, size_t len, const char **dso);
 
+/*
+ * The mapping an address falls in, for outputs that carry mappings (pprof).
+ * @start, @end, @pgoff: its address range and file offset (the kernel: from
+ * its lowest symbol to the top of the address space, offset 0).
+ * @path: the file ("[kernel.kallsyms]" for the kernel); @build_id,
+ * @build_id_size: its build-id (size 0 when unknown). Lent until the
+ * session's maps or symbols change.
+ */
+struct pp_map_info {
+	uint64_t start, end, pgoff;
+	const char *path;
+	const uint8_t *build_id;
+	uint32_t build_id_size;
+};
+
+/**
+ * pp_session__map() - the mapping of @addr of @pid (@kernel: a kernel address).
+ * @m: receives it.
+ * Return: 1 when found, 0 when the address is in no known mapping.
+ */
+int pp_session__map(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
+		    struct pp_map_info *m);
+
+/**
+ * pp_session__sym_offset() - how far @addr of @pid (@kernel: a kernel
+ * address) is into the symbol pp_session__sym() names (perf script's
+ * "sym+0xoff").
+ * @off: receives the distance.
+ * Return: 1 when the address is in a known symbol, else 0.
+ */
+int pp_session__sym_offset(struct pp_session *s, uint32_t pid, uint64_t addr, int kernel,
+			   uint64_t *off);
+
 /**
  * pp_session__print_stack() - print the callchain of @e, one frame a line,
  * callee first, each line prefixed by @indent.

@@ -58,6 +58,7 @@ schema = {
                     "process": ["pid", "comm", "faults", "lo", "hi"]},
     "breakpoint": {"hit": task + ["breakpoint", "addr", "ip", "sym"],
                    "site": ["breakpoint", "comm", "pid", "tid", "ip", "sym", "hits"]},
+    "convert": {"summary": ["format", "output", "events", "lost"]},
 }
 prof, want, members = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
 want = [w for w in want if w]
@@ -174,6 +175,8 @@ cases=(
 	"page-faults|$T/pf|fault,process|stack"
 	"page-faults|--summary $T/pf|process|"
 	"breakpoint|$T/bp|hit,site|stack"
+	"convert|--to=chrome -o $T/conv.json $S|summary|cpu_slices,state_slices,instants"
+	"convert|--to=perf-script -o $T/conv.txt $S|summary|frames"
 )
 
 # Every profiler is covered, and says it takes --json (and --than when it does).
