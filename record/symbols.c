@@ -71,6 +71,7 @@ struct dso {
 	size_t *hits;		/* indices into syms hit since the last flush */
 	size_t nr_hits, cap_hits;
 	uint8_t announced;	/* a USYMS item was written: the file covers this DSO */
+	uint8_t source;		/* PP_USYMS_SRC_*: where its functions came from */
 };
 
 struct map {
@@ -1328,7 +1329,7 @@ static int usym_cmp(const void *a, const void *b)
 static void usyms_item_begin(struct pp_buf *b, const struct dso *d, uint32_t nr, size_t *at,
 			     size_t *nr_at)
 {
-	uint8_t hdr[4] = { d->bid_size, 0, 0, 0 };
+	uint8_t hdr[4] = { d->bid_size, d->jit ? PP_USYMS_SRC_PERFMAP : d->source, 0, 0 };
 	uint8_t bid[20] = { 0 };
 
 	*at = pp_item__begin(b, 0);
@@ -1502,12 +1503,14 @@ static int load_elf_table(struct dso *d, const char *path)
 
 		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg)) {
 			pp_elf__close(dbg);
+			d->source = PP_USYMS_SRC_DEBUG;
 			ret = 0;
 			goto out;
 		}
 		pp_elf__close(dbg);
 	}
 	ret = take_funcs(d, e);
+	d->source = pp_elf__has_symtab(e) ? PP_USYMS_SRC_SYMTAB : PP_USYMS_SRC_DYNSYM;
 out:
 	pp_elf__close(e);
 	return ret;

@@ -184,6 +184,7 @@ static const struct opt_def opt_defs[] = {
 	{ "tid", 't', 1, 0 },
 	{ "N", 'N', 1, 0 },
 	{ "verbose", 'v', 0, 0 },
+	{ "no-demangle", 0, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -332,6 +333,8 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				o->input = val;
 			} else if (!strcmp(d->l, "live")) {
 				o->live = 1;
+			} else if (!strcmp(d->l, "no-demangle")) {
+				o->no_demangle = 1;
 			}
 			break;
 		}

@@ -236,6 +236,14 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 		      size_t len, const char **dso);
 void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,
 			 uint64_t *maps);
+void pp_symtab__set_demangle(struct pp_symtab *t, int on);
+int pp_symtab__dso(const struct pp_symtab *t, size_t i, const char **path, int *source,
+		   size_t *nr_syms);
+uint32_t pp_symtab__cut_chain(const struct pp_symtab *t, uint32_t pid, const uint64_t *chain,
+			      uint32_t nr);
+
+/* replay/demangle.c */
+char *pp_demangle(const char *name);
 
 /**
  * struct pp_source_ops - a source of records behind one interface: the

@@ -197,6 +197,8 @@ struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_
 	}
 	pp_out__init(&s->out, fd);
 	s->syms = pp_symtab__new();
+	if (s->syms)
+		pp_symtab__set_demangle(s->syms, !o->no_demangle);
 	s->tep = tep_alloc();
 	if (!s->syms || !s->tep || s->out.error) {
 		pp_session__free(s);
@@ -1258,6 +1260,15 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		e.callchain = smp.callchain;
 		e.nr_callchain = (uint32_t)smp.nr_callchain;
 		e.addr = smp.addr;
+	}
+	if (e.nr_callchain) {	/* junk frames of a frame-pointer walk: cut, for every output */
+		uint32_t keep = pp_symtab__cut_chain(s->syms, e.pid, e.callchain, e.nr_callchain);
+
+		if (keep < e.nr_callchain) {
+			s->stats.cut_stacks++;
+			s->stats.cut_frames += e.nr_callchain - keep;
+			e.nr_callchain = keep;
+		}
 	}
 	if (!pass_cpu(s, e.cpu))
 		return;
