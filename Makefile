@@ -37,6 +37,7 @@ RECORD_SRCS   := $(filter-out record/pp-record.c,$(wildcard record/*.c))
 REPLAY_SRCS   := $(filter-out replay/pp-analyze.c,$(wildcard replay/*.c)) $(wildcard analyzers/*.c)
 TEST_SRCS     := $(wildcard tests/test-*.c)
 HELPER_SRCS   := $(wildcard tests/helpers/*.c)
+HELPER_CXX_SRCS := $(wildcard tests/helpers/*.cc)
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
 
@@ -45,7 +46,8 @@ RECORD_LIB := $(O)/libpp-record.a
 REPLAY_LIB := $(O)/libpp-replay.a
 PROGS      := $(O)/pp-record $(O)/pp-analyze
 TESTS      := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
-HELPERS    := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS))
+HELPERS    := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS)) \
+	      $(patsubst tests/helpers/%.cc,$(O)/tests/helpers/%,$(HELPER_CXX_SRCS))
 
 # BPF programs: bpf/<probe>.bpf.c -> <probe>.skel.h, listed here.
 PROBES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
@@ -102,6 +104,12 @@ $(O)/tests/helpers/%: tests/helpers/%.c
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -Wall -o $@ $< -lpthread
+# C++ helpers (mangled names for the demangling tests), built the same way.
+CXX ?= g++
+$(O)/tests/helpers/%: tests/helpers/%.cc
+	$(call msg,CXX,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -O0 -g -fno-omit-frame-pointer -fno-inline -Wall -o $@ $<
 
 # BPF: clang -target bpf, then a skeleton.
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
