@@ -29,7 +29,7 @@ endif
 LDLIBS_FORMAT := -llz4 -lzstd
 # The tools link their libraries statically: pp-analyze is started once per
 # analysis, and resolving seven shared libraries was half of its start-up.
-LDLIBS_ALL    := -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -lelf -lz -llz4 -lzstd -liberty -Wl,-Bdynamic \
+LDLIBS_ALL    := -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -lelf -lz -llz4 -lzstd -llzma -liberty -Wl,-Bdynamic \
 		 -lpthread -lm -ldl
 
 FORMAT_SRCS   := $(wildcard format/*.c)
@@ -78,7 +78,7 @@ LIBS := $(REPLAY_LIB) $(RECORD_LIB) $(FORMAT_LIB)
 # (1.4 ms of each run here). Sanitized builds cannot be static.
 TOOL_LDFLAGS := $(if $(SAN),$(SAN_LDFLAGS),-static-pie)
 TOOL_LDLIBS  := $(if $(SAN),$(LDLIBS_ALL),-ltracefs -ltraceevent -lbpf -lelf -lz -llz4 -lzstd \
-		-liberty -lpthread -lm -ldl)
+		-llzma -liberty -lpthread -lm -ldl)
 # libtraceevent's plugin loader (never called by pp) makes ld warn that dlopen
 # needs the shared glibc at run time: that one warning is filtered out.
 define link_tool

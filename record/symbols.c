@@ -68,6 +68,8 @@ struct dso {
 	uint32_t lookups;	/* addresses looked up while not sorted */
 	void *map;		/* the mapped string table the names point into */
 	size_t map_len;
+	void *map2;		/* MiniDebugInfo: the .dynsym's, the names of the rest */
+	size_t map2_len;
 	size_t *hits;		/* indices into syms hit since the last flush */
 	size_t nr_hits, cap_hits;
 	uint8_t announced;	/* a USYMS item was written: the file covers this DSO */
@@ -180,6 +182,8 @@ void pp_syms__free(struct pp_syms *s)
 		free(s->dsos[i].syms);
 		if (s->dsos[i].map)
 			munmap(s->dsos[i].map, s->dsos[i].map_len);
+		if (s->dsos[i].map2)
+			munmap(s->dsos[i].map2, s->dsos[i].map2_len);
 		free(s->dsos[i].hits);
 	}
 	free(s->dsos);
@@ -1446,7 +1450,7 @@ static void usyms_sort(struct usym *v, size_t n)
  * names stay in the reader's mapping of the string table, which @d keeps.
  * Return: 0, or -1.
  */
-static int take_funcs(struct dso *d, struct pp_elf *e)
+static int take_funcs(struct dso *d, struct pp_elf *e, int append)
 {
 	size_t nsym = pp_elf__nr_symbols(e), pos = 0, nv = 0;
 	struct pp_elf_sym b[SYM_BATCH];
@@ -1454,9 +1458,17 @@ static int take_funcs(struct dso *d, struct pp_elf *e)
 	int n;
 
 	/* room for all at once: growing by doubling copied them over and over */
-	v = malloc((nsym ? nsym : 1) * sizeof(*v));
-	if (!v)
-		return -1;
+	if (append && d->syms) {
+		nv = d->nr_syms;
+		v = realloc(d->syms, (nv + nsym + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		d->syms = v;
+	} else {
+		v = malloc((nsym ? nsym : 1) * sizeof(*v));
+		if (!v)
+			return -1;
+	}
 	while ((n = pp_elf__funcs(e, &pos, b, SYM_BATCH)) > 0) {
 		for (int i = 0; i < n; i++) {
 			v[nv].start = b[i].offset;
@@ -1467,6 +1479,8 @@ static int take_funcs(struct dso *d, struct pp_elf *e)
 		}
 	}
 	if (n < 0) {
+		if (append && d->syms)
+			return -1;	/* d->syms (v) keeps what it had */
 		free(v);
 		return -1;
 	}
@@ -1474,7 +1488,10 @@ static int take_funcs(struct dso *d, struct pp_elf *e)
 	d->nr_syms = nv;
 	d->sorted = 0;
 	d->lookups = 0;
-	d->map = pp_elf__take_strings(e, &d->map_len);
+	if (append)
+		d->map2 = pp_elf__take_strings(e, &d->map2_len);
+	else
+		d->map = pp_elf__take_strings(e, &d->map_len);
 	return 0;
 }
 
@@ -1501,15 +1518,25 @@ static int load_elf_table(struct dso *d, const char *path)
 	if (!pp_elf__has_symtab(e)) {
 		struct pp_elf *dbg = pp_elf__debug_file(e, d->path);
 
-		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg)) {
+		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg, 0)) {
 			pp_elf__close(dbg);
 			d->source = PP_USYMS_SRC_DEBUG;
 			ret = 0;
 			goto out;
 		}
 		pp_elf__close(dbg);
+		/* MiniDebugInfo: the functions the .dynsym lacks, then the .dynsym's */
+		dbg = pp_elf__minidebug(e);
+		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg, 0)) {
+			pp_elf__close(dbg);
+			take_funcs(d, e, 1);
+			d->source = PP_USYMS_SRC_MINIDEBUG;
+			ret = 0;
+			goto out;
+		}
+		pp_elf__close(dbg);
 	}
-	ret = take_funcs(d, e);
+	ret = take_funcs(d, e, 0);
 	d->source = pp_elf__has_symtab(e) ? PP_USYMS_SRC_SYMTAB : PP_USYMS_SRC_DYNSYM;
 out:
 	pp_elf__close(e);

@@ -240,7 +240,7 @@ void pp_symtab__set_demangle(struct pp_symtab *t, int on);
 int pp_symtab__dso(const struct pp_symtab *t, size_t i, const char **path, int *source,
 		   size_t *nr_syms);
 uint32_t pp_symtab__cut_chain(const struct pp_symtab *t, uint32_t pid, const uint64_t *chain,
-			      uint32_t nr);
+			      uint32_t nr, int *junk);
 
 /* replay/demangle.c */
 char *pp_demangle(const char *name);

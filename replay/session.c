@@ -1262,13 +1262,14 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		e.addr = smp.addr;
 	}
 	if (e.nr_callchain) {	/* junk frames of a frame-pointer walk: cut, for every output */
-		uint32_t keep = pp_symtab__cut_chain(s->syms, e.pid, e.callchain, e.nr_callchain);
+		int junk;
+		uint32_t keep = pp_symtab__cut_chain(s->syms, e.pid, e.callchain, e.nr_callchain, &junk);
 
-		if (keep < e.nr_callchain) {
+		if (junk) {
 			s->stats.cut_stacks++;
 			s->stats.cut_frames += e.nr_callchain - keep;
-			e.nr_callchain = keep;
 		}
+		e.nr_callchain = keep;
 	}
 	if (!pass_cpu(s, e.cpu))
 		return;

@@ -852,6 +852,13 @@ static int load_local(struct pp_symtab *t, struct pp_dso *d)
 		pp_elf__close(dbg);
 		if (!ret)
 			goto out;
+		dbg = pp_elf__minidebug(e);	/* with the .dynsym's functions */
+		ret = dbg && pp_elf__has_symtab(dbg) ? take_funcs(t, d, dbg, 0) : -ENOENT;
+		pp_elf__close(dbg);
+		if (!ret) {
+			take_funcs(t, d, e, 1);
+			goto out;
+		}
 	}
 	ret = take_funcs(t, d, e, 0);
 out:
@@ -1044,11 +1051,14 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
  * address, or (when the process's maps are known) outside every executable
  * map; a run of PP_LOOP_RUN or more equal frames that ends the chain (a
  * walk going round until the kernel's depth limit) keeps its first frame.
- * Kernel frames come from the kernel's own unwinder and are kept.
+ * Kernel frames come from the kernel's own unwinder and are kept. Zeros
+ * that end the chain are where a walk found no next frame: they are cut
+ * too, but are no junk (@junk stays 0).
+ * @junk: set to 1 when a junk frame was cut.
  * Return: how many entries to keep (@nr when all are good).
  */
 uint32_t pp_symtab__cut_chain(const struct pp_symtab *t, uint32_t pid, const uint64_t *chain,
-			      uint32_t nr)
+			      uint32_t nr, int *junk)
 {
 	const struct pp_proc *p = proc_find(t, pid);
 	const struct pp_mapset *ms = p && p->ms && p->ms->nr ? p->ms : NULL;
@@ -1064,13 +1074,20 @@ uint32_t pp_symtab__cut_chain(const struct pp_symtab *t, uint32_t pid, const uin
 		}
 		if (!user)
 			continue;
-		if (ip < 4096 || ip >= PP_USER_ADDR_END || (ms && !map_find(ms, ip)))
+		if (ip < 4096 || ip >= PP_USER_ADDR_END || (ms && !map_find(ms, ip))) {
+			for (j = i; j < nr && !chain[j]; j++)
+				;
+			*junk = j < nr;
 			return i;
+		}
 		for (j = i + 1; j < nr && chain[j] == ip; j++)
 			;
-		if (j == nr && j - i >= PP_LOOP_RUN)
+		if (j == nr && j - i >= PP_LOOP_RUN) {
+			*junk = 1;
 			return i + 1;
+		}
 	}
+	*junk = 0;
 	return nr;
 }
 

@@ -6,7 +6,7 @@ PKGS=(build-essential pkg-config clang llvm libclang-rt-14-dev bpftool
       libtraceevent-dev libtracefs-dev libbpf-dev libelf-dev liblz4-dev libzstd-dev
       zlib1g-dev libcmocka-dev linux-perf python3)
 # Packages of single features: one PKGS+=(...) line each, with the reason.
-PKGS+=(libiberty-dev g++ libc6-dbg)   # symbols: demangling (libiberty), a C++ test helper, libc's debug symbols for tests
+PKGS+=(libiberty-dev liblzma-dev g++ libc6-dbg xz-utils)   # symbols: demangling (libiberty), MiniDebugInfo (liblzma), a C++ test helper, libc debug symbols and xz for tests
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -221,6 +221,13 @@ static void test_maps_top_down(void **state)
 	pp_symtab__free(t);
 }
 
+static int last_junk;
+
+static uint32_t cut(struct pp_symtab *t, uint32_t pid, const uint64_t *ch, uint32_t nr)
+{
+	return pp_symtab__cut_chain(t, pid, ch, nr, &last_junk);
+}
+
 /* A synthetic frame-pointer chain: cut at its first junk frame, kernel part kept. */
 static void test_cut_chain(void **state)
 {
@@ -234,40 +241,49 @@ static void test_cut_chain(void **state)
 	{	/* all good: kept whole */
 		const uint64_t ch[] = { K, 0xffffffff81000010ull, U, a, b, c };
 
-		assert_int_equal(pp_symtab__cut_chain(t, 5, ch, 6), 6);
+		assert_int_equal(cut(t, 5, ch, 6), 6);
+		assert_int_equal(last_junk, 0);
+	}
+	{	/* zeros that end the chain: cut, but no junk */
+		const uint64_t ch[] = { U, a, b, 0, 0 };
+
+		assert_int_equal(cut(t, 5, ch, 5), 3);
+		assert_int_equal(last_junk, 0);
 	}
 	{	/* an ASCII word ("ailed to"): cut there, what follows goes too */
 		const uint64_t ch[] = { K, 0xffffffff81000010ull, U, a, b, 0x6f742064656c6961ull, c };
 
-		assert_int_equal(pp_symtab__cut_chain(t, 5, ch, 7), 5);
+		assert_int_equal(cut(t, 5, ch, 7), 5);
+		assert_int_equal(last_junk, 1);
 	}
 	{	/* zero, a small integer, an unmapped word */
 		const uint64_t z[] = { U, a, 0, c }, s[] = { U, a, b, 0x2a, c }, w[] = { U, a, 0xffffffff, c };
 
-		assert_int_equal(pp_symtab__cut_chain(t, 5, z, 4), 2);
-		assert_int_equal(pp_symtab__cut_chain(t, 5, s, 5), 3);
-		assert_int_equal(pp_symtab__cut_chain(t, 5, w, 4), 2);
+		assert_int_equal(cut(t, 5, z, 4), 2);
+		assert_int_equal(last_junk, 1);
+		assert_int_equal(cut(t, 5, s, 5), 3);
+		assert_int_equal(cut(t, 5, w, 4), 2);
 	}
 	{	/* the first user frame (the sample's ip) may be the bad one */
 		const uint64_t ch[] = { U, 0x10, a };
 
-		assert_int_equal(pp_symtab__cut_chain(t, 5, ch, 3), 1);
+		assert_int_equal(cut(t, 5, ch, 3), 1);
 	}
 	{	/* a loop to the depth limit keeps one frame; recursion that ends does not cut */
 		const uint64_t loop[] = { U, a, b, b, b, b, b, b }, rec[] = { U, a, b, b, b, b, c };
 
-		assert_int_equal(pp_symtab__cut_chain(t, 5, loop, 8), 3);
-		assert_int_equal(pp_symtab__cut_chain(t, 5, rec, 7), 7);
+		assert_int_equal(cut(t, 5, loop, 8), 3);
+		assert_int_equal(cut(t, 5, rec, 7), 7);
 	}
 	{	/* kernel frames are the kernel's unwinder's: kept */
 		const uint64_t ch[] = { K, 0xffffffff81000010ull, 0x1234, U, a };
 
-		assert_int_equal(pp_symtab__cut_chain(t, 5, ch, 5), 5);
+		assert_int_equal(cut(t, 5, ch, 5), 5);
 	}
 	{	/* maps unknown: only what no map can hold is cut */
 		const uint64_t ch[] = { U, a, 0xffffffff, 0x6f742064656c6961ull, a };
 
-		assert_int_equal(pp_symtab__cut_chain(t, 99, ch, 5), 3);
+		assert_int_equal(cut(t, 99, ch, 5), 3);
 	}
 	pp_symtab__free(t);
 }

@@ -35,6 +35,31 @@ for f in _ZN2pp7Spinner4spinEm _ZN6pptest11spin_legacy17h0123456789abcdefE _RNvC
 done
 grep -q 'pptest::' "$TMP/c.raw" && fail "--no-demangle still demangles"
 
+# MiniDebugInfo (as Fedora builds it): a stripped helper whose .gnu_debugdata
+# holds the xz-compressed .symtab of the functions its .dynsym lacks
+if command -v xz >/dev/null && command -v objcopy >/dev/null && command -v nm >/dev/null; then
+	m=$TMP/mini
+	mkdir "$m"
+	cp "$HELP/spin" "$m/spin-mini"
+	nm -D "$m/spin-mini" --format=posix --defined-only | awk '{ print $1 }' | sort > "$m/dyn"
+	nm "$m/spin-mini" --format=posix --defined-only | awk '$2 == "T" || $2 == "t" { print $1 }' | sort > "$m/funcs"
+	comm -13 "$m/dyn" "$m/funcs" > "$m/keep"
+	objcopy --only-keep-debug "$m/spin-mini" "$m/debug" &&
+	objcopy -S --remove-section .comment --keep-symbols="$m/keep" "$m/debug" "$m/mini" &&
+	strip --strip-all -R .comment "$m/spin-mini" && xz "$m/mini" &&
+	objcopy --add-section .gnu_debugdata="$m/mini.xz" "$m/spin-mini" || fail "making a MiniDebugInfo helper"
+	nm "$m/spin-mini" 2>&1 | grep -q spin_alpha && fail "the MiniDebugInfo helper still has a .symtab"
+	$REC -q -F 997 -g -o "$m/m.trace" -- "$m/spin-mini" 1 || fail "record spin-mini"
+	rm -f "$m/spin-mini"
+	"$AN" profile --folded "$m/m.trace" > "$m/m.folded" 2>&1 || fail "profile (MiniDebugInfo)"
+	n=$(awk '/;main;spin_alpha( |;)/ { s += $NF } END { print s + 0 }' "$m/m.folded")
+	[ "$n" -ge 50 ] || { cat "$m/m.folded"; fail "MiniDebugInfo: $n samples named spin_alpha"; }
+	"$AN" info "$m/m.trace" | grep -Eq "spin-mini +MiniDebugInfo +[0-9]+ symbols" ||
+		{ "$AN" info "$m/m.trace"; fail "info: helper not named from MiniDebugInfo"; }
+else
+	echo "MiniDebugInfo part skipped: no xz/objcopy/nm"
+fi
+
 # libc named from its debug file
 libc=$(ldd "$HELP/spin" | awk '/libc\.so/ { print $3 }')
 bid=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ { print $3 }')
