@@ -29,7 +29,8 @@ endif
 LDLIBS_FORMAT := -llz4 -lzstd
 # The tools link their libraries statically: pp-analyze is started once per
 # analysis, and resolving seven shared libraries was half of its start-up.
-LDLIBS_ALL    := -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -lelf -lz -llz4 -lzstd -llzma -liberty -Wl,-Bdynamic \
+LDLIBS_ALL    := -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -ldw -lelf -lz -llz4 -lzstd -llzma -lbz2 -liberty \
+		 -Wl,-Bdynamic \
 		 -lpthread -lm -ldl
 
 FORMAT_SRCS   := $(wildcard format/*.c)
@@ -77,13 +78,14 @@ LIBS := $(REPLAY_LIB) $(RECORD_LIB) $(FORMAT_LIB)
 # The tools are static PIEs, libc included: no dynamic loader at start-up
 # (1.4 ms of each run here). Sanitized builds cannot be static.
 TOOL_LDFLAGS := $(if $(SAN),$(SAN_LDFLAGS),-static-pie)
-TOOL_LDLIBS  := $(if $(SAN),$(LDLIBS_ALL),-ltracefs -ltraceevent -lbpf -lelf -lz -llz4 -lzstd \
-		-llzma -liberty -lpthread -lm -ldl)
-# libtraceevent's plugin loader (never called by pp) makes ld warn that dlopen
-# needs the shared glibc at run time: that one warning is filtered out.
+TOOL_LDLIBS  := $(if $(SAN),$(LDLIBS_ALL),-ltracefs -ltraceevent -lbpf -ldw -lelf -lz -llz4 -lzstd \
+		-llzma -lbz2 -liberty -lpthread -lm -ldl)
+# libtraceevent's plugin loader (never called by pp) and libdw's debuginfod
+# client (never enabled: no DEBUGINFOD_URLS use in the unwinder) make ld warn
+# that dlopen needs the shared glibc at run time: those warnings are filtered out.
 define link_tool
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $< $(LIBS) $(TOOL_LDLIBS) 2> $@.ld; rc=$$?; \
-	grep -v -e "in function .load_plugin" -e "Using 'dlopen' in statically linked" $@.ld >&2; \
+	grep -v -e "in function .load_plugin" -e "in function .__libdwfl_debuginfod_init" -e "Using 'dlopen' in statically linked" $@.ld >&2; \
 	rm -f $@.ld; exit $$rc
 endef
 
