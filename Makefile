@@ -80,12 +80,14 @@ LIBS := $(REPLAY_LIB) $(RECORD_LIB) $(FORMAT_LIB)
 TOOL_LDFLAGS := $(if $(SAN),$(SAN_LDFLAGS),-static-pie)
 TOOL_LDLIBS  := $(if $(SAN),$(LDLIBS_ALL),-ltracefs -ltraceevent -lbpf -ldw -lelf -lz -llz4 -lzstd \
 		-llzma -lbz2 -liberty -lpthread -lm -ldl)
-# libtraceevent's plugin loader (never called by pp) and libdw's debuginfod
-# client (never enabled: no DEBUGINFOD_URLS use in the unwinder) make ld warn
-# that dlopen needs the shared glibc at run time: those warnings are filtered out.
+# libtraceevent's plugin loader (never called by pp), libdw's debuginfod
+# client and pp-analyze's (replay/debuginfod.c, loaded only for --debuginfod)
+# make ld warn that dlopen needs the shared glibc at run time: those warnings
+# are filtered out.
 define link_tool
 	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $< $(LIBS) $(TOOL_LDLIBS) 2> $@.ld; rc=$$?; \
-	grep -v -e "in function .load_plugin" -e "in function .__libdwfl_debuginfod_init" -e "Using 'dlopen' in statically linked" $@.ld >&2; \
+	grep -v -e "in function .load_plugin" -e "in function .__libdwfl_debuginfod_init" \
+		-e "(debuginfod.o): in function" -e "Using 'dlopen' in statically linked" $@.ld >&2; \
 	rm -f $@.ld; exit $$rc
 endef
 

@@ -242,6 +242,12 @@ int pp_symtab__dso(const struct pp_symtab *t, size_t i, const char **path, int *
 uint32_t pp_symtab__cut_chain(const struct pp_symtab *t, uint32_t pid, const uint64_t *chain,
 			      uint32_t nr, int *junk);
 
+void pp_symtab__set_debuginfod(struct pp_symtab *t, int on);
+
+/* replay/debuginfod.c */
+int pp_debuginfod_find(const uint8_t *bid, int size);
+int pp_debuginfod_urls(const char *urls);
+
 /* replay/demangle.c */
 char *pp_demangle(const char *name);
 

@@ -197,8 +197,16 @@ struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_
 	}
 	pp_out__init(&s->out, fd);
 	s->syms = pp_symtab__new();
-	if (s->syms)
+	if (s->syms) {
 		pp_symtab__set_demangle(s->syms, !o->no_demangle);
+		/* --debuginfod[=URLS], or DEBUGINFOD_URLS as libdebuginfod's other users */
+		if (o->debuginfod && pp_debuginfod_urls(o->debuginfod)) {
+			fprintf(stderr, "pp-analyze: --debuginfod: no server (give --debuginfod=URLS "
+				"or set DEBUGINFOD_URLS)\n");
+			goto err;
+		}
+		pp_symtab__set_debuginfod(s->syms, !pp_debuginfod_urls(NULL));
+	}
 	s->tep = tep_alloc();
 	if (!s->syms || !s->tep || s->out.error) {
 		pp_session__free(s);

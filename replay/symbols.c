@@ -94,6 +94,7 @@ struct pp_symtab {
 	uint32_t kver;		/* gen of the last kernel symbol change */
 	uint32_t uver;		/* gen of the last user symbol change */
 	int no_demangle;	/* --no-demangle: names as the files have them */
+	int debuginfod;		/* ask debuginfod servers for debug files by build-id */
 	uint64_t rng;		/* the treaps' priorities */
 };
 
@@ -242,6 +243,16 @@ void pp_symtab__set_demangle(struct pp_symtab *t, int on)
 	t->no_demangle = !on;
 	t->gen++;
 	t->kver = t->uver = t->gen;
+}
+
+/**
+ * pp_symtab__set_debuginfod() - look debug files up on debuginfod servers
+ * too (DEBUGINFOD_URLS) when this machine has none for a build-id.
+ * @t: tables; @on: 1 to.
+ */
+void pp_symtab__set_debuginfod(struct pp_symtab *t, int on)
+{
+	t->debuginfod = on;
 }
 
 /*
@@ -807,17 +818,39 @@ static int bid_matches(const struct pp_dso *d, struct pp_elf *e)
  * offsets are those of the DSO's segments when the DSO is here too, else
  * the debug file's addresses (pp_elf's rule for a debug file alone).
  */
+static int load_debug_elf(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e, int append);
+
+/*
+ * The functions of @d's debug file by build-id: in /usr/lib/debug/.build-id,
+ * else (--debuginfod, DEBUGINFOD_URLS) from a debuginfod server.
+ */
 static int load_debug_dir(struct pp_symtab *t, struct pp_dso *d, int append)
 {
 	char path[512];
-	struct pp_elf *e, *orig;
+	struct pp_elf *e;
 	int ret = -ENOENT;
 
 	if (pp_elf_build_id_path(d->build_id, d->build_id_size, path, sizeof(path)))
 		return -ENOENT;
 	e = pp_elf__open(path);
-	if (!e)
-		return -ENOENT;
+	if (e)
+		ret = load_debug_elf(t, d, e, append);
+	if (ret && t->debuginfod) {	/* not here: from a debuginfod server */
+		int fd = pp_debuginfod_find(d->build_id, d->build_id_size);
+
+		e = fd >= 0 ? pp_elf__open_fd(fd) : NULL;
+		if (e)
+			ret = load_debug_elf(t, d, e, append);
+	}
+	return ret;
+}
+
+/* The functions of debug file @e of @d (closed here). */
+static int load_debug_elf(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e, int append)
+{
+	struct pp_elf *orig;
+	int ret = -ENOENT;
+
 	orig = d->path && d->path[0] == '/' ? pp_elf__open(d->path) : NULL;
 	if (orig && bid_matches(d, orig)) {
 		const struct pp_elf_seg *segs;
