@@ -209,6 +209,12 @@ $(O)/bench/syms-bench: $(O)/tests/bench/syms-bench.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -o $@ $< $(LIBS) $(LDLIBS_ALL)
 
+# The replay symbol tables' map insertions alone (maps handed out top down).
+$(O)/bench/maps-bench: $(O)/tests/bench/maps-bench.o $(LIBS)
+	$(call msg,LINK,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
 PREFIX ?= /usr/local
 install: $(PROGS)
 	$(call msg,INSTALL,$(PREFIX)/bin)
