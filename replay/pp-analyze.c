@@ -40,7 +40,8 @@ static void usage(FILE *fp)
 	      "       pp-analyze PROFILER [options] [FILE | --input FILE]   (default pp.trace)\n"
 	      "       pp-analyze PROFILER --live [options] [-d SEC]\n"
 	      "common options: -e EVENT,...  -i MS (interval)  -C CPUS  -p PIDS  -t TIDS  -N N\n"
-	      "                -g  -F HZ  --flame-graph FILE  --than TIME  --perins  --json  -o FILE\n",
+	      "                -g  -F HZ  --flame-graph FILE  --than TIME  --perins  --json  -o FILE\n"
+	      "                --no-demangle  --debuginfod[=URLS]\n",
 	      fp);
 }
 
