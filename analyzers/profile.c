@@ -627,6 +627,10 @@ static void print_table(struct pp_session *s, struct profile *p, uint64_t from, 
 				       p->last_ts > p->first_ts ? (double)(p->last_ts - p->first_ts) / 1e9 : 0.0);
 		pp_out__puts(out, "# Self%, Samples: samples with the function innermost; "
 			     "Total%: samples with it anywhere on the stack\n");
+		if (pp_session__stats(s)->cut_stacks)	/* so far: the replay goes on with -i */
+			pp_out__printf(out, "# %llu stacks cut at a bad frame (frame-pointer walk "
+				       "through code without frame pointers)\n",
+				       (unsigned long long)pp_session__stats(s)->cut_stacks);
 		if (p->pct_limit > 0)
 			pp_out__printf(out, "# rows under %g%% %s hidden (--percent-limit)\n", p->pct_limit,
 				       p->children ? "Total%" : "Self%");

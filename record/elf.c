@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <lzma.h>
 #include <zlib.h>
 
 #include "pp/elf.h"
@@ -607,6 +608,97 @@ struct pp_elf *pp_elf__debug_file(struct pp_elf *e, const char *path)
 	if (dbg)
 		pp_elf__set_segments(dbg, e->segs, e->nr_segs);
 	return dbg;
+}
+
+/* ---- MiniDebugInfo ---- */
+
+#define MINIDEBUG_MAX_IN	(64u << 20)	/* compressed bytes read at most */
+#define MINIDEBUG_MAX_OUT	(256ull << 20)	/* decompressed bytes at most */
+#define MINIDEBUG_MEMLIMIT	(64u << 20)	/* xz decoder memory at most */
+
+/**
+ * pp_elf__minidebug() - the MiniDebugInfo of a stripped file.
+ * @e: reader of the stripped file.
+ *
+ * The section .gnu_debugdata (Fedora's and others' MiniDebugInfo) holds an
+ * xz-compressed ELF file whose .symtab has the functions the .dynsym lacks.
+ * It is decompressed (at most MINIDEBUG_MAX_OUT bytes, the decoder given at
+ * most MINIDEBUG_MEMLIMIT) into an anonymous memory file, so the reader
+ * reads it as any other; it takes @e's segments, so its functions come at
+ * @e's file offsets. Its functions complete @e's .dynsym, they do not
+ * replace it.
+ * Return: its reader (pp_elf__close() it), or NULL with errno set (ENOENT:
+ * no such section; EINVAL: not xz data; EFBIG: too large).
+ */
+struct pp_elf *pp_elf__minidebug(struct pp_elf *e)
+{
+	lzma_stream strm = LZMA_STREAM_INIT;
+	uint8_t *in = NULL, *out = NULL;
+	const struct elf_sec *sec;
+	struct pp_elf *inner = NULL;
+	uint64_t total = 0;
+	int i = sec_by_name(e, ".gnu_debugdata"), fd = -1, err = ENOENT;
+	lzma_ret r;
+
+	if (i < 0)
+		goto out;
+	sec = &e->sh[i];
+	err = EINVAL;
+	if (!sec_in_file(e, sec) || !sec->size)
+		goto out;
+	err = EFBIG;
+	if (sec->size > MINIDEBUG_MAX_IN)
+		goto out;
+	err = ENOMEM;
+	in = malloc(sec->size);
+	out = malloc(1u << 16);
+	if (!in || !out)
+		goto out;
+	err = EINVAL;
+	if (pread_at(e, in, sec->size, sec->offset) ||
+	    lzma_stream_decoder(&strm, MINIDEBUG_MEMLIMIT, 0) != LZMA_OK)
+		goto out;
+	fd = memfd_create("pp-minidebuginfo", MFD_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		goto out;
+	}
+	strm.next_in = in;
+	strm.avail_in = (size_t)sec->size;
+	do {
+		strm.next_out = out;
+		strm.avail_out = 1u << 16;
+		r = lzma_code(&strm, LZMA_FINISH);
+		size_t n = (1u << 16) - strm.avail_out;
+
+		if (r != LZMA_OK && r != LZMA_STREAM_END)
+			goto out;
+		total += n;
+		if (total > MINIDEBUG_MAX_OUT) {
+			err = EFBIG;
+			goto out;
+		}
+		if (n && pwrite(fd, out, n, (off_t)(total - n)) != (ssize_t)n) {
+			err = errno ? errno : EIO;
+			goto out;
+		}
+		if (r == LZMA_OK && !strm.avail_in && strm.avail_out)
+			goto out;	/* input ended before the stream did */
+	} while (r != LZMA_STREAM_END);
+	inner = pp_elf__open_fd(fd);
+	fd = -1;			/* the reader's now, or closed */
+	if (inner)
+		pp_elf__set_segments(inner, e->segs, e->nr_segs);
+	err = inner ? 0 : errno;
+out:
+	lzma_end(&strm);
+	free(in);
+	free(out);
+	if (fd >= 0)
+		close(fd);
+	if (!inner)
+		errno = err;
+	return inner;
 }
 
 /* ---- segments ---- */

@@ -56,13 +56,26 @@ static struct pp_evdesc *desc_new(struct pp_evdescs *ds, const char *name, int i
 	return d;
 }
 
-static void set_stack(struct perf_event_attr *a, int stack, int max_stack)
+/*
+ * A stack with each sample: the kernel's callchain; with --call-graph=dwarf
+ * the user registers and the top of the user stack too, for pp-record to
+ * unwind with the DSOs' CFI (record/unwind.c), and no user frame-pointer
+ * walk (it is replaced).
+ */
+static void set_stack(struct perf_event_attr *a, int stack, int max_stack,
+		      const struct pp_evbuild_opts *bo)
 {
 	if (!stack)
 		return;
 	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (max_stack > 0)
 		a->sample_max_stack = (uint16_t)max_stack;
+	if (bo && bo->dwarf_stack) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = PP_UNWIND_REGS_MASK;
+		a->sample_stack_user = bo->dwarf_stack;
+		a->exclude_callchain_user = 1;
+	}
 }
 
 static int sampling_supported(uint32_t type, uint64_t config)
@@ -78,6 +91,7 @@ static int sampling_supported(uint32_t type, uint64_t config)
 }
 
 static int add_tracepoints(struct pp_evdescs *ds, const struct pp_evspec *sp, int idx, int stack,
+			   const struct pp_evbuild_opts *bo,
 			   char *err, size_t errlen)
 {
 	char **names = NULL;
@@ -133,7 +147,7 @@ static int add_tracepoints(struct pp_evdescs *ds, const struct pp_evspec *sp, in
 		d->attr.config = (uint64_t)id;
 		d->attr.sample_period = 1;
 		d->attr.sample_type |= PERF_SAMPLE_RAW;
-		set_stack(&d->attr, stack, sp->max_stack);
+		set_stack(&d->attr, stack, sp->max_stack, bo);
 next:
 		free(names[k]);
 	}
@@ -149,7 +163,7 @@ next:
  * name, with the arguments as the fields of its format (record/usdt.c).
  */
 static int add_usdt(struct pp_evdescs *ds, const struct pp_evspec *sp, int idx, int stack,
-		    char *err, size_t errlen)
+		    const struct pp_evbuild_opts *bo, char *err, size_t errlen)
 {
 	struct pp_usdt_probe *v;
 	int n, k, found = 0, ret = 0;
@@ -188,7 +202,7 @@ static int add_usdt(struct pp_evdescs *ds, const struct pp_evspec *sp, int idx, 
 		d->attr.config = (uint64_t)id;
 		d->attr.sample_period = 1;
 		d->attr.sample_type |= PERF_SAMPLE_RAW;
-		set_stack(&d->attr, stack, sp->max_stack);
+		set_stack(&d->attr, stack, sp->max_stack, bo);
 	}
 	free(v);
 	if (!ret && !found) {
@@ -214,9 +228,9 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 	int r;
 
 	if (sp->kind == PP_EV_TRACEPOINT)
-		return add_tracepoints(ds, sp, idx, stack, err, errlen);
+		return add_tracepoints(ds, sp, idx, stack, bo, err, errlen);
 	if (sp->kind == PP_EV_USDT)
-		return add_usdt(ds, sp, idx, stack, err, errlen);
+		return add_usdt(ds, sp, idx, stack, bo, err, errlen);
 	d = desc_new(ds, sp->pattern, idx);
 	if (!d) {
 		snprintf(err, errlen, "out of memory");
@@ -282,7 +296,7 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 	case PP_EV_USDT:
 		break;
 	}
-	set_stack(&d->attr, stack, sp->max_stack);
+	set_stack(&d->attr, stack, sp->max_stack, bo);
 	return 0;
 }
 
@@ -336,7 +350,7 @@ struct pp_evdesc *pp_evdescs__add_sampler(struct pp_evdescs *ds, const struct pp
 	d->attr.exclude_user = !!bo->exclude_user;
 	d->attr.exclude_kernel = !!bo->exclude_kernel;
 	d->sampling = 1;
-	set_stack(&d->attr, bo->callchain, 0);
+	set_stack(&d->attr, bo->callchain, 0, bo);
 	return d;
 }
 

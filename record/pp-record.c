@@ -70,7 +70,10 @@ static const char usage_text[] =
 "        cycles, instructions, cache-misses, branch-misses ...\n"
 "        'EVENT help' (or: -e EVENT help) prints the event's format and exits\n"
 "  -F, --freq HZ              sample stacks at HZ (cycles, or cpu-clock without a PMU)\n"
-"  -g, --call-graph           record call chains for every event\n"
+"  -g, --call-graph[=MODE]    record call chains for every event; MODE fp (frame\n"
+"                             pointers, the default) or dwarf[,SIZE]: SIZE bytes\n"
+"                             of user stack (default 8192) unwound with the\n"
+"                             DSOs' .eh_frame at record time\n"
 "      --exclude-user         do not sample user space\n"
 "      --exclude-kernel       do not sample the kernel\n"
 "Targets (default: all CPUs, all tasks):\n"
@@ -143,6 +146,7 @@ struct opts {
 	int output_set;		/* -o given (else "pp.trace") */
 	int freq;
 	int callgraph;
+	uint32_t dwarf_stack;		/* --call-graph=dwarf: user stack bytes, 0: fp */
 	int exclude_user, exclude_kernel;
 	unsigned int mmap_pages;
 	size_t chunk_size;
@@ -421,7 +425,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
-		{ "call-graph", no_argument, NULL, 'g' },
+		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "exclude-user", no_argument, NULL, O_EXCL_USER },
 		{ "exclude-kernel", no_argument, NULL, O_EXCL_KERNEL },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -484,9 +488,18 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'F':
 			o->freq = (int)parse_long(optarg, "frequency", 1, 100000);
 			break;
-		case 'g':
+		case 'g': {
+			/* perf's spellings: --call-graph=dwarf and --call-graph dwarf */
+			const char *mode = optarg;
+			char msg[128];
+
+			if (!mode && optind < argc && !pp_call_graph_mode(argv[optind], NULL, NULL, 0))
+				mode = argv[optind++];
 			o->callgraph = 1;
+			if (mode && pp_call_graph_mode(mode, &o->dwarf_stack, msg, sizeof(msg)))
+				die_usage("%s", msg);
 			break;
+		}
 		case O_EXCL_USER:
 			o->exclude_user = 1;
 			break;
@@ -702,7 +715,7 @@ static void print_event_help(const struct pp_evdesc *d)
 static void build_events(struct opts *o, struct pp_evdescs *es)
 {
 	const struct pp_evbuild_opts bo = {
-		.callchain = o->callgraph, .freq = (uint32_t)o->freq,
+		.callchain = o->callgraph, .freq = (uint32_t)o->freq, .dwarf_stack = o->dwarf_stack,
 		.exclude_user = o->exclude_user, .exclude_kernel = o->exclude_kernel,
 	};
 	int tracefs_needed = 0, mounted = 0, i, sampling = 0;
@@ -1071,6 +1084,7 @@ struct rec {
 	struct pp_io *io;
 	struct pp_syms *syms;
 	int scan_syms;
+	struct pp_unwind *unw;		/* --call-graph=dwarf: stacks unwound before written */
 	struct pp_ksym_bpf *ksym;	/* kernel symbols one by one, loaded at first need */
 	int ksym_tried, ksym_ok;
 	struct stream *streams;
@@ -1588,6 +1602,9 @@ static void *writer_main(void *arg)
 			uint8_t codec = (uint8_t)r->o->codec;
 			int level = r->o->level;
 
+			if (r->unw)	/* the maps first, then each stack unwound in place */
+				pp_syms__scan_unwind(r->syms, r->unw, it.buf, &it.len, sample_type_of, r);
+
 			/*
 			 * Compression must never cost events: when chunks wait, a slow
 			 * zstd level steps down to the fastest one, and far behind to
@@ -1613,8 +1630,10 @@ static void *writer_main(void *arg)
 			r->data_raw += it.len;
 			r->data_stored += out_len;
 			r->data_chunks++;
-			if (!err && r->scan_syms) {
+			if (!err && r->scan_syms && !r->unw) {
 				pp_syms__scan(r->syms, it.buf, it.len, sample_type_of, r);
+				write_syms(r);
+			} else if (!err && r->unw) {
 				write_syms(r);
 			}
 		}
@@ -1811,11 +1830,19 @@ static void put_attrs(struct rec *r, struct pp_buf *b)
 
 		for (k = 0; k < e->nr_ids; k++)
 			nr += e->fds[k] >= 0;
+		struct perf_event_attr a = e->attr;
+
+		/* --call-graph=dwarf: the samples as written, their stacks unwound */
+		if (a.sample_type != pp_syms_dwarf_sample_type(a.sample_type)) {
+			a.sample_type = pp_syms_dwarf_sample_type(a.sample_type);
+			a.sample_regs_user = 0;
+			a.sample_stack_user = 0;
+		}
 		it.attr_size = sizeof(e->attr);
 		it.nr_ids = nr;
 		nr_at = b->len;
 		pp_buf__append(b, &it, sizeof(it));
-		pp_buf__append(b, &e->attr, sizeof(e->attr));
+		pp_buf__append(b, &a, sizeof(a));
 		pp_buf__pad(b, 8);
 		for (k = 0; k < e->nr_ids; k++)
 			if (e->fds[k] >= 0)
@@ -2158,7 +2185,7 @@ int main(int argc, char **argv)
 		struct pp_buf mm;
 
 		r.syms = pp_syms__new(o.kallsyms_all);
-		if (!r.syms)
+		if (!r.syms || (o.dwarf_stack && !(r.unw = pp_unwind__new())))
 			die("out of memory");
 		pp_syms__set_ksym_fn(r.syms, ksym_text, &r);
 		pp_buf__init(&mm);

@@ -62,6 +62,42 @@ void pp_syms__learn(struct pp_syms *s, uint32_t pid, struct pp_buf *tasks, struc
 void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 		   uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx);
 
+/* ---- --call-graph=dwarf (record/unwind.c) ---- */
+
+struct pp_unwind;
+
+/* Where a process's DSOs are mapped: @map_at gives the file and its map of @addr. */
+struct pp_unwind_maps {
+	int (*map_at)(void *ctx, uint32_t pid, uint64_t addr, const char **path, uint64_t *start,
+		      uint64_t *pgoff);
+	void *ctx;
+};
+
+int pp_call_graph_mode(const char *s, uint32_t *dwarf_stack, char *err, size_t len);
+struct pp_unwind *pp_unwind__new(void);
+void pp_unwind__free(struct pp_unwind *u);
+void pp_unwind__forget(struct pp_unwind *u, uint32_t pid);
+uint32_t pp_unwind__user(struct pp_unwind *u, uint32_t pid, uint32_t tid,
+			 const struct pp_unwind_maps *maps, const uint64_t *regs,
+			 const uint8_t *stack, uint64_t stack_size, uint64_t *out, uint32_t max);
+
+/**
+ * pp_syms__scan_unwind() - pp_syms__scan() for a DATA payload of a
+ * --call-graph=dwarf recording, before it is written: each sample that
+ * carries user registers and stack is unwound and rewritten in place, its
+ * callchain's user part replaced by the unwound frames and the registers
+ * and stack dropped (the payload shrinks: *@len is updated), as the
+ * sample_type pp_syms_dwarf_sample_type() gives, which the file's ATTRS
+ * must say.
+ * @s: collector; @u: unwinder; @data, @len: raw perf records;
+ * @sample_type_of: id -> the kernel's sample_type (0 if unknown); @ctx.
+ */
+void pp_syms__scan_unwind(struct pp_syms *s, struct pp_unwind *u, uint8_t *data, size_t *len,
+			  uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx);
+
+/** pp_syms_dwarf_sample_type() - the sample_type a rewritten sample of @st has. */
+uint64_t pp_syms_dwarf_sample_type(uint64_t st);
+
 /**
  * pp_syms__pending() - move what was discovered since the last call into
  * items: KSYMS into @ksyms, USYMS into @usyms, new MMAPS into @mmaps.

@@ -68,9 +68,12 @@ struct dso {
 	uint32_t lookups;	/* addresses looked up while not sorted */
 	void *map;		/* the mapped string table the names point into */
 	size_t map_len;
+	void *map2;		/* MiniDebugInfo: the .dynsym's, the names of the rest */
+	size_t map2_len;
 	size_t *hits;		/* indices into syms hit since the last flush */
 	size_t nr_hits, cap_hits;
 	uint8_t announced;	/* a USYMS item was written: the file covers this DSO */
+	uint8_t source;		/* PP_USYMS_SRC_*: where its functions came from */
 };
 
 struct map {
@@ -179,6 +182,8 @@ void pp_syms__free(struct pp_syms *s)
 		free(s->dsos[i].syms);
 		if (s->dsos[i].map)
 			munmap(s->dsos[i].map, s->dsos[i].map_len);
+		if (s->dsos[i].map2)
+			munmap(s->dsos[i].map2, s->dsos[i].map2_len);
 		free(s->dsos[i].hits);
 	}
 	free(s->dsos);
@@ -1227,14 +1232,19 @@ static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size, uint64_
  * @s: collector; @data, @len: perf records;
  * @sample_type_of: id -> sample_type; @ctx: its context.
  */
-void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
-		   uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx)
+/*
+ * Learn from one record (see pp_syms__scan()). @sample_st: the layout of a
+ * sample when it is not the kernel's (a rewritten one), else 0.
+ * Return: the pid whose maps changed (MMAP2, exec), else 0.
+ */
+static uint32_t scan_rec(struct pp_syms *s, const struct pp_rec *rp,
+			 uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx,
+			 uint64_t sample_st)
 {
-	struct pp_rec_iter it;
-	struct pp_rec r;
+	struct pp_rec r = *rp;
+	uint32_t changed = 0;
 
-	pp_rec_iter__init(&it, data, len);
-	while (pp_rec_iter__next(&it, &r)) {
+	{
 		uint64_t ns = 0;
 
 		if (r.type == PERF_RECORD_MMAP2 ||
@@ -1243,6 +1253,8 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 					r.size, &ns);
 		if (r.type == PERF_RECORD_MMAP2) {
 			scan_mmap2(s, r.data, r.size, ns);
+			if (r.size >= 16)
+				memcpy(&changed, r.data + 8, 4);
 		} else if (r.type == PERF_RECORD_FORK && r.size >= 24) {
 			uint32_t pid, ppid, tid;
 
@@ -1259,16 +1271,20 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 			if (r.size >= 16) {
 				memcpy(&pid, r.data + 8, 4);
 				exec_maps(s, pid, ns);
+				changed = pid;
 			}
 		} else if (r.type == PERF_RECORD_SAMPLE) {
-			uint64_t st = sample_type_of(pp_sample__id(r.data, r.size), ctx);
+			uint64_t st = sample_st ? sample_st :
+				      sample_type_of(pp_sample__id(r.data, r.size), ctx);
+			struct pp_sample_fmt fmt = { .sample_type = st,
+						     .sample_regs_user = PP_UNWIND_REGS_MASK };
 			struct pp_sample smp;
 			int user;
 
 			if (!(st & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
-				continue;
-			if (pp_sample__parse(st, r.data, r.size, &smp))
-				continue;
+				return 0;
+			if (pp_sample__parse_fmt(&fmt, r.data, r.size, &smp))
+				return 0;
 			user = (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
 			if (st & PERF_SAMPLE_IP) {
 				if (user)
@@ -1291,6 +1307,201 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 			}
 		}
 	}
+	return changed;
+}
+
+void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
+		   uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx)
+{
+	struct pp_rec_iter it;
+	struct pp_rec r;
+
+	pp_rec_iter__init(&it, data, len);
+	while (pp_rec_iter__next(&it, &r))
+		scan_rec(s, &r, sample_type_of, ctx, 0);
+	upend_retry(s);
+}
+
+/* ---- --call-graph=dwarf: samples rewritten with their unwound stacks ---- */
+
+#define DWARF_ST	(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#define UNWIND_MAX	127		/* user frames kept, perf's default depth */
+
+/**
+ * pp_syms_dwarf_sample_type() - the layout of a sample of @st after
+ * pp_syms__scan_unwind(): without the user registers and stack.
+ */
+uint64_t pp_syms_dwarf_sample_type(uint64_t st)
+{
+	return (st & DWARF_ST) == DWARF_ST ? st & ~DWARF_ST : st;
+}
+
+static int map_at(void *ctx, uint32_t pid, uint64_t addr, const char **path, uint64_t *start,
+		  uint64_t *pgoff)
+{
+	struct pp_syms *s = ctx;
+	struct map *m;
+	size_t at;
+	int own;
+
+	m = find_map(s, pid, addr, &own, &at);
+	if (!m || m->dso < 0 || s->dsos[m->dso].jit)
+		return -1;
+	*path = s->dsos[m->dso].path;
+	*start = m->start;
+	*pgoff = m->pgoff;
+	return 0;
+}
+
+/*
+ * Rewrite the sample at @rec (@size bytes, layout @st) in place: its
+ * callchain's kernel part, then PERF_CONTEXT_USER and the unwound frames;
+ * the user registers and stack dropped. Never larger than it was.
+ * Return: the new size, or 0 if the sample is left as it is.
+ */
+static size_t unwind_rewrite(struct pp_syms *s, struct pp_unwind *u, uint8_t *rec, size_t size,
+			     uint64_t st)
+{
+	static const uint64_t before_cc = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+		PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	struct pp_sample_fmt fmt = { .sample_type = st, .sample_regs_user = PP_UNWIND_REGS_MASK };
+	struct pp_unwind_maps maps = { map_at, s };
+	uint64_t frames[UNWIND_MAX], nr, v, ucx = (uint64_t)PERF_CONTEXT_USER;
+	size_t off = 8, cc, cc_end, regs, tail, keep = 0, room;
+	uint32_t nf = 0;
+	struct pp_sample smp;
+	uint8_t *tmp;
+
+	if (!(st & PERF_SAMPLE_CALLCHAIN) || (st & (PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK)) ||
+	    pp_sample__parse_fmt(&fmt, rec, size, &smp))
+		return 0;
+	off += 8 * (size_t)__builtin_popcountll(st & before_cc);
+	cc = off;
+	if (off + 8 > size)
+		return 0;
+	memcpy(&nr, rec + off, 8);
+	if (nr > (size - off - 8) / 8)
+		return 0;
+	cc_end = off + 8 + 8 * nr;
+	off = cc_end;
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t raw;
+
+		if (off + 4 > size)
+			return 0;
+		memcpy(&raw, rec + off, 4);
+		if (raw > size - off - 4)
+			return 0;
+		off += 4 + raw;
+	}
+	regs = off;
+	if (off + 8 > size)
+		return 0;
+	memcpy(&v, rec + off, 8);	/* abi */
+	off += 8 + (v ? 8 * (size_t)__builtin_popcountll(PP_UNWIND_REGS_MASK) : 0);
+	if (off + 8 > size)
+		return 0;
+	memcpy(&v, rec + off, 8);	/* stack size */
+	off += 8;
+	if (v) {
+		if (v > size - off || size - off - v < 8)
+			return 0;
+		off += v + 8;
+	}
+	tail = off;
+	/* the kernel part: up to a PERF_CONTEXT_USER (none with exclude_callchain_user) */
+	for (; keep < nr; keep++) {
+		memcpy(&v, rec + cc + 8 + 8 * keep, 8);
+		if (v == ucx)
+			break;
+	}
+	/* room: what the registers and the stack leave, so the record never grows */
+	room = (tail - regs) + 8 * (nr - keep);
+	room = room > 8 ? (room - 8) / 8 : 0;
+	if (smp.user_abi && smp.user_regs && smp.user_stack) {
+		uint64_t dyn = smp.user_stack_dyn_size < smp.user_stack_size ?
+			       smp.user_stack_dyn_size : smp.user_stack_size;
+
+		nf = pp_unwind__user(u, smp.pid, smp.tid, &maps, smp.user_regs, smp.user_stack, dyn,
+				     frames, room < UNWIND_MAX ? (uint32_t)room : UNWIND_MAX);
+	}
+	tmp = malloc(size);
+	if (!tmp)
+		return 0;
+	/* header and fields before the callchain, the kernel part, then ours */
+	memcpy(tmp, rec, cc);
+	off = cc;
+	nr = keep + (nf ? 1 + nf : 0);
+	memcpy(tmp + off, &nr, 8);
+	off += 8;
+	memcpy(tmp + off, rec + cc + 8, 8 * keep);
+	off += 8 * keep;
+	if (nf) {
+		memcpy(tmp + off, &ucx, 8);
+		memcpy(tmp + off + 8, frames, 8 * nf);
+		off += 8 + 8 * (size_t)nf;
+	}
+	memcpy(tmp + off, rec + cc_end, regs - cc_end);	/* RAW */
+	off += regs - cc_end;
+	memcpy(tmp + off, rec + tail, size - tail);	/* WEIGHT... and the sample_id */
+	off += size - tail;
+	if (off > size || off > 0xffff) {
+		free(tmp);
+		return 0;
+	}
+	memcpy(rec, tmp, off);
+	free(tmp);
+	{
+		uint16_t sz = (uint16_t)off;
+
+		memcpy(rec + 6, &sz, 2);
+	}
+	return off;
+}
+
+void pp_syms__scan_unwind(struct pp_syms *s, struct pp_unwind *u, uint8_t *data, size_t *len,
+			  uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx)
+{
+	size_t in = 0, out = 0;
+
+	while (*len - in >= 8) {
+		struct perf_event_header h;
+		uint8_t *rec = data + in;
+		uint64_t st = 0;
+		size_t nsz = 0;
+		struct pp_rec r;
+		uint32_t changed;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < 8 || h.size > *len - in)
+			break;
+		if (h.type == PERF_RECORD_SAMPLE) {
+			st = sample_type_of(pp_sample__id(rec, h.size), ctx);
+			if ((st & DWARF_ST) == DWARF_ST)
+				nsz = unwind_rewrite(s, u, rec, h.size, st);
+		}
+		if (!nsz) {
+			nsz = h.size;
+			st = 0;
+		} else {
+			st = pp_syms_dwarf_sample_type(st);
+		}
+		if (out != in)
+			memmove(data + out, rec, nsz);
+		r.type = h.type;
+		r.misc = h.misc;
+		r.size = (uint16_t)nsz;
+		r.data = data + out;
+		changed = scan_rec(s, &r, sample_type_of, ctx, st);
+		if (changed)
+			pp_unwind__forget(u, changed);
+		out += nsz;
+		in += h.size;
+	}
+	if (in < *len && out != in)
+		memmove(data + out, data + in, *len - in);
+	*len = out + (*len - in);
 	upend_retry(s);
 }
 
@@ -1328,7 +1539,7 @@ static int usym_cmp(const void *a, const void *b)
 static void usyms_item_begin(struct pp_buf *b, const struct dso *d, uint32_t nr, size_t *at,
 			     size_t *nr_at)
 {
-	uint8_t hdr[4] = { d->bid_size, 0, 0, 0 };
+	uint8_t hdr[4] = { d->bid_size, d->jit ? PP_USYMS_SRC_PERFMAP : d->source, 0, 0 };
 	uint8_t bid[20] = { 0 };
 
 	*at = pp_item__begin(b, 0);
@@ -1445,7 +1656,7 @@ static void usyms_sort(struct usym *v, size_t n)
  * names stay in the reader's mapping of the string table, which @d keeps.
  * Return: 0, or -1.
  */
-static int take_funcs(struct dso *d, struct pp_elf *e)
+static int take_funcs(struct dso *d, struct pp_elf *e, int append)
 {
 	size_t nsym = pp_elf__nr_symbols(e), pos = 0, nv = 0;
 	struct pp_elf_sym b[SYM_BATCH];
@@ -1453,9 +1664,17 @@ static int take_funcs(struct dso *d, struct pp_elf *e)
 	int n;
 
 	/* room for all at once: growing by doubling copied them over and over */
-	v = malloc((nsym ? nsym : 1) * sizeof(*v));
-	if (!v)
-		return -1;
+	if (append && d->syms) {
+		nv = d->nr_syms;
+		v = realloc(d->syms, (nv + nsym + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		d->syms = v;
+	} else {
+		v = malloc((nsym ? nsym : 1) * sizeof(*v));
+		if (!v)
+			return -1;
+	}
 	while ((n = pp_elf__funcs(e, &pos, b, SYM_BATCH)) > 0) {
 		for (int i = 0; i < n; i++) {
 			v[nv].start = b[i].offset;
@@ -1466,6 +1685,8 @@ static int take_funcs(struct dso *d, struct pp_elf *e)
 		}
 	}
 	if (n < 0) {
+		if (append && d->syms)
+			return -1;	/* d->syms (v) keeps what it had */
 		free(v);
 		return -1;
 	}
@@ -1473,7 +1694,10 @@ static int take_funcs(struct dso *d, struct pp_elf *e)
 	d->nr_syms = nv;
 	d->sorted = 0;
 	d->lookups = 0;
-	d->map = pp_elf__take_strings(e, &d->map_len);
+	if (append)
+		d->map2 = pp_elf__take_strings(e, &d->map2_len);
+	else
+		d->map = pp_elf__take_strings(e, &d->map_len);
 	return 0;
 }
 
@@ -1500,14 +1724,26 @@ static int load_elf_table(struct dso *d, const char *path)
 	if (!pp_elf__has_symtab(e)) {
 		struct pp_elf *dbg = pp_elf__debug_file(e, d->path);
 
-		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg)) {
+		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg, 0)) {
 			pp_elf__close(dbg);
+			d->source = PP_USYMS_SRC_DEBUG;
+			ret = 0;
+			goto out;
+		}
+		pp_elf__close(dbg);
+		/* MiniDebugInfo: the functions the .dynsym lacks, then the .dynsym's */
+		dbg = pp_elf__minidebug(e);
+		if (dbg && pp_elf__has_symtab(dbg) && !take_funcs(d, dbg, 0)) {
+			pp_elf__close(dbg);
+			take_funcs(d, e, 1);
+			d->source = PP_USYMS_SRC_MINIDEBUG;
 			ret = 0;
 			goto out;
 		}
 		pp_elf__close(dbg);
 	}
-	ret = take_funcs(d, e);
+	ret = take_funcs(d, e, 0);
+	d->source = pp_elf__has_symtab(e) ? PP_USYMS_SRC_SYMTAB : PP_USYMS_SRC_DYNSYM;
 out:
 	pp_elf__close(e);
 	return ret;

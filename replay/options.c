@@ -160,7 +160,7 @@ const char *pp_opts__mod(const struct pp_opts *o, const char *name)
 struct opt_def {
 	const char *l;		/* long name */
 	char s;			/* short name */
-	int arg;		/* takes an argument */
+	int arg;		/* takes an argument (2: optional, as --NAME=VALUE only) */
 	unsigned int bit;	/* PP_OPT_* needed, 0 = always accepted */
 };
 
@@ -184,6 +184,8 @@ static const struct opt_def opt_defs[] = {
 	{ "tid", 't', 1, 0 },
 	{ "N", 'N', 1, 0 },
 	{ "verbose", 'v', 0, 0 },
+	{ "no-demangle", 0, 0, 0 },
+	{ "debuginfod", 0, 2, 0 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -251,7 +253,7 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 		}
 		if (d->bit && !(a->opts & d->bit))
 			return opt_err(err, errlen, "%s does not take option '%s'", a->name, arg);
-		if (d->arg && !val) {
+		if (d->arg == 1 && !val) {
 			if (i + 1 >= argc)
 				return opt_err(err, errlen, "option '%s' needs a value", arg);
 			val = argv[++i];
@@ -332,6 +334,12 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				o->input = val;
 			} else if (!strcmp(d->l, "live")) {
 				o->live = 1;
+			} else if (!strcmp(d->l, "no-demangle")) {
+				o->no_demangle = 1;
+			} else if (!strcmp(d->l, "debuginfod")) {
+				if (val && !*val)
+					return opt_err(err, errlen, "--debuginfod= needs URLS");
+				o->debuginfod = val ? val : "";
 			}
 			break;
 		}

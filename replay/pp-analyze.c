@@ -43,7 +43,8 @@ static void usage(FILE *fp)
 	      "       pp-analyze PROFILER [options] [FILE | --input FILE]   (default pp.trace)\n"
 	      "       pp-analyze PROFILER --live [options] [-d SEC]\n"
 	      "common options: -e EVENT,...  -i MS (interval)  -C CPUS  -p PIDS  -t TIDS  -N N\n"
-	      "                -g  -F HZ  --flame-graph FILE  --than TIME  --perins  --json  -o FILE\n",
+	      "                -g  -F HZ  --flame-graph FILE  --than TIME  --perins  --json  -o FILE\n"
+	      "                --no-demangle  --debuginfod[=URLS]\n",
 	      fp);
 }
 
@@ -235,6 +236,21 @@ static int cmd_info(const char *path)
 	printf("symbols:     %llu kernel, %llu DSOs (%llu with embedded symbols), %llu maps\n",
 	       (unsigned long long)ksyms, (unsigned long long)dsos, (unsigned long long)dsos_syms,
 	       (unsigned long long)maps);
+	{
+		/* which source named each DSO whose symbols the file carries */
+		static const char *const src[] = { "embedded", ".symtab", "debug file",
+						   "MiniDebugInfo", ".dynsym only", "perf map" };
+		const char *dpath;
+		size_t nsym;
+		int so;
+
+		for (size_t i = 0; !pp_symtab__dso(s->syms, i, &dpath, &so, &nsym); i++)
+			if (so >= 0 && so < (int)(sizeof(src) / sizeof(src[0])))
+				printf("  %-40s %-14s %zu symbols\n", dpath, src[so], nsym);
+	}
+	if (s->stats.cut_stacks)
+		printf("stacks:      %llu cut at a bad frame (%llu entries dropped)\n",
+		       (unsigned long long)s->stats.cut_stacks, (unsigned long long)s->stats.cut_frames);
 	rs = pp_reader__stats(s->reader);
 	printf("index:       %s\n", rs->has_footer ? "footer and index" : "none (file not closed cleanly; scanned)");
 	/* The plain scan above saw every chunk: its counts are the complete ones. */

@@ -240,6 +240,20 @@ int pp_symtab__sym_offset(struct pp_symtab *t, uint32_t pid, uint64_t addr, int 
 			  uint64_t *off);
 void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, uint64_t *dsos_syms,
 			 uint64_t *maps);
+void pp_symtab__set_demangle(struct pp_symtab *t, int on);
+int pp_symtab__dso(const struct pp_symtab *t, size_t i, const char **path, int *source,
+		   size_t *nr_syms);
+uint32_t pp_symtab__cut_chain(const struct pp_symtab *t, uint32_t pid, const uint64_t *chain,
+			      uint32_t nr, int *junk);
+
+void pp_symtab__set_debuginfod(struct pp_symtab *t, int on);
+
+/* replay/debuginfod.c */
+int pp_debuginfod_find(const uint8_t *bid, int size);
+int pp_debuginfod_urls(const char *urls);
+
+/* replay/demangle.c */
+char *pp_demangle(const char *name);
 
 /**
  * struct pp_source_ops - a source of records behind one interface: the

@@ -197,6 +197,16 @@ struct pp_session *pp_session__new(const struct pp_analyzer *a, const struct pp_
 	}
 	pp_out__init(&s->out, fd);
 	s->syms = pp_symtab__new();
+	if (s->syms) {
+		pp_symtab__set_demangle(s->syms, !o->no_demangle);
+		/* --debuginfod[=URLS], or DEBUGINFOD_URLS as libdebuginfod's other users */
+		if (o->debuginfod && pp_debuginfod_urls(o->debuginfod)) {
+			fprintf(stderr, "pp-analyze: --debuginfod: no server (give --debuginfod=URLS "
+				"or set DEBUGINFOD_URLS)\n");
+			goto err;
+		}
+		pp_symtab__set_debuginfod(s->syms, !pp_debuginfod_urls(NULL));
+	}
 	s->tep = tep_alloc();
 	if (!s->syms || !s->tep || s->out.error) {
 		pp_session__free(s);
@@ -1258,6 +1268,16 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		e.callchain = smp.callchain;
 		e.nr_callchain = (uint32_t)smp.nr_callchain;
 		e.addr = smp.addr;
+	}
+	if (e.nr_callchain) {	/* junk frames of a frame-pointer walk: cut, for every output */
+		int junk;
+		uint32_t keep = pp_symtab__cut_chain(s->syms, e.pid, e.callchain, e.nr_callchain, &junk);
+
+		if (junk) {
+			s->stats.cut_stacks++;
+			s->stats.cut_frames += e.nr_callchain - keep;
+		}
+		e.nr_callchain = keep;
 	}
 	if (!pass_cpu(s, e.cpu))
 		return;

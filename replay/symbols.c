@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include "pp/elf.h"
+#include "pp/format.h"
 #include "pp/meta.h"
 #include "replay-internal.h"
 
@@ -24,6 +26,7 @@ struct pp_sym {
 	uint64_t size;
 	const char *name;
 	const char *mod;	/* kernel module, "" = vmlinux; NULL for user */
+	uint8_t dm_done;	/* name is demangled already (or needs not be) */
 };
 
 struct pp_dso {
@@ -35,22 +38,33 @@ struct pp_dso {
 	size_t nr_syms;
 	int sorted;
 	int source;		/* 0 none yet, 1 embedded, 2 debug dir, 3 local file, -1 failed */
+	uint8_t rec_source;	/* embedded: PP_USYMS_SRC_* the recorder said */
+	uint8_t more_tried;	/* embedded, a miss: this machine's debug file was tried */
 };
 
+/* A map, a node of its set's treap (links are slot + 1, 0 = none). */
 struct pp_map {
-	uint64_t start, end, pgoff;
+	uint64_t start, end, pgoff;	/* end 0: a free slot */
 	int dso;
+	uint32_t l, r;		/* children: starts below, above */
+	uint32_t prio;		/* heap order: a parent's is at least its children's */
 };
 
 /*
- * The maps of one or more processes, sorted by start. A forked process
- * shares its parent's set (@refs counts the sharers) until one of them
- * changes: then that one gets its own copy.
+ * The maps of one or more processes: a treap by start in one block of
+ * slots, so an insertion costs O(log n) wherever the map goes (an array
+ * kept sorted moved every map above it: mmap hands out addresses top
+ * down, so each new map went first), and a copy is one memcpy (the links
+ * are slot numbers, not pointers). A forked process shares its parent's
+ * set (@refs counts the sharers) until one of them changes: then that one
+ * gets its own copy.
  */
 struct pp_mapset {
 	uint32_t refs;
 	uint32_t uid;		/* gen of its last change: equal uids, equal maps */
-	uint32_t nr, cap;
+	uint32_t nr;		/* maps */
+	uint32_t used, cap;	/* slots handed out, slots */
+	uint32_t root, free;	/* the tree; the free slots, linked by l */
 	struct pp_map m[];
 };
 
@@ -79,6 +93,9 @@ struct pp_symtab {
 	uint32_t gen;		/* bumped whenever a lookup's answer may change */
 	uint32_t kver;		/* gen of the last kernel symbol change */
 	uint32_t uver;		/* gen of the last user symbol change */
+	int no_demangle;	/* --no-demangle: names as the files have them */
+	int debuginfod;		/* ask debuginfod servers for debug files by build-id */
+	uint64_t rng;		/* the treaps' priorities */
 };
 
 /** pp_symtab__gen() - changes whenever symbols or maps change (for caches). */
@@ -178,9 +195,11 @@ static int mapset_own(struct pp_proc *p)
 	struct pp_mapset *ms = p->ms, *n;
 	uint32_t cap;
 
-	if (ms && ms->refs == 1 && ms->nr < ms->cap)
+	if (ms && ms->refs == 1 && (ms->free || ms->used < ms->cap))
 		return 0;
-	cap = ms ? ms->nr + 1 : 8;
+	if (ms && ms->cap >= UINT32_MAX / 4)
+		return -ENOMEM;
+	cap = ms ? ms->used + 1 : 8;
 	if (ms && ms->refs == 1)
 		cap = ms->cap * 2;
 	else if (cap < 8)
@@ -193,12 +212,13 @@ static int mapset_own(struct pp_proc *p)
 		n = malloc(sizeof(*n) + cap * sizeof(n->m[0]));
 		if (!n)
 			return -ENOMEM;
-		n->refs = 1;
-		n->nr = ms ? ms->nr : 0;
 		if (ms) {
-			memcpy(n->m, ms->m, ms->nr * sizeof(n->m[0]));
+			memcpy(n, ms, sizeof(*n) + ms->used * sizeof(n->m[0]));
 			ms->refs--;
+		} else {
+			memset(n, 0, sizeof(*n));
 		}
+		n->refs = 1;
 	}
 	n->cap = cap;
 	p->ms = n;
@@ -212,6 +232,48 @@ static int mapset_own(struct pp_proc *p)
 struct pp_symtab *pp_symtab__new(void)
 {
 	return calloc(1, sizeof(struct pp_symtab));
+}
+
+/**
+ * pp_symtab__set_demangle() - demangle C++ and Rust names (the default) or not.
+ * @t: tables; @on: 0 for the names as the files have them (--no-demangle).
+ */
+void pp_symtab__set_demangle(struct pp_symtab *t, int on)
+{
+	t->no_demangle = !on;
+	t->gen++;
+	t->kver = t->uver = t->gen;
+}
+
+/**
+ * pp_symtab__set_debuginfod() - look debug files up on debuginfod servers
+ * too (DEBUGINFOD_URLS) when this machine has none for a build-id.
+ * @t: tables; @on: 1 to.
+ */
+void pp_symtab__set_debuginfod(struct pp_symtab *t, int on)
+{
+	t->debuginfod = on;
+}
+
+/*
+ * The name @s prints as: demangled at its first lookup (most symbols of a
+ * file are never looked up), then kept, so a frame costs it once.
+ */
+static const char *sym_name(struct pp_symtab *t, struct pp_sym *s)
+{
+	if (!s->dm_done && !t->no_demangle) {
+		char *d = pp_demangle(s->name);
+
+		s->dm_done = 1;
+		if (d) {
+			const char *o = own_str(t, d);
+
+			if (o)
+				s->name = o;
+			free(d);
+		}
+	}
+	return s->name;
 }
 
 /**
@@ -288,6 +350,7 @@ int pp_symtab__add_ksyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 		if (!t->ksyms[t->nr_ksyms].name)
 			return -ENOMEM;
 		t->ksyms[t->nr_ksyms].mod = mod;
+		t->ksyms[t->nr_ksyms].dm_done = 0;
 		t->nr_ksyms++;
 	}
 	t->ksorted = 0;
@@ -439,8 +502,10 @@ int pp_symtab__add_usyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 	uint32_t nr;
 	struct pp_dso *d;
 
+	uint8_t src;
+
 	pp_cur__init(&c, body, size);
-	if (pp_cur__u8(&c, &bsz) || pp_cur__u8(&c, &pad) || pp_cur__u8(&c, &pad) ||
+	if (pp_cur__u8(&c, &bsz) || pp_cur__u8(&c, &src) || pp_cur__u8(&c, &pad) ||
 	    pp_cur__u8(&c, &pad) || pp_cur__bytes(&c, &bid, 20) || pp_cur__u32(&c, &nr) ||
 	    pp_cur__str(&c, &path) || pp_cur__align(&c, 8))
 		return -EINVAL;
@@ -465,45 +530,97 @@ int pp_symtab__add_usyms(struct pp_symtab *t, const uint8_t *body, size_t size)
 		d->syms[d->nr_syms].size = sz;
 		d->syms[d->nr_syms].name = own_str(t, name);
 		d->syms[d->nr_syms].mod = NULL;
+		d->syms[d->nr_syms].dm_done = 0;
 		if (!d->syms[d->nr_syms].name)
 			return -ENOMEM;
 		d->nr_syms++;
 	}
 	d->sorted = 0;
 	d->source = 1;
+	if (src && src <= PP_USYMS_SRC_MAX)
+		d->rec_source = src;
 	return 0;
 }
 
-/* Index of the first map of @ms starting above @addr. */
-static size_t map_upper(const struct pp_mapset *ms, uint64_t addr)
+/* The map of @ms holding @addr, or NULL. */
+static const struct pp_map *map_find(const struct pp_mapset *ms, uint64_t addr)
 {
-	size_t lo = 0, hi = ms->nr;
+	const struct pp_map *best = NULL;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+	for (uint32_t x = ms ? ms->root : 0; x;) {
+		const struct pp_map *n = &ms->m[x - 1];
 
-		if (ms->m[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (n->start <= addr) {
+			best = n;
+			x = n->r;
+		} else {
+			x = n->l;
+		}
 	}
-	return lo;
+	return best && addr < best->end ? best : NULL;
 }
 
-/* Index of the first map of @ms starting at or above @addr. */
-static size_t map_lower(const struct pp_mapset *ms, uint64_t addr)
+/* Split tree @x into the maps starting below @key (@a) and the others (@b). */
+static void map_split(struct pp_mapset *ms, uint32_t x, uint64_t key, uint32_t *a, uint32_t *b)
 {
-	size_t lo = 0, hi = ms->nr;
+	while (x) {
+		struct pp_map *n = &ms->m[x - 1];
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ms->m[mid].start < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (n->start < key) {
+			*a = x;
+			a = &n->r;
+			x = n->r;
+		} else {
+			*b = x;
+			b = &n->l;
+			x = n->l;
+		}
 	}
-	return lo;
+	*a = *b = 0;
+}
+
+/* Join trees @a and @b, every start of @a below every start of @b. */
+static uint32_t map_join(struct pp_mapset *ms, uint32_t a, uint32_t b)
+{
+	uint32_t root = 0, *at = &root;
+
+	while (a && b) {
+		if (ms->m[a - 1].prio >= ms->m[b - 1].prio) {
+			*at = a;
+			at = &ms->m[a - 1].r;
+			a = ms->m[a - 1].r;
+		} else {
+			*at = b;
+			at = &ms->m[b - 1].l;
+			b = ms->m[b - 1].l;
+		}
+	}
+	*at = a ? a : b;
+	return root;
+}
+
+/* Free the maps of tree @x (each map is freed once: amortised O(1) each). */
+static void map_free_tree(struct pp_mapset *ms, uint32_t x)
+{
+	while (x) {
+		struct pp_map *n = &ms->m[x - 1];
+
+		if (n->l) {		/* rotate the left child up: no stack needed */
+			uint32_t l = n->l;
+
+			n->l = ms->m[l - 1].r;
+			ms->m[l - 1].r = x;
+			x = l;
+			continue;
+		}
+		uint32_t r = n->r;
+
+		n->end = 0;
+		n->l = ms->free;
+		ms->free = x;
+		ms->nr--;
+		x = r;
+	}
 }
 
 static int map_insert(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_t end,
@@ -511,31 +628,39 @@ static int map_insert(struct pp_symtab *t, uint32_t pid, uint64_t start, uint64_
 {
 	struct pp_proc *p = proc_get(t, pid);
 	struct pp_mapset *ms;
-	size_t i;
+	uint32_t lo, mid, hi, x, *at;
 
 	if (!p || mapset_own(p))
 		return -ENOMEM;
 	ms = p->ms;
 	ms->uid = ++t->gen;
 	/*
-	 * Drop the maps of this process that the new one overlaps: the maps
-	 * never overlap one another, so sorted by start they are sorted by end
-	 * too and the overlapped ones are a run [i, j) found by binary search.
+	 * Drop the maps of this process that the new one overlaps: those
+	 * starting in [start, end), and the last one starting below start if
+	 * it reaches past it (the maps never overlap one another).
 	 */
-	size_t j = map_lower(ms, end);
-
-	i = map_upper(ms, start);
-	if (i && ms->m[i - 1].end > start)
-		i--;
-	if (j < i)
-		j = i;
-	if (j > i) {
-		memmove(&ms->m[i], &ms->m[j], (ms->nr - j) * sizeof(ms->m[0]));
-		ms->nr -= (uint32_t)(j - i);
+	map_split(ms, ms->root, start, &lo, &hi);
+	map_split(ms, hi, end, &mid, &hi);
+	map_free_tree(ms, mid);
+	for (at = &lo; *at && ms->m[*at - 1].r; at = &ms->m[*at - 1].r)
+		;
+	if (*at && ms->m[*at - 1].end > start) {
+		x = *at;
+		*at = ms->m[x - 1].l;
+		ms->m[x - 1].l = 0;
+		map_free_tree(ms, x);
 	}
-	memmove(&ms->m[i + 1], &ms->m[i], (ms->nr - i) * sizeof(ms->m[0]));
-	ms->m[i] = (struct pp_map){ .start = start, .end = end, .pgoff = pgoff, .dso = dso };
+	if (ms->free) {
+		x = ms->free;
+		ms->free = ms->m[x - 1].l;
+	} else {
+		x = ++ms->used;
+	}
+	t->rng = t->rng * 6364136223846793005ull + 1442695040888963407ull;
+	ms->m[x - 1] = (struct pp_map){ .start = start, .end = end, .pgoff = pgoff, .dso = dso,
+					 .prio = (uint32_t)(t->rng >> 32) };
 	ms->nr++;
+	ms->root = map_join(ms, map_join(ms, lo, x), hi);
 	return 0;
 }
 
@@ -592,16 +717,16 @@ void pp_symtab__fork(struct pp_symtab *t, uint32_t ppid, uint32_t pid)
 	}
 	/* Inserting into the child never changes the parent's set: its copy is made first. */
 	pms->refs++;
-	for (uint32_t i = 0; i < pms->nr; i++) {
+	for (uint32_t i = 0; i < pms->used; i++) {
 		struct pp_map m = pms->m[i];
 
-		if (map_insert(t, pid, m.start, m.end, m.pgoff, m.dso))
+		if (m.end && map_insert(t, pid, m.start, m.end, m.pgoff, m.dso))
 			break;
 	}
 	mapset_put(pms);
 }
 
-static const struct pp_sym *sym_find(struct pp_sym *syms, size_t nr, uint64_t addr)
+static struct pp_sym *sym_find(struct pp_sym *syms, size_t nr, uint64_t addr)
 {
 	size_t lo = 0, hi = nr;
 
@@ -615,7 +740,7 @@ static const struct pp_sym *sym_find(struct pp_sym *syms, size_t nr, uint64_t ad
 	}
 	if (!lo)
 		return NULL;
-	const struct pp_sym *s = &syms[lo - 1];
+	struct pp_sym *s = &syms[lo - 1];
 
 	if (s->size && addr >= s->addr + s->size)
 		return NULL;
@@ -627,7 +752,7 @@ static const struct pp_sym *sym_find(struct pp_sym *syms, size_t nr, uint64_t ad
  * the distance into it, whatever the load bias). Return: 0, -ENOENT if
  * there are none, or -ENOMEM.
  */
-static int take_funcs(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e)
+static int take_funcs(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e, int append)
 {
 	size_t nsym = pp_elf__nr_symbols(e), pos = 0, nr = 0;
 	struct pp_elf_sym b[256];
@@ -646,6 +771,7 @@ static int take_funcs(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e)
 			syms[nr].addr = b[i].offset;
 			syms[nr].size = b[i].size;
 			syms[nr].mod = NULL;
+			syms[nr].dm_done = 0;
 			syms[nr].name = own_str(t, b[i].name);
 			if (!syms[nr].name) {
 				free(syms);
@@ -658,7 +784,20 @@ static int take_funcs(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e)
 		free(syms);
 		return n < 0 ? n : -ENOENT;
 	}
-	free(d->syms);
+	if (append && d->nr_syms) {
+		struct pp_sym *all = realloc(d->syms, (d->nr_syms + nr) * sizeof(*all));
+
+		if (!all) {
+			free(syms);
+			return -ENOMEM;
+		}
+		memcpy(all + d->nr_syms, syms, nr * sizeof(*syms));
+		free(syms);
+		syms = all;
+		nr += d->nr_syms;
+	} else {
+		free(d->syms);
+	}
 	d->syms = syms;
 	d->nr_syms = nr;
 	d->sorted = 0;
@@ -679,17 +818,39 @@ static int bid_matches(const struct pp_dso *d, struct pp_elf *e)
  * offsets are those of the DSO's segments when the DSO is here too, else
  * the debug file's addresses (pp_elf's rule for a debug file alone).
  */
-static int load_debug_dir(struct pp_symtab *t, struct pp_dso *d)
+static int load_debug_elf(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e, int append);
+
+/*
+ * The functions of @d's debug file by build-id: in /usr/lib/debug/.build-id,
+ * else (--debuginfod, DEBUGINFOD_URLS) from a debuginfod server.
+ */
+static int load_debug_dir(struct pp_symtab *t, struct pp_dso *d, int append)
 {
 	char path[512];
-	struct pp_elf *e, *orig;
+	struct pp_elf *e;
 	int ret = -ENOENT;
 
 	if (pp_elf_build_id_path(d->build_id, d->build_id_size, path, sizeof(path)))
 		return -ENOENT;
 	e = pp_elf__open(path);
-	if (!e)
-		return -ENOENT;
+	if (e)
+		ret = load_debug_elf(t, d, e, append);
+	if (ret && t->debuginfod) {	/* not here: from a debuginfod server */
+		int fd = pp_debuginfod_find(d->build_id, d->build_id_size);
+
+		e = fd >= 0 ? pp_elf__open_fd(fd) : NULL;
+		if (e)
+			ret = load_debug_elf(t, d, e, append);
+	}
+	return ret;
+}
+
+/* The functions of debug file @e of @d (closed here). */
+static int load_debug_elf(struct pp_symtab *t, struct pp_dso *d, struct pp_elf *e, int append)
+{
+	struct pp_elf *orig;
+	int ret = -ENOENT;
+
 	orig = d->path && d->path[0] == '/' ? pp_elf__open(d->path) : NULL;
 	if (orig && bid_matches(d, orig)) {
 		const struct pp_elf_seg *segs;
@@ -699,7 +860,7 @@ static int load_debug_dir(struct pp_symtab *t, struct pp_dso *d)
 	}
 	pp_elf__close(orig);
 	if (bid_matches(d, e))
-		ret = take_funcs(t, d, e);
+		ret = take_funcs(t, d, e, append);
 	pp_elf__close(e);
 	return ret;
 }
@@ -720,12 +881,19 @@ static int load_local(struct pp_symtab *t, struct pp_dso *d)
 		goto out;
 	if (!pp_elf__has_symtab(e)) {
 		dbg = pp_elf__debug_file(e, d->path);
-		ret = dbg && pp_elf__has_symtab(dbg) ? take_funcs(t, d, dbg) : -ENOENT;
+		ret = dbg && pp_elf__has_symtab(dbg) ? take_funcs(t, d, dbg, 0) : -ENOENT;
 		pp_elf__close(dbg);
 		if (!ret)
 			goto out;
+		dbg = pp_elf__minidebug(e);	/* with the .dynsym's functions */
+		ret = dbg && pp_elf__has_symtab(dbg) ? take_funcs(t, d, dbg, 0) : -ENOENT;
+		pp_elf__close(dbg);
+		if (!ret) {
+			take_funcs(t, d, e, 1);
+			goto out;
+		}
 	}
-	ret = take_funcs(t, d, e);
+	ret = take_funcs(t, d, e, 0);
 out:
 	pp_elf__close(e);
 	return ret;
@@ -736,7 +904,7 @@ static void dso_load(struct pp_symtab *t, struct pp_dso *d)
 	if (d->source)
 		return;
 	d->source = -1;
-	if (d->build_id_size >= 2 && !load_debug_dir(t, d)) {
+	if (d->build_id_size >= 2 && !load_debug_dir(t, d, 0)) {
 		d->source = 2;
 		return;
 	}
@@ -794,7 +962,7 @@ static uint64_t kernel_base(struct pp_symtab *t)
 static int ksym_lookup(struct pp_symtab *t, uint64_t addr, char *buf, size_t len, const char **dso)
 {
 	size_t lo = 0, hi;
-	const struct pp_sym *s;
+	struct pp_sym *s;
 
 	if (!t->ksorted) {
 		uint64_t *ms = NULL;
@@ -828,7 +996,7 @@ static int ksym_lookup(struct pp_symtab *t, uint64_t addr, char *buf, size_t len
 	if (dso)
 		*dso = s && s->mod && s->mod[0] ? s->mod : "[kernel.kallsyms]";
 	if (s && (s->size ? addr - s->addr < s->size : addr - s->addr < PP_KSYM_NOSIZE_SPAN)) {
-		copy_name(buf, len, s->name);
+		copy_name(buf, len, sym_name(t, s));
 		return 1;
 	}
 	if (s && s->mod && s->mod[0]) {
@@ -854,16 +1022,14 @@ static int ksym_lookup(struct pp_symtab *t, uint64_t addr, char *buf, size_t len
 int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel, char *buf,
 		      size_t len, const char **dso)
 {
-	const struct pp_sym *s;
+	struct pp_sym *s;
 
 	if (kernel)
 		return ksym_lookup(t, addr, buf, len, dso);
 	const struct pp_proc *p = proc_find(t, pid);
-	const struct pp_mapset *ms = p ? p->ms : NULL;
-	size_t i = ms ? map_upper(ms, addr) : 0;
+	const struct pp_map *m = map_find(p ? p->ms : NULL, addr);
 
-	if (i && addr < ms->m[i - 1].end) {
-		const struct pp_map *m = &ms->m[i - 1];
+	if (m) {
 		struct pp_dso *d = &t->dsos[m->dso];
 		uint64_t off = addr - m->start + m->pgoff;
 
@@ -874,8 +1040,23 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 		s = sym_find(d->syms, d->nr_syms, off);
 		if (!s && d->source == 1)	/* a JIT map's symbols are absolute */
 			s = sym_find(d->syms, d->nr_syms, addr);
+		/*
+		 * An address the file could not name (its DSO named from .dynsym,
+		 * or no debug file where it was recorded): this machine's debug
+		 * file of the build-id, once, its functions added to the file's.
+		 */
+		if (!s && d->source == 1 && !d->more_tried && d->build_id_size >= 2 &&
+		    d->rec_source != PP_USYMS_SRC_PERFMAP) {
+			d->more_tried = 1;
+			if (!load_debug_dir(t, d, 1)) {
+				t->uver = ++t->gen;
+				d->sorted = 0;
+				ensure_sorted(d->syms, d->nr_syms, &d->sorted);
+				s = sym_find(d->syms, d->nr_syms, off);
+			}
+		}
 		if (s) {
-			copy_name(buf, len, s->name);
+			copy_name(buf, len, sym_name(t, s));
 			return 1;
 		}
 		snprintf(buf, len, "%s+0x%llx", d->short_name, (unsigned long long)off);
@@ -885,6 +1066,62 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 		*dso = "[unknown]";
 	snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 	return 0;
+}
+
+/* User addresses end below this (x86-64 with 5-level paging: 57 bits). */
+#define PP_USER_ADDR_END	(1ull << 56)
+/* A run of this many equal frames ending the chain is a frame-pointer loop. */
+#define PP_LOOP_RUN		4
+
+/**
+ * pp_symtab__cut_chain() - where a callchain's user frames stop being frames.
+ * @t: tables; @pid: the sample's process; @chain, @nr: its callchain,
+ *   callee first, context markers included.
+ *
+ * A frame-pointer walk through code built without frame pointers reads
+ * whatever the register held: zeros, small integers, ASCII words, a loop.
+ * The chain is cut at its first user frame that is below 4096, not a user
+ * address, or (when the process's maps are known) outside every executable
+ * map; a run of PP_LOOP_RUN or more equal frames that ends the chain (a
+ * walk going round until the kernel's depth limit) keeps its first frame.
+ * Kernel frames come from the kernel's own unwinder and are kept. Zeros
+ * that end the chain are where a walk found no next frame: they are cut
+ * too, but are no junk (@junk stays 0).
+ * @junk: set to 1 when a junk frame was cut.
+ * Return: how many entries to keep (@nr when all are good).
+ */
+uint32_t pp_symtab__cut_chain(const struct pp_symtab *t, uint32_t pid, const uint64_t *chain,
+			      uint32_t nr, int *junk)
+{
+	const struct pp_proc *p = proc_find(t, pid);
+	const struct pp_mapset *ms = p && p->ms && p->ms->nr ? p->ms : NULL;
+	int user = 0;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t ip = chain[i];
+		uint32_t j;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (!user)
+			continue;
+		if (ip < 4096 || ip >= PP_USER_ADDR_END || (ms && !map_find(ms, ip))) {
+			for (j = i; j < nr && !chain[j]; j++)
+				;
+			*junk = j < nr;
+			return i;
+		}
+		for (j = i + 1; j < nr && chain[j] == ip; j++)
+			;
+		if (j == nr && j - i >= PP_LOOP_RUN) {
+			*junk = 1;
+			return i + 1;
+		}
+	}
+	*junk = 0;
+	return nr;
 }
 
 /**
@@ -905,6 +1142,28 @@ void pp_symtab__coverage(struct pp_symtab *t, uint64_t *ksyms, uint64_t *dsos, u
 		if (t->procs[i].pid1 && t->procs[i].ms)
 			*maps += t->procs[i].ms->nr;
 	}
+}
+
+/**
+ * pp_symtab__dso() - one DSO of the tables, for `pp-analyze info`.
+ * @t: tables; @i: 0 to the number of DSOs pp_symtab__coverage() gave;
+ * @path: receives its path; @source: receives PP_USYMS_SRC_* for a DSO
+ *   with embedded symbols (0: not said), -1 for one without;
+ * @nr_syms: receives the number of symbols it has so far.
+ * Return: 0, or -ENOENT past the last DSO.
+ */
+int pp_symtab__dso(const struct pp_symtab *t, size_t i, const char **path, int *source,
+		   size_t *nr_syms)
+{
+	const struct pp_dso *d;
+
+	if (i >= t->nr_dsos)
+		return -ENOENT;
+	d = &t->dsos[i];
+	*path = d->path;
+	*source = d->source == 1 ? d->rec_source : -1;
+	*nr_syms = d->nr_syms;
+	return 0;
 }
 
 /**
@@ -940,12 +1199,10 @@ int pp_symtab__map(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kernel,
 		return 1;
 	}
 	const struct pp_proc *p = proc_find(t, pid);
-	const struct pp_mapset *ms = p ? p->ms : NULL;
-	size_t i = ms ? map_upper(ms, addr) : 0;
+	const struct pp_map *mp = map_find(p ? p->ms : NULL, addr);
 
-	if (!i || addr >= ms->m[i - 1].end)
+	if (!mp)
 		return 0;
-	const struct pp_map *mp = &ms->m[i - 1];
 	const struct pp_dso *d = &t->dsos[mp->dso];
 
 	*m = (struct pp_map_info){ .start = mp->start, .end = mp->end, .pgoff = mp->pgoff,
@@ -990,12 +1247,10 @@ int pp_symtab__sym_offset(struct pp_symtab *t, uint32_t pid, uint64_t addr, int 
 		return 1;
 	}
 	const struct pp_proc *p = proc_find(t, pid);
-	const struct pp_mapset *ms = p ? p->ms : NULL;
-	size_t i = ms ? map_upper(ms, addr) : 0;
+	const struct pp_map *m = map_find(p ? p->ms : NULL, addr);
 
-	if (!i || addr >= ms->m[i - 1].end)
+	if (!m)
 		return 0;
-	const struct pp_map *m = &ms->m[i - 1];
 	struct pp_dso *d = &t->dsos[m->dso];
 	uint64_t foff = addr - m->start + m->pgoff;
 	const struct pp_sym *s = sym_find(d->syms, d->nr_syms, foff);

@@ -93,6 +93,8 @@ struct pp_opts {
 	int live;			/* --live */
 	uint64_t duration_ns;		/* --live: stop after this long (-d SEC) */
 	int verbose;
+	int no_demangle;		/* --no-demangle: C++/Rust names as mangled */
+	const char *debuginfod;		/* --debuginfod[=URLS]: "" = $DEBUGINFOD_URLS */
 	char **workload;		/* --live: argv after `--`, NULL-terminated, or NULL */
 	int nr_workload;
 };

@@ -8,6 +8,8 @@
  * - ELF32 and ELF64, either byte order; every offset and size is checked
  *   against the file before it is read.
  * - Functions come from .symtab, or from .dynsym when there is no .symtab.
+ *   The users complete a stripped file from its separate debug file
+ *   (pp_elf__debug_file()), else its MiniDebugInfo (pp_elf__minidebug()).
  * - A function is an STT_FUNC or STT_GNU_IFUNC symbol with a name, a
  *   nonzero value, and a section index naming an executable section
  *   (SHF_EXECINSTR) of the file. Zero-size symbols are kept (size 0: up to
@@ -120,6 +122,17 @@ int pp_elf__debuglink(struct pp_elf *e, char *name, size_t len, uint32_t *crc);
  * Return: its reader (pp_elf__close() it), or NULL.
  */
 struct pp_elf *pp_elf__debug_file(struct pp_elf *e, const char *path);
+
+/**
+ * pp_elf__minidebug() - the MiniDebugInfo (.gnu_debugdata) of a stripped file.
+ * @e: reader of the stripped file.
+ *
+ * The xz-compressed ELF file in that section, decompressed into memory
+ * (bounded), with @e's segments: its .symtab has the functions @e's .dynsym
+ * lacks (the two together name the file's functions).
+ * Return: its reader (pp_elf__close() it), or NULL with errno set.
+ */
+struct pp_elf *pp_elf__minidebug(struct pp_elf *e);
 
 /**
  * pp_elf_build_id_path() - where a debug file of build-id @bid is installed.

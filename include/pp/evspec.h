@@ -164,7 +164,14 @@ struct pp_evbuild_opts {
 	uint32_t freq;		/* -F HZ for sampling events, 0: their default */
 	int exclude_user;
 	int exclude_kernel;
+	uint32_t dwarf_stack;	/* --call-graph=dwarf: user stack bytes per sample, 0: fp */
 };
+
+/*
+ * The user registers sampled for --call-graph=dwarf (x86-64: AX, BX, CX,
+ * DX, SI, DI, BP, SP, IP and R8-R15, the registers DWARF CFI can restore).
+ */
+#define PP_UNWIND_REGS_MASK	0xff01ffull
 
 /**
  * struct pp_evdesc - one perf event built from a spec: what perf_event_open

@@ -163,9 +163,19 @@ struct pp_mmap_item {
 
 /* PP_CHUNK_USYMS item body: kind 0 = symbols of one DSO. */
 /*
- * u8 build_id_size, u8[3] 0, u8 build_id[20], u32 nr, char path[] NUL, pad 8,
- * then nr entries { u64 start; u32 size; char name[] NUL } packed, sorted by start.
+ * u8 build_id_size, u8 source (PP_USYMS_SRC_*), u8[2] 0, u8 build_id[20], u32 nr,
+ * char path[] NUL, pad 8, then nr entries { u64 start; u32 size; char name[] NUL }
+ * packed, sorted by start.
  */
+enum pp_usyms_source {
+	PP_USYMS_SRC_UNKNOWN	= 0,	/* not said (files before the field) */
+	PP_USYMS_SRC_SYMTAB	= 1,	/* the DSO's own .symtab */
+	PP_USYMS_SRC_DEBUG	= 2,	/* its separate debug file (build-id, debuglink) */
+	PP_USYMS_SRC_MINIDEBUG	= 3,	/* its .gnu_debugdata (MiniDebugInfo) */
+	PP_USYMS_SRC_DYNSYM	= 4,	/* its .dynsym: exported functions only */
+	PP_USYMS_SRC_PERFMAP	= 5,	/* a JIT's /tmp/perf-PID.map */
+	PP_USYMS_SRC_MAX	= 5,
+};
 
 /* PP_CHUNK_LOST item body (kind 0). */
 struct pp_lost_item {

@@ -144,6 +144,8 @@ struct pp_session_stats {
 	uint64_t data_chunks;
 	uint64_t meta_chunks;
 	uint64_t first_ts, last_ts;
+	uint64_t cut_stacks;		/* callchains cut at a bad user frame */
+	uint64_t cut_frames;		/* entries dropped from them */
 };
 
 /**

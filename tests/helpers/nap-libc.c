@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Test workload for --call-graph=dwarf: sleep MS milliseconds (default 20)
+ * N times (default 10) in nap_in_libc(), through libc's nanosleep(). Debian's
+ * libc has no frame pointers: a frame-pointer walk from the syscall in
+ * clock_nanosleep() skips nap_in_libc() (the off-CPU stack reads
+ * main;clock_nanosleep); a DWARF unwind must show it in every stack.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+__attribute__((noinline)) void nap_in_libc(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 10;
+	long ms = argc > 2 ? atol(argv[2]) : 20;
+
+	for (int i = 0; i < n; i++)
+		nap_in_libc(ms);
+	return 0;
+}
