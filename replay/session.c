@@ -20,6 +20,7 @@
 #include "pp/meta.h"
 #include "pp/sample.h"
 #include "replay-internal.h"
+#include "mem.h"
 
 static void stub_sample(struct pp_session *s, const struct pp_event *e) {}
 static void stub_lost(struct pp_session *s, const struct pp_lost *l) {}
@@ -1126,7 +1127,7 @@ int pp_session__meta_chunk(struct pp_session *s, uint16_t type, const uint8_t *d
 		s->stats.meta_chunks--;
 		break;
 	}
-	return 0;
+	return pp_session__mem_check(s);
 }
 
 /**
@@ -1339,7 +1340,8 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 	struct pp_sample id;
 	uint64_t idsz;
 
-	s->stats.records++;
+	if (!(++s->stats.records & (PP_MEM_CHECK_RECORDS - 1)))
+		pp_session__mem_check(s);
 	if (!ev) {
 		s->stats.unknown_id++;
 		return;
@@ -1712,7 +1714,7 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 {
 	int ret;
 
-	while (st->next_entry >= 0) {
+	while (st->next_entry >= 0 && !s->stop) {
 		const struct pp_entry *e = &s->entries[st->next_entry];
 		struct pp_chunk c;
 
@@ -1739,7 +1741,7 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 		st->len = c.size;
 		st->off = 0;
 		s->stats.data_chunks++;
-		return 1;
+		return !pp_session__mem_check(s);
 	}
 	return 0;
 }
@@ -2149,8 +2151,14 @@ int pp_session__run(struct pp_session *s)
 		ret = src->a->src_init ? src->a->src_init(s, &src->o, &src->state) : 0;
 		src->inited = !ret;
 	}
-	if (!ret)
+	if (!ret) {
 		ret = s->a.init(s);
+		/* a failed init may have built part of its state: deinit frees that */
+		if (ret) {
+			s->a.deinit(s);
+			s->priv = NULL;
+		}
+	}
 	if (ret)
 		return ret;
 	s->running = 1;
@@ -2169,8 +2177,10 @@ int pp_session__run(struct pp_session *s)
 			s->a.interval(s, s->last_ts);
 	}
 	pp_bpfagg__finish(s);
-	s->a.report(s);
+	if (!pp_mem__exceeded())	/* a report of part of the file would mislead */
+		s->a.report(s);
 	s->a.deinit(s);
+	s->priv = NULL;
 	pp_out__flush(&s->out);
 	if (s->out.error && s->out.error != -EPIPE) {
 		fprintf(stderr, "pp-analyze: write error: %s\n", strerror(-s->out.error));
@@ -2178,6 +2188,8 @@ int pp_session__run(struct pp_session *s)
 	}
 	if (!ret)
 		ret = s->fail;
+	if (ret == -ENOMEM)	/* an allocation failed at the bound's backstop */
+		pp_mem__report();
 	if (s->stats.out_of_order)
 		pp_session__warn(s, "%llu records out of time order",
 				 (unsigned long long)s->stats.out_of_order);

@@ -142,6 +142,15 @@ static int build(const uint8_t *data, size_t size)
 		pp_io__free(io);
 		return -1;
 	}
+	/* PP_FUZZ_SAVE=FILE: the trace an input builds, to look at or replay with pp-analyze */
+	if (getenv("PP_FUZZ_SAVE")) {
+		FILE *f = fopen(getenv("PP_FUZZ_SAVE"), "w");
+
+		if (f) {
+			fwrite(file, 1, len, f);
+			fclose(f);
+		}
+	}
 	pp_io__free(io);
 	return 0;
 }
