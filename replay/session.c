@@ -1543,11 +1543,18 @@ static int add_entry(struct pp_session *s, size_t *cap, const struct pp_chunk_he
 	return 0;
 }
 
-static struct pp_stream *stream_get(struct pp_session *s, uint32_t id)
+/*
+ * The stream @id, added when new; @slots (2 x PP_MAX_STREAMS, zeroed) maps
+ * ids to stream index + 1, so a file of many streams and chunks costs O(1)
+ * a chunk, not a scan of the streams. NULL past PP_MAX_STREAMS or on ENOMEM.
+ */
+static struct pp_stream *stream_get(struct pp_session *s, uint32_t id, int32_t *slots)
 {
-	for (size_t i = 0; i < s->nr_streams; i++) {
-		if (s->streams[i].id == id)
-			return &s->streams[i];
+	size_t mask = 2 * PP_MAX_STREAMS - 1, i;
+
+	for (i = (id * 2654435761u) & mask; slots[i]; i = (i + 1) & mask) {
+		if (s->streams[slots[i] - 1].id == id)
+			return &s->streams[slots[i] - 1];
 	}
 	if (s->nr_streams >= PP_MAX_STREAMS)
 		return NULL;
@@ -1561,6 +1568,7 @@ static struct pp_stream *stream_get(struct pp_session *s, uint32_t id)
 	memset(&s->streams[s->nr_streams], 0, sizeof(s->streams[0]));
 	s->streams[s->nr_streams].id = id;
 	s->streams[s->nr_streams].next_entry = -1;
+	slots[i] = (int32_t)s->nr_streams + 1;
 	return &s->streams[s->nr_streams++];
 }
 
@@ -1595,8 +1603,8 @@ static void meta_until(struct pp_session *s, uint64_t off)
 static int build_entries(struct pp_session *s)
 {
 	const struct pp_index_entry *idx = NULL;
-	size_t nr = 0, cap = 0;
-	int32_t *tail;
+	size_t nr = 0, cap = 0, dropped = 0;
+	int32_t *tail, *slots;
 
 	if (pp_reader__footer(s->reader))
 		idx = pp_reader__index(s->reader, &nr);
@@ -1626,8 +1634,12 @@ static int build_entries(struct pp_session *s)
 	}
 	/* Chain the DATA chunks of each stream, in file order. */
 	tail = malloc(sizeof(*tail) * PP_MAX_STREAMS);
-	if (!tail)
+	slots = calloc(2 * PP_MAX_STREAMS, sizeof(*slots));
+	if (!tail || !slots) {
+		free(tail);
+		free(slots);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->nr_entries; i++) {
 		struct pp_entry *e = &s->entries[i];
 		struct pp_stream *st;
@@ -1635,9 +1647,16 @@ static int build_entries(struct pp_session *s)
 
 		if (e->type != PP_CHUNK_DATA)
 			continue;
-		st = stream_get(s, e->stream);
-		if (!st)
+		st = stream_get(s, e->stream, slots);
+		if (!st && s->nr_streams < PP_MAX_STREAMS) {
+			free(tail);
+			free(slots);
+			return -ENOMEM;
+		}
+		if (!st) {
+			dropped++;
 			continue;
+		}
 		si = (size_t)(st - s->streams);
 		if (st->next_entry < 0)
 			st->next_entry = (int32_t)i;
@@ -1646,6 +1665,10 @@ static int build_entries(struct pp_session *s)
 		tail[si] = (int32_t)i;
 	}
 	free(tail);
+	free(slots);
+	if (dropped)
+		pp_session__warn(s, "more than %d streams: %zu DATA chunks of the others ignored",
+				 PP_MAX_STREAMS, dropped);
 	return 0;
 }
 
