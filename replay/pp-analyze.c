@@ -135,6 +135,10 @@ static int cmd_info(const char *path)
 		return 1;
 	}
 	ret = pp_session__run(s);
+	if (pp_mem__exceeded()) {	/* said in one line: no report of part of the file */
+		pp_session__free(s);
+		return 1;
+	}
 	/* Sizes: a plain scan of every chunk header. */
 	r = pp_reader__open_path(path, NULL);
 	while (r && pp_reader__next(r, &c) == 1) {
