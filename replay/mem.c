@@ -90,6 +90,7 @@ int pp_mem__parse(const char *s, uint64_t *out)
 	return 0;
 }
 
+#ifndef PP_MEM_ASAN
 static int g_statm = -1;
 
 /* The data and stack pages the kernel counts for us (/proc/self/statm), in bytes. */
@@ -109,6 +110,7 @@ static uint64_t vm_data(void)
 		return 0;
 	return (uint64_t)f[5] * (uint64_t)sysconf(_SC_PAGESIZE);
 }
+#endif
 
 /**
  * pp_mem__set_limit() - bound what malloc holds to @bytes from now on.
