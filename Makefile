@@ -178,8 +178,9 @@ fuzz-reader: $(O)/fuzz/fuzz-reader $(O)/fuzz/make-seeds
 fuzz-replay: $(O)/fuzz/fuzz-replay $(O)/fuzz/replay-seeds
 	@mkdir -p $(O)/fuzz/replay-corpus
 	$(Q)$(O)/fuzz/replay-seeds $(O)/fuzz/replay-corpus tests/data/*.trace
-	$(Q)ASAN_OPTIONS=detect_leaks=0 $(O)/fuzz/fuzz-replay -max_total_time=$$(( ($(FUZZ_SECONDS) + 1) / 2 )) -max_len=262144 \
-		-rss_limit_mb=3072 -timeout=30 -close_fd_mask=2 -detect_leaks=0 -artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
+	$(Q)LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+		$(O)/fuzz/fuzz-replay -max_total_time=$$(( ($(FUZZ_SECONDS) + 1) / 2 )) -max_len=262144 \
+		-rss_limit_mb=3072 -timeout=30 -close_fd_mask=2 -artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
 		$(O)/fuzz/replay-corpus 2>&1 | $(FUZZ_SUMMARY) ; \
 		test $${PIPESTATUS[0]} -eq 0
 $(O)/fuzz/make-seeds: tests/fuzz/make-seeds.c $(FORMAT_SRCS)

@@ -25,7 +25,7 @@ struct num_dist {
 	size_t nr;
 };
 
-static int nd_init_setup(struct pp_session *s)
+static int nd_init(struct pp_session *s)
 {
 	size_t nr;
 	struct pp_evsel *evs = pp_session__evsels(s, &nr);
@@ -183,18 +183,6 @@ static void nd_deinit(struct pp_session *s)
 		pp_shist__exit(&d->evs[i].h);
 	free(d->evs);
 	free(d);
-}
-
-/* A failed setup frees what it built: the core calls deinit only after a successful init. */
-static int nd_init(struct pp_session *s)
-{
-	int ret = nd_init_setup(s);
-
-	if (ret) {
-		nd_deinit(s);
-		pp_session__set_priv(s, NULL);
-	}
-	return ret;
 }
 
 const struct pp_analyzer pp_analyzer_num_dist = {

@@ -76,7 +76,7 @@ static int top_add_col(struct top *t, int evsel, const char *evname, const char 
 	return 0;
 }
 
-static int top_init_setup(struct pp_session *s)
+static int top_init(struct pp_session *s)
 {
 	const struct pp_opts *o = pp_session__opts(s);
 	struct top *t = calloc(1, sizeof(*t));
@@ -376,18 +376,6 @@ static void top_deinit(struct pp_session *s)
 	free(t->hash);
 	free(t->order);
 	free(t);
-}
-
-/* A failed setup frees what it built: the core calls deinit only after a successful init. */
-static int top_init(struct pp_session *s)
-{
-	int ret = top_init_setup(s);
-
-	if (ret) {
-		top_deinit(s);
-		pp_session__set_priv(s, NULL);
-	}
-	return ret;
 }
 
 const struct pp_analyzer pp_analyzer_top = {

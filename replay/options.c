@@ -12,6 +12,7 @@
 #include <string.h>
 #include "pp/analyzer.h"
 #include "pp/replay.h"
+#include "mem.h"
 
 static int opt_err(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int opt_err(char *err, size_t len, const char *fmt, ...)
@@ -186,6 +187,7 @@ static const struct opt_def opt_defs[] = {
 	{ "verbose", 'v', 0, 0 },
 	{ "no-demangle", 0, 0, 0 },
 	{ "debuginfod", 0, 2, 0 },
+	{ "max-memory", 0, 1, 0 },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -340,6 +342,10 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				if (val && !*val)
 					return opt_err(err, errlen, "--debuginfod= needs URLS");
 				o->debuginfod = val ? val : "";
+			} else if (!strcmp(d->l, "max-memory")) {
+				if (pp_mem__parse(val, &o->max_memory))
+					return opt_err(err, errlen, "bad --max-memory '%s' (a size of 16M or "
+						       "more: bytes, or an integer with K, M, G or T)", val);
 			}
 			break;
 		}

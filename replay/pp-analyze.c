@@ -24,6 +24,7 @@
 #include "pp/reader.h"
 #include "pp/sample.h"
 #include "replay-internal.h"
+#include "mem.h"
 
 static struct pp_session *g_session;
 
@@ -44,7 +45,8 @@ static void usage(FILE *fp)
 	      "       pp-analyze PROFILER --live [options] [-d SEC]\n"
 	      "common options: -e EVENT,...  -i MS (interval)  -C CPUS  -p PIDS  -t TIDS  -N N\n"
 	      "                -g  -F HZ  --flame-graph FILE  --than TIME  --perins  --json  -o FILE\n"
-	      "                --no-demangle  --debuginfod[=URLS]\n",
+	      "                --no-demangle  --debuginfod[=URLS]\n"
+	      "                --max-memory SIZE (default: half the RAM)\n",
 	      fp);
 }
 
@@ -131,11 +133,16 @@ static int cmd_info(const char *path)
 
 	if (!s)
 		return 1;
+	pp_mem__set_limit(pp_mem__default(), 0);
 	if (pp_session__open_file(s, path)) {
 		pp_session__free(s);
 		return 1;
 	}
 	ret = pp_session__run(s);
+	if (pp_mem__exceeded()) {	/* said in one line: no report of part of the file */
+		pp_session__free(s);
+		return 1;
+	}
 	/* Sizes: a plain scan of every chunk header. */
 	r = pp_reader__open_path(path, NULL);
 	while (r && pp_reader__next(r, &c) == 1) {
@@ -388,6 +395,7 @@ static int cmd_profiler(const struct pp_analyzer *a, int argc, char **argv)
 		fprintf(stderr, "pp-analyze: %s: -d needs --live\n", a->name);
 		return 2;
 	}
+	pp_mem__set_limit(o.max_memory ? o.max_memory : pp_mem__default(), !!o.max_memory);
 	s = pp_session__new(a, &o);
 	if (!s)
 		return errno == EINVAL ? 2 : 1;

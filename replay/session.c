@@ -20,6 +20,7 @@
 #include "pp/meta.h"
 #include "pp/sample.h"
 #include "replay-internal.h"
+#include "mem.h"
 
 static void stub_sample(struct pp_session *s, const struct pp_event *e) {}
 static void stub_lost(struct pp_session *s, const struct pp_lost *l) {}
@@ -1136,7 +1137,7 @@ int pp_session__meta_chunk(struct pp_session *s, uint16_t type, const uint8_t *d
 		s->stats.meta_chunks--;
 		break;
 	}
-	return 0;
+	return pp_session__mem_check(s);
 }
 
 /**
@@ -1359,7 +1360,8 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 	struct pp_sample id;
 	uint64_t idsz;
 
-	s->stats.records++;
+	if (!(++s->stats.records & (PP_MEM_CHECK_RECORDS - 1)))
+		pp_session__mem_check(s);
 	if (!ev) {
 		s->stats.unknown_id++;
 		return;
@@ -1561,11 +1563,18 @@ static int add_entry(struct pp_session *s, size_t *cap, const struct pp_chunk_he
 	return 0;
 }
 
-static struct pp_stream *stream_get(struct pp_session *s, uint32_t id)
+/*
+ * The stream @id, added when new; @slots (2 x PP_MAX_STREAMS, zeroed) maps
+ * ids to stream index + 1, so a file of many streams and chunks costs O(1)
+ * a chunk, not a scan of the streams. NULL past PP_MAX_STREAMS or on ENOMEM.
+ */
+static struct pp_stream *stream_get(struct pp_session *s, uint32_t id, int32_t *slots)
 {
-	for (size_t i = 0; i < s->nr_streams; i++) {
-		if (s->streams[i].id == id)
-			return &s->streams[i];
+	size_t mask = 2 * PP_MAX_STREAMS - 1, i;
+
+	for (i = (id * 2654435761u) & mask; slots[i]; i = (i + 1) & mask) {
+		if (s->streams[slots[i] - 1].id == id)
+			return &s->streams[slots[i] - 1];
 	}
 	if (s->nr_streams >= PP_MAX_STREAMS)
 		return NULL;
@@ -1579,6 +1588,7 @@ static struct pp_stream *stream_get(struct pp_session *s, uint32_t id)
 	memset(&s->streams[s->nr_streams], 0, sizeof(s->streams[0]));
 	s->streams[s->nr_streams].id = id;
 	s->streams[s->nr_streams].next_entry = -1;
+	slots[i] = (int32_t)s->nr_streams + 1;
 	return &s->streams[s->nr_streams++];
 }
 
@@ -1613,8 +1623,8 @@ static void meta_until(struct pp_session *s, uint64_t off)
 static int build_entries(struct pp_session *s)
 {
 	const struct pp_index_entry *idx = NULL;
-	size_t nr = 0, cap = 0;
-	int32_t *tail;
+	size_t nr = 0, cap = 0, dropped = 0;
+	int32_t *tail, *slots;
 
 	if (pp_reader__footer(s->reader))
 		idx = pp_reader__index(s->reader, &nr);
@@ -1644,8 +1654,12 @@ static int build_entries(struct pp_session *s)
 	}
 	/* Chain the DATA chunks of each stream, in file order. */
 	tail = malloc(sizeof(*tail) * PP_MAX_STREAMS);
-	if (!tail)
+	slots = calloc(2 * PP_MAX_STREAMS, sizeof(*slots));
+	if (!tail || !slots) {
+		free(tail);
+		free(slots);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->nr_entries; i++) {
 		struct pp_entry *e = &s->entries[i];
 		struct pp_stream *st;
@@ -1653,9 +1667,16 @@ static int build_entries(struct pp_session *s)
 
 		if (e->type != PP_CHUNK_DATA)
 			continue;
-		st = stream_get(s, e->stream);
-		if (!st)
+		st = stream_get(s, e->stream, slots);
+		if (!st && s->nr_streams < PP_MAX_STREAMS) {
+			free(tail);
+			free(slots);
+			return -ENOMEM;
+		}
+		if (!st) {
+			dropped++;
 			continue;
+		}
 		si = (size_t)(st - s->streams);
 		if (st->next_entry < 0)
 			st->next_entry = (int32_t)i;
@@ -1664,6 +1685,10 @@ static int build_entries(struct pp_session *s)
 		tail[si] = (int32_t)i;
 	}
 	free(tail);
+	free(slots);
+	if (dropped)
+		pp_session__warn(s, "more than %d streams: %zu DATA chunks of the others ignored",
+				 PP_MAX_STREAMS, dropped);
 	return 0;
 }
 
@@ -1732,7 +1757,7 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 {
 	int ret;
 
-	while (st->next_entry >= 0) {
+	while (st->next_entry >= 0 && !s->stop) {
 		const struct pp_entry *e = &s->entries[st->next_entry];
 		struct pp_chunk c;
 
@@ -1759,7 +1784,7 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 		st->len = c.size;
 		st->off = 0;
 		s->stats.data_chunks++;
-		return 1;
+		return !pp_session__mem_check(s);
 	}
 	return 0;
 }
@@ -2169,8 +2194,14 @@ int pp_session__run(struct pp_session *s)
 		ret = src->a->src_init ? src->a->src_init(s, &src->o, &src->state) : 0;
 		src->inited = !ret;
 	}
-	if (!ret)
+	if (!ret) {
 		ret = s->a.init(s);
+		/* a failed init may have built part of its state: deinit frees that */
+		if (ret) {
+			s->a.deinit(s);
+			s->priv = NULL;
+		}
+	}
 	if (ret)
 		return ret;
 	s->running = 1;
@@ -2189,8 +2220,10 @@ int pp_session__run(struct pp_session *s)
 			s->a.interval(s, s->last_ts);
 	}
 	pp_bpfagg__finish(s);
-	s->a.report(s);
+	if (!pp_mem__exceeded())	/* a report of part of the file would mislead */
+		s->a.report(s);
 	s->a.deinit(s);
+	s->priv = NULL;
 	pp_out__flush(&s->out);
 	if (s->out.error && s->out.error != -EPIPE) {
 		fprintf(stderr, "pp-analyze: write error: %s\n", strerror(-s->out.error));
@@ -2198,6 +2231,8 @@ int pp_session__run(struct pp_session *s)
 	}
 	if (!ret)
 		ret = s->fail;
+	if (ret == -ENOMEM)	/* an allocation failed at the bound's backstop */
+		pp_mem__report();
 	if (s->stats.out_of_order)
 		pp_session__warn(s, "%llu records out of time order",
 				 (unsigned long long)s->stats.out_of_order);

@@ -97,6 +97,7 @@ struct pp_opts {
 	const char *debuginfod;		/* --debuginfod[=URLS]: "" = $DEBUGINFOD_URLS */
 	char **workload;		/* --live: argv after `--`, NULL-terminated, or NULL */
 	int nr_workload;
+	uint64_t max_memory;		/* --max-memory SIZE in bytes, 0 = the default bound */
 };
 
 /**
@@ -271,7 +272,8 @@ struct pp_src_event {
  *            their aggregates), filtered on -p/-t like samples.
  * @interval: tick every -i interval; @now is the end of the interval.
  * @report: final report after the last event.
- * @deinit: free state.
+ * @deinit: free state; also called after a failed @init, so it must accept
+ *          whatever @init built before it failed (no state at all included).
  * @src_match: as an event source: does event @ev (a name and perf type of the
  *             trace) feed the source configured by @o? 1 yes, 0 no.
  * @src_init: as an event source: allocate *@state (events are known).

@@ -3,6 +3,8 @@
 # cap. A real recording rewritten by tests/helpers/pptrace.py with valid CRCs.
 #  - MACHINE nr_cpus=100000000: stat sized its table by it (3.1 GB); now by the
 #    CPUs events were seen on, with a warning that the claim is not plausible
+#  - 4,100 streams of one sample each: 4,096 streams are read (each one found
+#    in O(1), not by a scan of the streams per chunk), the rest said ignored
 set -u
 B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -36,3 +38,20 @@ rows=$(grep -c '"count"' <<<"$out")
 grep -q "nr_cpus=100000000 is not plausible" "$T/cpus.err" || fail "no warning about nr_cpus: $(cat "$T/cpus.err")"
 grep -q "page_size=3 is not plausible" "$T/cpus.err" || fail "no warning about page_size: $(cat "$T/cpus.err")"
 echo "ok: a file's claims are capped"
+
+# 2. one sample in each of 4,100 streams (the cap is 4,096)
+craft streams '
+d = next(x for x in c if x.type == pptrace.DATA)
+off, _, size = next(r for r in pptrace.records(d.payload) if r[1] == 9)
+one = d.payload[off:off + size]
+c = [x for x in c if x.type != pptrace.DATA]
+for k in range(4100):
+    c.append(pptrace.Chunk(pptrace.DATA, one, stream=k, flags=d.flags, first_ts=d.first_ts,
+                           last_ts=d.first_ts))'
+out=$("$B/pp-analyze" stat --json -e $EV "$T/streams.trace" 2>"$T/streams.err") ||
+	fail "stat of 4,100 streams: $(head -3 "$T/streams.err")"
+[ "$(grep -o '"count":[0-9]*' <<<"$out")" = '"count":4096' ] ||
+	fail "4,100 streams of one sample count $(grep -o '"count":[0-9]*' <<<"$out"), want 4096"
+grep -q "more than 4096 streams: 4 DATA chunks of the others ignored" "$T/streams.err" ||
+	fail "no warning about the streams past 4,096: $(cat "$T/streams.err")"
+echo "ok: streams past 4,096 are ignored, with a warning"

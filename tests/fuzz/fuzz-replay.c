@@ -8,6 +8,12 @@
  * Damaged chunks are the reader fuzzer's business: here every chunk is
  * valid, so the formats, symbols, tasks, BPF aggregates and samples inside
  * reach the decoders and the profilers.
+ *
+ * The mutator (LLVMFuzzerCustomMutator) knows the program's structure: it
+ * mutates one item of a metadata chunk, one perf record of a DATA chunk or
+ * one MACHINE value in place (framing kept), writes boundary values into
+ * their fields, duplicates, drops or moves chunks and changes their streams
+ * and times; and otherwise leaves the bytes to libFuzzer's own mutations.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +30,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 int pp_analyze_main(int argc, char **argv);
 
 static int g_fd = -1;
@@ -142,6 +150,15 @@ static int build(const uint8_t *data, size_t size)
 		pp_io__free(io);
 		return -1;
 	}
+	/* PP_FUZZ_SAVE=FILE: the trace an input builds, to look at or replay with pp-analyze */
+	if (getenv("PP_FUZZ_SAVE")) {
+		FILE *f = fopen(getenv("PP_FUZZ_SAVE"), "w");
+
+		if (f) {
+			fwrite(file, 1, len, f);
+			fclose(f);
+		}
+	}
 	pp_io__free(io);
 	return 0;
 }
@@ -160,6 +177,170 @@ static void run(const char *cmd, const char *a1, const char *a2)
 	argv[argc++] = g_path;
 	argv[argc] = NULL;
 	pp_analyze_main(argc, argv);
+}
+
+/* ---- the structure-aware mutator ---- */
+
+struct span { size_t off, len; };
+
+static unsigned int rnd(unsigned int *st)
+{
+	*st = *st * 1103515245u + 12345u;
+	return *st >> 8;
+}
+
+/* The chunks of the program: where each header starts. Return: how many (at most @max). */
+static size_t prog_chunks(const uint8_t *d, size_t size, struct span *v, size_t max)
+{
+	size_t off = 1, n = 0;
+
+	while (off + PROG_CHUNK_HDR <= size && n < max) {
+		size_t len = le32(d + off + 2);
+
+		if (len > size - off - PROG_CHUNK_HDR)
+			len = size - off - PROG_CHUNK_HDR;
+		v[n].off = off;
+		v[n++].len = PROG_CHUNK_HDR + len;
+		off += PROG_CHUNK_HDR + len;
+	}
+	return n;
+}
+
+/* The units inside a chunk body: items (8-byte header, u32 size) or records (u16 size at 6). */
+static size_t body_units(const uint8_t *b, size_t len, int records, struct span *v, size_t max)
+{
+	size_t off = 0, n = 0;
+
+	while (off + 8 <= len && n < max) {
+		size_t sz = records ? (size_t)(b[off + 6] | b[off + 7] << 8) : le32(b + off);
+
+		if (sz < 8 || sz > len - off)
+			break;
+		v[n].off = off;
+		v[n++].len = sz;
+		off += sz;
+	}
+	return n;
+}
+
+/* A value a decoder must bound: sizes, counts, offsets, times at their edges. */
+static uint64_t edge(unsigned int *st)
+{
+	static const uint64_t v[] = {
+		0, 1, 2, 7, 8, 15, 16, 64, 255, 256, 4095, 4096, 65535, 65536, 0x7fffffff,
+		0x80000000u, 0xffffffffu, 0x100000000ull, 0x7fffffffffffffffull,
+		0x8000000000000000ull, UINT64_MAX, UINT64_MAX - 1, UINT64_MAX - 4096,
+	};
+
+	return v[rnd(st) % (sizeof(v) / sizeof(v[0]))];
+}
+
+static void put_le(uint8_t *p, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	static uint8_t tmp[262144];
+	struct span ch[512], un[1024];
+	unsigned int st = seed;
+	size_t nch = size > 1 ? prog_chunks(data, size, ch, 512) : 0, k, nu;
+	uint8_t *h, *body;
+	size_t blen;
+	int kind;
+
+	if (!nch || rnd(&st) % 4 == 0)
+		return LLVMFuzzerMutate(data, size, max_size);
+	k = rnd(&st) % nch;
+	h = data + ch[k].off;
+	body = h + PROG_CHUNK_HDR;
+	blen = ch[k].len - PROG_CHUNK_HDR;
+	kind = prog_kinds[h[0] % PROG_KINDS];
+	switch (rnd(&st) % 8) {
+	case 0:		/* duplicate the chunk: repeated metadata, a chunk twice in a stream */
+		if (size + ch[k].len > max_size)
+			break;
+		memmove(h + ch[k].len, h, size - ch[k].off);
+		return size + ch[k].len;
+	case 1:		/* drop it */
+		memmove(h, h + ch[k].len, size - ch[k].off - ch[k].len);
+		return size - ch[k].len;
+	case 2:		/* another stream, or edge times */
+		if (rnd(&st) & 1)
+			h[1] = (uint8_t)(rnd(&st) & 1 ? rnd(&st) : h[1] + 1);
+		else
+			put_le(h + 6 + 8 * (rnd(&st) & 1), edge(&st), 8);
+		return size;
+	case 3:		/* move it before another chunk (metadata after data, LOST first) */
+		if (nch > 1 && ch[k].len <= sizeof(tmp)) {
+			size_t to = ch[rnd(&st) % nch].off;
+
+			if (to >= ch[k].off)
+				break;
+			memcpy(tmp, h, ch[k].len);
+			memmove(data + to + ch[k].len, data + to, ch[k].off - to);
+			memcpy(data + to, tmp, ch[k].len);
+			return size;
+		}
+		break;
+	default:	/* one unit inside: an item, a record, a MACHINE value */
+		if (kind == PP_CHUNK_MACHINE) {
+			/* a value: the bytes between two NULs, mutated in place */
+			size_t a = rnd(&st) % (blen + 1), b = a;
+
+			while (b < blen && body[b])
+				b++;
+			if (b > a && b - a <= sizeof(tmp)) {
+				size_t n;
+
+				memcpy(tmp, body + a, b - a);
+				n = LLVMFuzzerMutate(tmp, b - a, b - a);
+				memcpy(body + a, tmp, n);
+				memset(body + a + n, ' ', b - a - n);
+				for (size_t i = a; i < b; i++)
+					if (!body[i])
+						body[i] = '0';
+				return size;
+			}
+			break;
+		}
+		nu = body_units(body, blen, kind == PP_CHUNK_DATA, un, 1024);
+		if (!nu)
+			break;
+		{
+			struct span *u = &un[rnd(&st) % nu];
+			uint8_t *p = body + u->off + 8;
+			size_t n = u->len - 8;
+
+			if (!n)
+				break;
+			if (rnd(&st) & 1) {	/* a boundary value into an aligned field */
+				size_t w = (rnd(&st) & 1) ? 8 : 4, at;
+
+				if (n < w)
+					w = 4;
+				if (n < w)
+					break;
+				at = (rnd(&st) % (n / w + 1)) * w;
+				if (at + w > n)
+					at = n - w;
+				put_le(p + at, edge(&st), w);
+				return size;
+			}
+			if (n <= sizeof(tmp)) {	/* the body's bytes, its size kept */
+				size_t m;
+
+				memcpy(tmp, p, n);
+				m = LLVMFuzzerMutate(tmp, n, n);
+				memcpy(p, tmp, m);
+				return size;
+			}
+		}
+		break;
+	}
+	return LLVMFuzzerMutate(data, size, max_size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,6 +5,7 @@ what a test changes reaches the decoders behind the reader's checks.
 
 Only files with uncompressed chunks (pp-record --codec none --encoding plain)
 can have their payloads edited."""
+import functools
 import struct
 
 FILE_HDR = 64
@@ -35,6 +36,13 @@ def crc32c(data, crc=0):
     return crc ^ 0xFFFFFFFF
 
 
+@functools.lru_cache(maxsize=16)
+def _payload_crc(payload):
+    """crc32c() of a payload, once per distinct payload: a test that copies a
+    large chunk many times pays for one."""
+    return crc32c(payload)
+
+
 class Chunk:
     """One chunk: its header fields and its payload (as stored)."""
 
@@ -49,7 +57,7 @@ class Chunk:
         h = struct.pack('<IHHBBHIIIQQQ', CHUNK_MAGIC, self.type, self.flags, self.codec,
                         self.encoding, 0, self.stream, len(self.payload), self.raw_size, seq,
                         self.first_ts, self.last_ts)
-        h += struct.pack('<I', crc32c(self.payload))
+        h += struct.pack('<I', _payload_crc(self.payload))
         h += struct.pack('<I', crc32c(h))
         return h + self.payload + struct.pack('<II', TRAILER_MAGIC, len(self.payload))
 
