@@ -12,8 +12,10 @@ AN=$B/pp-analyze
 # machine gives them less CPU than their wall time: the samples expected are
 # 499 Hz over the CPU time each got while a recorder ran (an upper bound: it
 # includes the recorder's start-up, when nothing is sampled yet).
-"$HELP/spin" 4 & spin=$!
-"$HELP/spin" 4 & spin2=$!
+# (they spin far longer than the recordings take, even on a loaded machine
+# where a recorder's start-up can take seconds: they are killed below)
+"$HELP/spin" 60 & spin=$!
+"$HELP/spin" 60 & spin2=$!
 trap 'kill $spin $spin2 2>/dev/null; rm -rf "$TMP"' EXIT
 ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }	# CPU time in 1/100 s
 a0=$(ticks $spin)
