@@ -395,6 +395,58 @@ int64_t pp_reccache_plain_size(const uint8_t *src, size_t len)
 }
 
 /**
+ * pp_reccache_literals() - call @fn for each record of an encoded payload
+ * that is stored as a literal and is not a PERF_RECORD_SAMPLE, without
+ * decoding the rest (--time reads the side-band of chunks before its window
+ * this way). Side-band records carry no encoded time, so a literal is the
+ * record as written; a copy op repeats an identical earlier record, which
+ * is not handed out again.
+ * @src, @len: the encoded payload; @fn, @ctx: called with each record (lent,
+ * unaligned).
+ * Return: 0, or -EBADMSG for a payload whose columns do not add up.
+ */
+int pp_reccache_literals(const uint8_t *src, size_t len,
+			 void (*fn)(const uint8_t *rec, uint16_t size, void *ctx), void *ctx)
+{
+	uint32_t nrec, nr_lay, nops, ntimes, nlits, nr_lit = 0;
+	const uint8_t *ops, *lits;
+	size_t p, lpos = 0;
+
+	if (len < HDR_SIZE)
+		return -EBADMSG;
+	nrec = pp_get_le32(src + 4);
+	nr_lay = pp_get_le32(src + 8);
+	if (nr_lay > (len - HDR_SIZE) / 16 || len - HDR_SIZE - (size_t)nr_lay * 16 < COLS_SIZE)
+		return -EBADMSG;
+	p = HDR_SIZE + (size_t)nr_lay * 16;
+	nops = pp_get_le32(src + p);
+	ntimes = pp_get_le32(src + p + 4);
+	nlits = pp_get_le32(src + p + 8);
+	p += COLS_SIZE;
+	if (nops != nrec || (uint64_t)nops + ntimes + nlits != len - p)
+		return -EBADMSG;
+	ops = src + p;
+	lits = ops + nops + ntimes;
+	for (uint32_t r = 0; r < nops; r++)
+		nr_lit += !ops[r];
+	for (uint32_t r = 0; r < nr_lit; r++) {
+		uint32_t type;
+		uint16_t size;
+
+		if (nlits - lpos < 8)
+			return -EBADMSG;
+		memcpy(&size, lits + lpos + 6, 2);
+		if (size < 8 || size > nlits - lpos)
+			return -EBADMSG;
+		memcpy(&type, lits + lpos, 4);
+		if (type != 9 /* PERF_RECORD_SAMPLE */)
+			fn(lits + lpos, size, ctx);
+		lpos += size;
+	}
+	return 0;
+}
+
+/**
  * pp_reccache_decode() - decode an encoded payload into plain records.
  * @src: encoded payload; @len: its size.
  * @o: output buffer of at least pp_reccache_plain_size() bytes.

@@ -194,7 +194,7 @@ void pp_analyzer__help(const struct pp_analyzer *a, FILE *f)
 		fprintf(f, " --perins");
 	if (a->opts & PP_OPT_JSON)
 		fprintf(f, " --json");
-	fprintf(f, " -C -p -t -N -o --input --live --no-demangle --debuginfod --max-memory\n");
+	fprintf(f, " -C -p -t -N -o --input --live --time --no-demangle --debuginfod --max-memory\n");
 	if (a->mod_opts && a->mod_opts->name) {
 		fprintf(f, "%s options:\n", a->name);
 		for (const struct pp_mod_opt *m = a->mod_opts; m->name; m++) {

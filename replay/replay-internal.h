@@ -182,6 +182,10 @@ struct pp_session {
 	struct pp_idset tgt_procs, tgt_tids;
 	int targets;			/* 0: every task is a target */
 
+	/* --time: records from win_start to win_end (replay/window.c) */
+	int win;
+	uint64_t win_start, win_end;
+
 	/* dispatch */
 	uint64_t last_ts;
 	uint64_t next_tick;

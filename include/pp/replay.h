@@ -202,6 +202,12 @@ const struct pp_session_stats *pp_session__stats(const struct pp_session *s);
  * Return: perf-clock ns; 0 without -i or before the first event.
  */
 uint64_t pp_session__interval_start(const struct pp_session *s);
+/**
+ * pp_session__set_interval() - set -i from a module's init, when the user
+ * gave none and the module needs intervals (profile --top: 1 s).
+ * @s: session; @ns: the interval, ns.
+ */
+void pp_session__set_interval(struct pp_session *s, uint64_t ns);
 /** pp_session__evsels() - the events of the trace. Return: array of @nr. */
 struct pp_evsel *pp_session__evsels(struct pp_session *s, size_t *nr);
 /** pp_session__machine() - a MACHINE key's value, or NULL. */
