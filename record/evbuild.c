@@ -186,6 +186,17 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		}
 		d->attr.sample_period = 1;
 		d->attr.sample_type |= PERF_SAMPLE_IP;
+		if (sp->regs) {
+#if defined(__x86_64__)
+			/* ax (return value), dx, si, di (first three arguments) */
+			d->attr.sample_type |= PERF_SAMPLE_REGS_USER;
+			d->attr.sample_regs_user = (1ull << 0) | (1ull << 3) | (1ull << 4) |
+						   (1ull << 5);
+#else
+			snprintf(err, errlen, "%s: the regs attribute is x86_64 only", sp->pattern);
+			return -EOPNOTSUPP;
+#endif
+		}
 		break;
 	case PP_EV_BREAKPOINT:
 		d->attr.type = PERF_TYPE_BREAKPOINT;

@@ -160,6 +160,10 @@ static int parse_attr(struct pp_evspec *sp, const char *a, char *err, size_t err
 		sp->trigger = 1;
 		return 0;
 	}
+	if (KEY("regs") && !v) {
+		sp->regs = 1;
+		return 0;
+	}
 	if (KEY("max-stack") && v) {
 		char *end;
 		long n = strtol(v, &end, 10);
@@ -193,7 +197,7 @@ static int parse_attr(struct pp_evspec *sp, const char *a, char *err, size_t err
 				       err, errlen);
 #undef KEY
 	snprintf(err, errlen, "unknown attribute '%s' (known: stack, max-stack=N, alias=NAME, "
-		 "key=, top-by=, top-add=, comm=, num=, ptr=, size=, role=, untraced, trigger)", a);
+		 "key=, top-by=, top-add=, comm=, num=, ptr=, size=, role=, untraced, trigger, regs)", a);
 	return -EINVAL;
 }
 
