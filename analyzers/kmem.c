@@ -1322,7 +1322,8 @@ void pp_kmem__interval(struct pp_session *s, uint64_t now)
 
 	pp_session__format_time(s, now, tb);
 	show(s, km, now, 0, tb);
-	pp_out__putc(pp_session__out(s), '\n');
+	if (!pp_session__opts(s)->json)
+		pp_out__putc(pp_session__out(s), '\n');
 	for (size_t i = 0; i < km->nr_stks; i++)
 		km->stks[i].calls = km->stks[i].bytes = 0;
 	km->int_calls = km->int_bytes = 0;
