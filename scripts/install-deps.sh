@@ -6,6 +6,7 @@ PKGS=(build-essential pkg-config clang llvm libclang-rt-14-dev bpftool
       libtraceevent-dev libtracefs-dev libbpf-dev libelf-dev liblz4-dev libzstd-dev
       zlib1g-dev libcmocka-dev linux-perf python3)
 # Packages of single features: one PKGS+=(...) line each, with the reason.
+PKGS+=(libgoogle-perftools4)   # tcmalloc's heap checker runs pp-analyze --symbols (tests/e2e/mem-pprof-symbols.sh)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
