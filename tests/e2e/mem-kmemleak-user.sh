@@ -2,7 +2,7 @@
 # kmemleak and kmemprof on libc's allocators (uprobes with registers), with
 # ground truth: tests/helpers/mem-leaks leaks exactly K blocks of S bytes from
 # leak_blocks() and frees everything its churn_*() functions allocate
-# (malloc, calloc, realloc, aligned_alloc, memalign; N of each). Recorded and
+# (malloc, calloc, realloc, aligned_alloc, memalign; N of each). Recorded, -p and
 # --live: K objects and K*S bytes under leak_blocks, nothing under the churn
 # functions; kmemprof counts every allocation per function exactly.
 . "$(dirname "$0")/../helpers/record-lib.sh"
@@ -49,6 +49,21 @@ grep -q "^churn_calloc $N " "$TMP/p.out" || fail "kmemprof churn_calloc"
 # realloc(NULL, 32) (the compiler makes it malloc), realloc to 64, to 4096
 grep -q "^churn_realloc $((3 * N)) " "$TMP/p.out" || fail "kmemprof churn_realloc"
 grep -q "^churn_aligned $((2 * N)) $((N * (128 + 512)))$" "$TMP/p.out" || fail "kmemprof churn_aligned"
+
+# -p PID: the probes go on the libc the running process maps
+PP_WAIT=$TMP/go "$bin" $K $S $N & P=$!
+until grep -q 'libc\.so' /proc/$P/maps 2>/dev/null; do kill -0 $P || fail "helper died"; sleep 0.01; done
+$REC -q kmemleak --user -p $P -o "$TMP/p.trace" 2>"$TMP/err" & R=$!
+until ls -l /proc/$R/fd 2>/dev/null | grep -q perf_event; do
+	kill -0 $R 2>/dev/null || fail "pp-record -p exited early: $(cat "$TMP/err")"
+	sleep 0.01
+done
+sleep 0.3
+touch "$TMP/go"
+wait $P || fail "helper under -p"
+kill -INT $R 2>/dev/null; wait $R || fail "pp-record -p: $(cat "$TMP/err")"
+$ANA kmemleak --json "$TMP/p.trace" > "$TMP/p.json" || fail "kmemleak -p"
+check_leak "$TMP/p.json" "-p PID"
 
 # live
 $ANA kmemleak --user --json --live -- "$bin" $K $S $N > "$TMP/live.json" || fail "kmemleak --live"
