@@ -37,6 +37,7 @@
 #define KMEM_MAX_FRAMES		128
 #define KMEM_MAX_COMMS		4
 #define KMEM_DEFAULT_TOP	20
+#define KMEM_USTACK		"1024"	/* bytes of stack posix_memalign's return records */
 
 /* What an event is to the profilers. */
 enum kmem_role {
@@ -66,6 +67,7 @@ static const char *const ufunc_names[UF_NR] = {
 #define REG_DX	3
 #define REG_SI	4
 #define REG_DI	5
+#define REG_SP	7
 
 struct kev {
 	int role;
@@ -305,9 +307,15 @@ int pp_kmem__events(const struct pp_opts *o, struct pp_event_reqs *out)
 
 				if (ret && f == UF_FREE)
 					continue;
-				n = snprintf(ev_pool + used, sizeof(ev_pool) - used, "%s:%s@%s//%sregs/",
+				/*
+				 * posix_memalign's pointer is in its caller's memory,
+				 * mostly a local variable: the return takes the top of
+				 * the stack along.
+				 */
+				n = snprintf(ev_pool + used, sizeof(ev_pool) - used, "%s:%s@%s//%sregs/%s",
 					     ret ? "uretprobe" : "uprobe", ufunc_names[f], libc,
-					     ret ? "stack/" : "");
+					     ret ? "stack/" : "",
+					     ret && f == UF_POSIX_MEMALIGN ? "ustack=" KMEM_USTACK "/" : "");
 				if (n < 0 || (size_t)n >= sizeof(ev_pool) - used) {
 					snprintf(out->err, sizeof(out->err), "--libc path too long");
 					return -E2BIG;
@@ -852,15 +860,26 @@ static void user_return(struct pp_session *s, struct kmem *km, const struct pp_e
 	}
 	if (p->ufunc == UF_POSIX_MEMALIGN) {
 		/*
-		 * It returns an error code; the pointer went to *memptr, which
-		 * registers cannot show: counted, not tracked.
+		 * It returns an error code and writes the pointer to *memptr:
+		 * read there from the stack the return recorded, when memptr
+		 * is in it; elsewhere (a heap field) the block is counted, not
+		 * tracked.
 		 */
-		if (ax)
+		uint64_t sp = reg(e, REG_SP), ptr;
+
+		if (ax) {
 			km->failed++;
-		else {
-			count_alloc(km, p->stack, p->size);
-			km->posix_unknown++;
+			return;
 		}
+		if (e->user_stack && sp && p->memptr >= sp && p->memptr - sp + 8 <= e->user_stack_size) {
+			memcpy(&ptr, e->user_stack + (p->memptr - sp), 8);
+			if (ptr) {
+				new_object(km, space, ptr, p->size, p->stack, e);
+				return;
+			}
+		}
+		count_alloc(km, p->stack, p->size);
+		km->posix_unknown++;
 		return;
 	}
 	if (!ax) {

@@ -29,7 +29,7 @@ const struct pp_analyzer pp_analyzer_kmemleak = {
 		"    allocations kept for the targets (-p, -- CMD), frees from any task\n"
 		"  --user: malloc, calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc,\n"
 		"    memalign, valloc, pvalloc of the libc the target maps (uprobes and uretprobes\n"
-		"    with the registers; posix_memalign blocks are counted, not tracked)\n"
+		"    with the registers; posix_memalign's pointer is read from its caller's frame)\n"
 		"  --alloc 'EVENT//ptr=FIELD/size=FIELD/stack/' --free 'EVENT//ptr=FIELD/': any events\n"
 		"  frees of memory allocated before the recording are counted; objects allocated\n"
 		"  before a lost window are reported as uncertain, not as leaks.\n"

@@ -701,6 +701,8 @@ static inline int fast_parse(const struct pp_sample_layout *f, const uint8_t *re
 	e->raw_size = h.raw_size;
 	e->regs = NULL;
 	e->regs_mask = 0;
+	e->user_stack = NULL;
+	e->user_stack_size = 0;
 	return 0;
 }
 
@@ -1264,6 +1266,10 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		e.addr = smp.addr;
 		e.regs = smp.user_regs;
 		e.regs_mask = smp.user_regs ? ev->sample_regs_user : 0;
+		e.user_stack = smp.user_stack;
+		e.user_stack_size = smp.user_stack ? smp.user_stack_dyn_size : 0;
+		if (e.user_stack_size > smp.user_stack_size)
+			e.user_stack_size = smp.user_stack_size;
 	}
 	if (!pass_cpu(s, e.cpu))
 		return;

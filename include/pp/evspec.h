@@ -55,6 +55,9 @@ enum pp_evspec_kind {
  * @regs: ATTR regs: a probe's samples carry the user registers that hold
  *        the arguments and the return value (x86_64: ax, dx, si, di), so
  *        a module reads malloc's size at entry and its pointer at return.
+ * @ustack: ATTR ustack=N: a probe's samples carry N bytes of the user stack
+ *          from the stack pointer (and the registers carry sp): what a
+ *          returning function wrote into its caller's frame.
  * @help: the entry ended in " help": print the event's format, record nothing.
  * @freq: sampling frequency for this event (a module's request), 0 = -F.
  * @source: the entry names a profiler used as an event source
@@ -89,6 +92,7 @@ struct pp_evspec {
 	int untraced;
 	int trigger;
 	int regs;
+	uint32_t ustack;
 	int help;
 	uint32_t freq;
 	int source;

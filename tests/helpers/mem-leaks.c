@@ -4,7 +4,8 @@
  *   mem-leaks K SIZE N
  * leak_blocks() mallocs K blocks of SIZE bytes and never frees them; each
  * churn_*() function makes N allocations of its allocator (malloc, calloc,
- * realloc growing a block, aligned_alloc, memalign) and frees every one.
+ * realloc growing a block, aligned_alloc, memalign, posix_memalign) and
+ * frees every one.
  * So exactly K objects, K * SIZE bytes, stay allocated under leak_blocks()
  * and none under the churn functions. PP_PIDFILE=F writes our pid first;
  * PP_WAIT=F waits for file F to exist before allocating (a recorder that
@@ -52,8 +53,13 @@ __attribute__((noinline)) void churn_realloc(long n)
 __attribute__((noinline)) void churn_aligned(long n)
 {
 	for (long i = 0; i < n; i++) {
+		void *q = NULL;
+
 		free(aligned_alloc(64, 128));
 		free(memalign(256, 512));
+		if (posix_memalign(&q, 64, 256))
+			exit(1);
+		free(q);
 	}
 }
 
