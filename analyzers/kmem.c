@@ -196,7 +196,7 @@ static int find_system_libc(char *buf, size_t len)
 		if (n && n < 400) {
 			snprintf(path, sizeof(path), "%.*s/libc.so.6", (int)n, llp);
 			if (!access(path, R_OK) && strlen(path) < len) {
-				snprintf(buf, len, "%s", path);
+				memcpy(buf, path, strlen(path) + 1);
 				return 0;
 			}
 		}
@@ -205,7 +205,7 @@ static int find_system_libc(char *buf, size_t len)
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/libc.so.6", dirs[i]);
 		if (!access(path, R_OK) && strlen(path) < len) {
-			snprintf(buf, len, "%s", path);
+			memcpy(buf, path, strlen(path) + 1);
 			return 0;
 		}
 	}
@@ -234,7 +234,7 @@ static int find_libc(uint32_t pid, char *buf, size_t len)
 		base = strrchr(name, '/') + 1;
 		if (!strncmp(base, "libc.so", 7) || (!strncmp(base, "libc-", 5) && strstr(base, ".so"))) {
 			if (strlen(name) < len) {
-				snprintf(buf, len, "%s", name);
+				memcpy(buf, name, strlen(name) + 1);
 				ret = 0;
 			}
 			break;
