@@ -38,11 +38,11 @@ $REC -q kmemleak --alloc "$A" --free "$F" -o "$TMP/x.trace" -- "$HELP/mem-pipes"
 $CHECK "$TMP/x.trace" > "$TMP/x.out" || fail "checker"
 [ "$(evcount kmem:kmem_cache_alloc "$TMP/x.out")" = "" ] || fail "--alloc/--free recorded other events"
 $ANA kmemprof --alloc "$A" --free "$F" --json "$TMP/x.trace" > "$TMP/xp.json" || fail "kmemprof --alloc"
-python3 "$KC" "$TMP/xp.json" alloc_pipe_info > "$TMP/xp.out"
+python3 "$KC" -x allocate_slab "$TMP/xp.json" alloc_pipe_info > "$TMP/xp.out"
 cat "$TMP/xp.out"
 grep -q "^alloc_pipe_info [1-9]" "$TMP/xp.out" || fail "explicit form: no kmalloc in alloc_pipe_info"
 $ANA kmemleak --alloc "$A" --free "$F" --json "$TMP/x.trace" > "$TMP/xl.json" || fail "kmemleak --alloc"
-python3 "$KC" "$TMP/xl.json" alloc_pipe_info > "$TMP/xl.out"
+python3 "$KC" -x allocate_slab "$TMP/xl.json" alloc_pipe_info > "$TMP/xl.out"
 grep -qx "alloc_pipe_info 0 0" "$TMP/xl.out" || fail "explicit form: pipe objects outstanding"
 # bad input: one line, non-zero
 if $ANA kmemleak --alloc 'kmem:kmalloc//ptr=nope/' --free "$F" "$TMP/x.trace" > "$TMP/e.out" 2>&1; then
