@@ -212,8 +212,9 @@ deps:
 run: deps all
 	$(Q)scripts/run-demo.sh $(O)
 
-bench: all $(O)/bench/format-bench
+bench: all $(O)/bench/format-bench test-bins
 	$(Q)tests/bench/bench.sh $(O)
+	$(Q)python3 tests/bench/mem-bench.py $(O)
 
 $(O)/bench/format-bench: tests/bench/format-bench.c $(FORMAT_LIB)
 	$(call msg,CC,$@)

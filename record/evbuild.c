@@ -258,6 +258,22 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		}
 		d->attr.sample_period = 1;
 		d->attr.sample_type |= PERF_SAMPLE_IP;
+		if (sp->regs || sp->ustack) {
+#if defined(__x86_64__)
+			/* ax (return value), dx, si, di (first three arguments), sp */
+			d->attr.sample_type |= PERF_SAMPLE_REGS_USER;
+			d->attr.sample_regs_user = (1ull << 0) | (1ull << 3) | (1ull << 4) |
+						   (1ull << 5) | (1ull << 7);
+			if (sp->ustack) {
+				d->attr.sample_type |= PERF_SAMPLE_STACK_USER;
+				d->attr.sample_stack_user = sp->ustack;
+			}
+#else
+			snprintf(err, errlen, "%s: the regs and ustack attributes are x86_64 only",
+				 sp->pattern);
+			return -EOPNOTSUPP;
+#endif
+		}
 		break;
 	case PP_EV_BREAKPOINT:
 		d->attr.type = PERF_TYPE_BREAKPOINT;

@@ -176,6 +176,21 @@ static int parse_attr(struct pp_evspec *sp, const char *a, char *err, size_t err
 		sp->trigger = 1;
 		return 0;
 	}
+	if (KEY("regs") && !v) {
+		sp->regs = 1;
+		return 0;
+	}
+	if (KEY("ustack") && v) {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (end == v || *end || n < 8 || n > 65528 || n % 8) {
+			snprintf(err, errlen, "bad ustack '%s' (8..65528, a multiple of 8)", v);
+			return -EINVAL;
+		}
+		sp->ustack = (uint32_t)n;
+		return 0;
+	}
 	if (KEY("max-stack") && v) {
 		char *end;
 		long n = strtol(v, &end, 10);
@@ -209,7 +224,7 @@ static int parse_attr(struct pp_evspec *sp, const char *a, char *err, size_t err
 				       err, errlen);
 #undef KEY
 	snprintf(err, errlen, "unknown attribute '%s' (known: stack, max-stack=N, alias=NAME, "
-		 "key=, top-by=, top-add=, comm=, num=, ptr=, size=, role=, untraced, trigger)", a);
+		 "key=, top-by=, top-add=, comm=, num=, ptr=, size=, role=, untraced, trigger, regs, ustack=N)", a);
 	return -EINVAL;
 }
 

@@ -38,7 +38,7 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 		ret = a->events(&o, out);
 		if (ret)	/* the module's own words, else the errno's */
 			snprintf(err, errlen, "%s", out->err[0] ? out->err : strerror(-ret));
-		out->system_wide = a->needs_system_wide;
+		out->system_wide = a->needs_system_wide && !out->task_only;
 		return ret;
 	}
 	if (!o.nr_events) {
@@ -167,7 +167,7 @@ int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host
 		snprintf(err, errlen, "'%s': %s", entry, out->err[0] ? out->err : strerror(-ret));
 		return -EINVAL;
 	}
-	out->system_wide = a->needs_system_wide;
+	out->system_wide = a->needs_system_wide && !out->task_only;
 	return 1;
 }
 

@@ -279,4 +279,7 @@ struct pp_source_ops {
 /* replay/live.c: opens the events, then sets s->src to its ops. */
 int pp_live__open(struct pp_session *s);
 
+/* replay/pprof-symbols.c: `pp-analyze --symbols BINARY`, pprof's symbolizer protocol. */
+int pp_pprof_symbols(const char *binary, FILE *in, FILE *out);
+
 #endif /* PP_REPLAY_INTERNAL_H */

@@ -716,6 +716,10 @@ static inline int fast_parse(const struct pp_sample_layout *f, const uint8_t *re
 	e->nr_callchain = (uint32_t)h.nr_callchain;
 	e->raw = h.raw;
 	e->raw_size = h.raw_size;
+	e->regs = NULL;
+	e->regs_mask = 0;
+	e->user_stack = NULL;
+	e->user_stack_size = 0;
 	return 0;
 }
 
@@ -749,6 +753,7 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev->config = a.config;
 		ev->sample_type = a.sample_type;
 		ev->read_format = a.read_format;
+		ev->sample_regs_user = a.sample_regs_user;
 		if (a.freq)
 			ev->sample_freq = a.sample_freq;
 		else
@@ -1266,7 +1271,8 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	} else {
 		struct pp_sample smp;
 		struct pp_sample_fmt fmt = { .sample_type = ev->sample_type,
-					     .read_format = ev->read_format };
+					     .read_format = ev->read_format,
+					     .sample_regs_user = ev->sample_regs_user };
 
 		if (pp_sample__parse_fmt(&fmt, rec, size, &smp)) {
 			s->stats.bad_records++;
@@ -1283,6 +1289,12 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		e.callchain = smp.callchain;
 		e.nr_callchain = (uint32_t)smp.nr_callchain;
 		e.addr = smp.addr;
+		e.regs = smp.user_regs;
+		e.regs_mask = smp.user_regs ? ev->sample_regs_user : 0;
+		e.user_stack = smp.user_stack;
+		e.user_stack_size = smp.user_stack ? smp.user_stack_dyn_size : 0;
+		if (e.user_stack_size > smp.user_stack_size)
+			e.user_stack_size = smp.user_stack_size;
 	}
 	if (e.nr_callchain) {	/* junk frames of a frame-pointer walk: cut, for every output */
 		int junk;

@@ -169,6 +169,10 @@ struct pp_event {
 	uint32_t nr_callchain;
 	const void *record;		/* the perf record, header included; 8-byte aligned, as @callchain */
 	uint64_t addr;			/* PERF_SAMPLE_ADDR (page-faults, breakpoints), else 0 */
+	const uint64_t *regs;		/* PERF_SAMPLE_REGS_USER (probes with the regs attribute), else NULL */
+	uint64_t regs_mask;		/* which registers @regs holds, lowest perf_regs bit first */
+	const uint8_t *user_stack;	/* PERF_SAMPLE_STACK_USER (ustack=N): from the user sp, else NULL */
+	uint64_t user_stack_size;	/* bytes of @user_stack the kernel could copy */
 };
 
 /* A window of lost records (kernel PERF_RECORD_LOST[_SAMPLES] or LOST chunk). */

@@ -27,6 +27,7 @@ struct pp_evsel {
 	uint64_t config;
 	uint64_t sample_type;
 	uint64_t read_format;
+	uint64_t sample_regs_user;	/* registers user samples carry (the regs attribute) */
 	uint64_t sample_freq;		/* Hz when sampled at a frequency (-F), else 0 */
 	uint64_t sample_period;		/* a sample every N events when not at a frequency, else 0 */
 	struct tep_event *tp;		/* tracepoint format, NULL if none */

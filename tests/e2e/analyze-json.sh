@@ -59,6 +59,12 @@ schema = {
     "breakpoint": {"hit": task + ["breakpoint", "addr", "ip", "sym"],
                    "site": ["breakpoint", "comm", "pid", "tid", "ip", "sym", "hits"]},
     "convert": {"summary": ["format", "output", "events", "lost"]},
+    "kmemleak": {"kmemleak_summary": ["when", "bytes", "objects", "stacks", "allocations",
+                                      "frees", "frees_before_recording", "uncertain_objects",
+                                      "uncertain_bytes", "lost_windows"],
+                 "kmemleak_stack": ["bytes", "objects", "oldest_age_ns", "comms", "stack"]},
+    "kmemprof": {"kmemprof_summary": ["when", "bytes", "calls", "stacks", "allocations"],
+                 "kmemprof_stack": ["bytes", "calls", "comms", "stack"]},
 }
 prof, want, members = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
 want = [w for w in want if w]
@@ -131,6 +137,8 @@ fi
 	{ cat "$T/err"; bad "pp-record profile"; }
 "$B/pp-record" -q -g -o "$T/pf" page-faults -- "$H/sched-touch" 20 >/dev/null 2>"$T/err" ||
 	{ echo "page-faults: cannot record here: $(head -1 "$T/err")"; unavailable+="page-faults "; }
+"$B/pp-record" -q -o "$T/mem" kmemleak --user -- "$H/mem-leaks" 3 100 10 >/dev/null 2>"$T/err" ||
+	{ echo "kmemleak, kmemprof: cannot probe libc here: $(head -1 "$T/err")"; unavailable+="kmemleak kmemprof "; }
 # a write breakpoint on a helper's global, written 10 times once told to
 "$H/sched-bpwrite" 10 > "$T/addr" & BP=$!
 for _ in $(seq 50); do [ -s "$T/addr" ] && break; sleep 0.1; done
@@ -177,6 +185,8 @@ cases=(
 	"breakpoint|$T/bp|hit,site|stack"
 	"convert|--to=chrome -o $T/conv.json $S|summary|cpu_slices,state_slices,instants"
 	"convert|--to=perf-script -o $T/conv.txt $S|summary|frames"
+	"kmemleak|$T/mem|kmemleak_summary,kmemleak_stack|"
+	"kmemprof|-i 1000 $T/mem|kmemprof_summary,kmemprof_stack|"
 )
 
 # Every profiler is covered, and says it takes --json (and --than when it does).
