@@ -5,8 +5,8 @@ set -euo pipefail
 PKGS=(build-essential pkg-config clang llvm libclang-rt-14-dev bpftool
       libtraceevent-dev libtracefs-dev libbpf-dev libelf-dev liblz4-dev libzstd-dev
       zlib1g-dev libcmocka-dev linux-perf python3)
-PKGS+=(trace-cmd)   # make bench: trace-cmd recorder and report beside perf
 # Packages of single features: one PKGS+=(...) line each, with the reason.
+PKGS+=(trace-cmd)   # make bench: trace-cmd recorder and report beside perf
 PKGS+=(systemtap-sdt-dev)   # sys/sdt.h: the USDT test helper (tests/helpers/usdt-n.c)
 PKGS+=(protobuf-c-compiler libprotobuf-c-dev golang-go)   # --pprof: profile.proto via protobuf-c; tests read it with go tool pprof
 PKGS+=(libiberty-dev liblzma-dev g++ libc6-dbg xz-utils)   # symbols: demangling (libiberty), MiniDebugInfo (liblzma), a C++ test helper, libc debug symbols and xz for tests
