@@ -28,7 +28,8 @@
 	M(offcpu) \
 	M(lock) \
 	M(page_faults) \
-	M(breakpoint)
+	M(breakpoint) \
+	M(blktrace)
 
 #define PP_DECLARE(n) extern const struct pp_analyzer pp_analyzer_##n;
 PP_MODULES(PP_DECLARE)
