@@ -29,7 +29,8 @@
 	M(lock) \
 	M(page_faults) \
 	M(breakpoint) \
-	M(blktrace)
+	M(blktrace) \
+	M(kvm_exit)
 
 #define PP_DECLARE(n) extern const struct pp_analyzer pp_analyzer_##n;
 PP_MODULES(PP_DECLARE)
