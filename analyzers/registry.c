@@ -30,7 +30,8 @@
 	M(page_faults) \
 	M(breakpoint) \
 	M(blktrace) \
-	M(kvm_exit)
+	M(kvm_exit) \
+	M(hrtimer)
 
 #define PP_DECLARE(n) extern const struct pp_analyzer pp_analyzer_##n;
 PP_MODULES(PP_DECLARE)
