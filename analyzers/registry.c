@@ -31,7 +31,8 @@
 	M(breakpoint) \
 	M(blktrace) \
 	M(kvm_exit) \
-	M(hrtimer)
+	M(hrtimer) \
+	M(kvmmmu)
 
 #define PP_DECLARE(n) extern const struct pp_analyzer pp_analyzer_##n;
 PP_MODULES(PP_DECLARE)
