@@ -58,6 +58,16 @@ schema = {
                     "process": ["pid", "comm", "faults", "lo", "hi"]},
     "breakpoint": {"hit": task + ["breakpoint", "addr", "ip", "sym"],
                    "site": ["breakpoint", "comm", "pid", "tid", "ip", "sym", "hits"]},
+    "blktrace": {"blktrace": ["dev", "name", "op", "requests", "stages", "Q2C"],
+                 "outlier": ["dev", "name", "op", "sector", "nr_sector", "latency"]},
+    "kvm-exit": {"kinds": ["kernel", "user", "has_kvm_exit", "has_kvm_entry"],
+                 "row": ["kind", "reason", "calls", "latency"],
+                 "outlier": ["comm", "tid", "kind", "reason", "duration"]},
+    "kvmmmu": {"role": ["role", "created", "found", "zapped"],
+               "maps": ["faults", "mapped", "fast", "split"],
+               "latency": ["stage"] + hist, "summary": ["kvm_mmu_get_page"]},
+    "hrtimer": {"sample": task + ["count", "period"],
+                "summary": ["ticks", "hits", "events", "than", "period"]},
 }
 prof, want, members = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
 want = [w for w in want if w]
@@ -145,6 +155,15 @@ else
 	echo "breakpoint: cannot open one here: $(head -1 "$T/err")"; unavailable+="breakpoint "
 fi
 
+# the catalog: block requests of dd's direct writes, a KVM guest (or none), bursts
+"$B/pp-record" -q -o "$T/blk" blktrace -g -- dd if=/dev/zero of="$T/blkf" bs=4k count=20 oflag=direct \
+	>/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record blktrace"; }
+"$B/pp-record" -q -o "$T/kvm" kvm-exit -- "$H/kvm-pio" 5 >/dev/null 2>&1
+"$B/pp-record" -q -o "$T/mmu" kvmmmu -- "$H/kvm-pio" 5 >/dev/null 2>&1
+[ -s "$T/kvm" ] && [ -s "$T/mmu" ] || { echo "kvm-exit, kvmmmu: no kvm tracepoints here"; unavailable+="kvm-exit kvmmmu "; }
+"$B/pp-record" -q -o "$T/hrt" hrtimer -e syscalls:sys_enter_getppid --period 1ms -- "$H/hrtimer-burst" 2 30 20 \
+	>/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record hrtimer"; }
+
 # --- cases: PROFILER|ARGUMENTS|TYPES THAT MUST APPEAR|MEMBERS THAT MUST APPEAR ---
 S=$T/sched
 cases=(
@@ -174,6 +193,12 @@ cases=(
 	"page-faults|$T/pf|fault,process|stack"
 	"page-faults|--summary $T/pf|process|"
 	"breakpoint|$T/bp|hit,site|stack"
+	"blktrace|$T/blk|blktrace|"
+	"blktrace|--than 0 $T/blk|blktrace,outlier|stack"
+	"kvm-exit|--perins $T/kvm|kinds|"
+	"kvm-exit|--than 0 $T/kvm|kinds|"
+	"kvmmmu|--perins $T/mmu|summary|"
+	"hrtimer|-e syscalls:sys_enter_getppid --than 5 $T/hrt|sample,summary|stack"
 )
 
 # Every profiler is covered, and says it takes --json (and --than when it does).
