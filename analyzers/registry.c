@@ -32,7 +32,9 @@
 	M(blktrace) \
 	M(kvm_exit) \
 	M(hrtimer) \
-	M(kvmmmu)
+	M(kvmmmu) \
+	M(llcstat) \
+	M(tlbstat)
 
 #define PP_DECLARE(n) extern const struct pp_analyzer pp_analyzer_##n;
 PP_MODULES(PP_DECLARE)

@@ -17,6 +17,8 @@
 #include "../analyzers/hrtimer.h"
 #include "../analyzers/kvm-exit.h"
 #include "../analyzers/kvmmmu.h"
+#include "../analyzers/pmu.h"
+#include <linux/perf_event.h>
 
 static void test_blk_op(void **state)
 {
@@ -132,6 +134,71 @@ static void test_burst(void **state)
 	pp_burst__exit(&b);
 }
 
+/*
+ * Counter values as a recording holds them: samples of cycles and
+ * instructions at a frequency, each with the period since the previous one.
+ */
+static void test_pmu_counts(void **state)
+{
+	struct pp_evsel cyc = { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES };
+	struct pp_evsel ins = { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_INSTRUCTIONS };
+	struct pp_evsel tlb = { .type = PERF_TYPE_HW_CACHE };
+	struct pp_evsel tp = { .type = PERF_TYPE_TRACEPOINT };
+	struct pp_evsel sw = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK };
+	static const uint64_t cyc_periods[] = { 1000, 2500000, 2600000, 2400000, 2500000 };
+	static const uint64_t ins_periods[] = { 1000, 3000000, 3100000, 2900000, 3000000, 1000 };
+	const char *names[3] = { "cycles", "instructions", "cache-misses" };
+	uint64_t sums[3] = { 0, 0, 0 };
+	struct pp_event e = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cyc_periods) / sizeof(cyc_periods[0]); i++) {
+		e.evsel = &cyc;
+		e.period = cyc_periods[i];
+		sums[0] += pp_pmu__weight(&e);
+	}
+	for (size_t i = 0; i < sizeof(ins_periods) / sizeof(ins_periods[0]); i++) {
+		e.evsel = &ins;
+		e.period = ins_periods[i];
+		sums[1] += pp_pmu__weight(&e);
+	}
+	assert_int_equal(sums[0], 10001000);
+	assert_int_equal(sums[1], 12002000);
+	/* insn per cycle: 12002000 / 10001000 */
+	assert_true(pp_pmu__metric(&pp_pmu_metrics[0], names, sums, 2) > 1.2000 - 1e-4);
+	assert_true(pp_pmu__metric(&pp_pmu_metrics[0], names, sums, 2) < 1.2001);
+	/* cache misses % needs cache-references, absent */
+	assert_true(pp_pmu__metric(&pp_pmu_metrics[2], names, sums, 3) < 0);
+	/* a zero denominator rates nothing */
+	sums[0] = 0;
+	assert_true(pp_pmu__metric(&pp_pmu_metrics[0], names, sums, 2) < 0);
+	/* a sample of a counter without a period counts 1; others always 1 */
+	e.evsel = &tlb;
+	e.period = 0;
+	assert_int_equal(pp_pmu__weight(&e), 1);
+	e.period = 77;
+	assert_int_equal(pp_pmu__weight(&e), 77);
+	e.evsel = &tp;
+	assert_int_equal(pp_pmu__weight(&e), 1);
+	e.evsel = &sw;		/* cpu-clock's period is ns, not events */
+	assert_int_equal(pp_pmu__weight(&e), 1);
+	assert_true(pp_pmu__is_counter(&cyc) && pp_pmu__is_counter(&tlb));
+	assert_false(pp_pmu__is_counter(&tp) || pp_pmu__is_counter(&sw) || pp_pmu__is_counter(NULL));
+}
+
+static void test_pmu_hit(void **state)
+{
+	(void)state;
+	/* dTLB-loads 1000000, dTLB-load-misses 2500: 99.75% */
+	assert_true(pp_pmu__hit_pct(1000000, 2500) > 99.7499 && pp_pmu__hit_pct(1000000, 2500) < 99.7501);
+	assert_true(pp_pmu__hit_pct(400, 100) > 74.999 && pp_pmu__hit_pct(400, 100) < 75.001);
+	assert_true(pp_pmu__hit_pct(100, 0) == 100);
+	assert_true(pp_pmu__hit_pct(100, 150) == 0);	/* sampled misses above accesses */
+	assert_true(pp_pmu__hit_pct(0, 5) < 0);		/* nothing to rate */
+	assert_true(pp_pmu__ratio(1, 0) < 0);
+	assert_true(pp_pmu__ratio(3, 4) == 0.75);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +207,8 @@ int main(void)
 		cmocka_unit_test(test_kvm_reasons),
 		cmocka_unit_test(test_kvm_mmu_role),
 		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_pmu_counts),
+		cmocka_unit_test(test_pmu_hit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

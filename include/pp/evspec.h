@@ -31,6 +31,7 @@ enum pp_evspec_kind {
 	PP_EV_SOFTWARE,
 	PP_EV_HARDWARE,
 	PP_EV_BREAKPOINT,	/* mem:ADDR[/LEN][:rwx] */
+	PP_EV_HW_CACHE,		/* a hardware cache event: "dTLB-load-misses", "LLC-loads" */
 };
 
 #define PP_EVSPEC_FILTER_MAX	1024

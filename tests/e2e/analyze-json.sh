@@ -66,6 +66,8 @@ schema = {
     "kvmmmu": {"role": ["role", "created", "found", "zapped"],
                "maps": ["faults", "mapped", "fast", "split"],
                "latency": ["stage"] + hist, "summary": ["kvm_mmu_get_page"]},
+    "llcstat": {"row": ["cpu", "cache-references", "cache-misses", "LLC_hit_pct"]},
+    "tlbstat": {"row": ["cpu", "dTLB-loads", "dTLB-load-misses", "dTLB_hit_pct", "iTLB_hit_pct"]},
     "hrtimer": {"sample": task + ["count", "period"],
                 "summary": ["ticks", "hits", "events", "than", "period"]},
 }
@@ -163,6 +165,10 @@ fi
 [ -s "$T/kvm" ] && [ -s "$T/mmu" ] || { echo "kvm-exit, kvmmmu: no kvm tracepoints here"; unavailable+="kvm-exit kvmmmu "; }
 "$B/pp-record" -q -o "$T/hrt" hrtimer -e syscalls:sys_enter_getppid --period 1ms -- "$H/hrtimer-burst" 2 30 20 \
 	>/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record hrtimer"; }
+for p in llcstat tlbstat; do
+	"$B/pp-record" -q -o "$T/$p" $p -- "$H/spin" 0.2 >/dev/null 2>"$T/err" ||
+		{ echo "$p: $(head -1 "$T/err")"; unavailable+="$p "; }
+done
 
 # --- cases: PROFILER|ARGUMENTS|TYPES THAT MUST APPEAR|MEMBERS THAT MUST APPEAR ---
 S=$T/sched
@@ -198,6 +204,8 @@ cases=(
 	"kvm-exit|--perins $T/kvm|kinds|"
 	"kvm-exit|--than 0 $T/kvm|kinds|"
 	"kvmmmu|--perins $T/mmu|summary|"
+	"llcstat|$T/llcstat|row|"
+	"tlbstat|$T/tlbstat|row|"
 	"hrtimer|-e syscalls:sys_enter_getppid --than 5 $T/hrt|sample,summary|stack"
 )
 
