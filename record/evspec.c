@@ -41,6 +41,21 @@ static const struct {
 	{ "cache-misses",	PP_EV_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
 	{ "branches",		PP_EV_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
 	{ "branch-misses",	PP_EV_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+#define HWC(c, op, res) (PERF_COUNT_HW_CACHE_##c | PERF_COUNT_HW_CACHE_OP_##op << 8 | \
+			 PERF_COUNT_HW_CACHE_RESULT_##res << 16)
+	{ "L1-dcache-loads",	PP_EV_HW_CACHE, HWC(L1D, READ, ACCESS) },
+	{ "L1-dcache-load-misses", PP_EV_HW_CACHE, HWC(L1D, READ, MISS) },
+	{ "LLC-loads",		PP_EV_HW_CACHE, HWC(LL, READ, ACCESS) },
+	{ "LLC-load-misses",	PP_EV_HW_CACHE, HWC(LL, READ, MISS) },
+	{ "LLC-stores",		PP_EV_HW_CACHE, HWC(LL, WRITE, ACCESS) },
+	{ "LLC-store-misses",	PP_EV_HW_CACHE, HWC(LL, WRITE, MISS) },
+	{ "dTLB-loads",		PP_EV_HW_CACHE, HWC(DTLB, READ, ACCESS) },
+	{ "dTLB-load-misses",	PP_EV_HW_CACHE, HWC(DTLB, READ, MISS) },
+	{ "dTLB-stores",	PP_EV_HW_CACHE, HWC(DTLB, WRITE, ACCESS) },
+	{ "dTLB-store-misses",	PP_EV_HW_CACHE, HWC(DTLB, WRITE, MISS) },
+	{ "iTLB-loads",		PP_EV_HW_CACHE, HWC(ITLB, READ, ACCESS) },
+	{ "iTLB-load-misses",	PP_EV_HW_CACHE, HWC(ITLB, READ, MISS) },
+#undef HWC
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

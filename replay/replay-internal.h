@@ -158,6 +158,7 @@ struct pp_session {
 	size_t idmap_cap, idmap_nr;
 	uint32_t idmap_gen;		/* bumped by every change of the id map */
 	struct pp_sample_layout fast[PP_MAX_EVSELS];	/* by evsel idx */
+	uint8_t mod_req[PP_MAX_EVSELS];	/* no -e names it but the module's ->events() asks for it (hrtimer's cpu-clock) */
 	struct tep_handle *tep;
 	int header_page_ok;
 	struct tep_event **refused;	/* parsed formats whose fields do not fit a record */

@@ -683,6 +683,30 @@ static int spec_matches(const struct pp_evspec *sp, const char *name)
 	       !strcmp(sp->pattern, name);
 }
 
+/*
+ * Does the module's ->events() ask for @name beyond the -e entries (a
+ * sampler it adds, as hrtimer's cpu-clock)? Those reach it with -e given.
+ */
+static int module_requests(const struct pp_session *s, const char *name)
+{
+	struct pp_event_reqs reqs;
+
+	if (!s->nr_specs || !s->a.events)
+		return 0;
+	memset(&reqs, 0, sizeof(reqs));
+	if (s->a.events(&s->opts, &reqs))
+		return 0;
+	for (int r = 0; r < reqs.nr; r++) {
+		struct pp_evspec sp;
+		char err[256];
+
+		if (!pp_evspec__parse(reqs.req[r].spec, &sp, err, sizeof(err)) &&
+		    spec_matches(&sp, name))
+			return 1;
+	}
+	return 0;
+}
+
 static const struct pp_evspec *match_spec(const struct pp_session *s, const char *name)
 {
 	for (int i = 0; i < s->nr_specs; i++) {
@@ -760,6 +784,7 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 			ev->sample_period = a.sample_period;
 		pp_sample_layout__init(&s->fast[ev->idx], a.sample_type);
 		ev->spec = match_spec(s, name);
+		s->mod_req[ev->idx] = !ev->spec && module_requests(s, name);
 		for (int k = 0; k < s->nr_srcs && !ev->src; k++) {
 			if (s->srcs[k].a->src_match(&s->srcs[k].o, ev))
 				ev->src = &s->srcs[k];
@@ -1313,7 +1338,7 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	 * switch to a target runs in another task's context): its events skip
 	 * the task filter; the others pass it.
 	 */
-	to_host = ev->spec || !s->nr_specs;
+	to_host = ev->spec || !s->nr_specs || s->mod_req[ev->idx];
 	to_src = ev->src != NULL;
 	if (!pass_tasks(s, e.pid, e.tid)) {
 		to_host = to_host && s->a.needs_system_wide;

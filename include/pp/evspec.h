@@ -36,6 +36,7 @@ enum pp_evspec_kind {
 	PP_EV_HARDWARE,
 	PP_EV_BREAKPOINT,	/* mem:ADDR[/LEN][:rwx] */
 	PP_EV_USDT,		/* usdt:PROVIDER:NAME@/path (record/usdt.c) */
+	PP_EV_HW_CACHE,		/* a hardware cache event: "dTLB-load-misses", "LLC-loads" */
 };
 
 #define PP_EVSPEC_FILTER_MAX	1024
