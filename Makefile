@@ -212,13 +212,20 @@ deps:
 run: deps all
 	$(Q)scripts/run-demo.sh $(O)
 
-bench: all $(O)/bench/format-bench
+bench: all $(O)/bench/format-bench $(O)/bench/rate-gen test-bins
 	$(Q)tests/bench/bench.sh $(O)
+	$(Q)python3 tests/bench/mem-bench.py $(O)
 
 $(O)/bench/format-bench: tests/bench/format-bench.c $(FORMAT_LIB)
 	$(call msg,CC,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(FORMAT_LIB) $(LDLIBS_FORMAT)
+
+# make bench's loss frontier: getppid events at a set rate.
+$(O)/bench/rate-gen: tests/bench/rate-gen.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
 
 # The recorder's user-symbol work alone (snapshot, symbol tables, USYMS).
 $(O)/bench/syms-bench: $(O)/tests/bench/syms-bench.o $(LIBS)

@@ -27,6 +27,7 @@ struct fg_stack {
 	uint32_t start;		/* first frame id in fg->ids */
 	uint32_t nr;
 	uint64_t weight;
+	uint64_t before;	/* differential: the base profile's weight */
 	uint32_t hash;
 	uint32_t sliced;	/* ids[start] is a slice label */
 };
@@ -48,6 +49,8 @@ struct pp_flame {
 	uint32_t *stack_tab;
 	uint32_t stack_tab_size;
 	uint64_t total;
+	uint64_t total_before;	/* differential: sum of the stacks' before weights */
+	int diff;		/* made by pp_flame__diff(): stacks have two weights */
 	/* scratch for one incoming stack */
 	uint32_t tmp[FG_MAX_DEPTH + 1];
 	int has_slice;
@@ -247,8 +250,8 @@ int64_t pp_flame__intern(struct pp_flame *fg, const char *name)
 	return frame_intern(fg, name);
 }
 
-/* Add @weight to the stack of the @n ids in fg->tmp. */
-static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight);
+/* Add @weight (and @before) to the stack of the @n ids in fg->tmp. */
+static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight, uint64_t before);
 
 int pp_flame__add(struct pp_flame *fg, const char *const *frames, size_t nr, uint64_t weight)
 {
@@ -268,7 +271,7 @@ int pp_flame__add(struct pp_flame *fg, const char *const *frames, size_t nr, uin
 			return (int)id;
 		fg->tmp[n++] = (uint32_t)id;
 	}
-	return add_tmp(fg, n, weight);
+	return add_tmp(fg, n, weight, 0);
 }
 
 int pp_flame__add_ids(struct pp_flame *fg, const uint32_t *ids, size_t nr, uint64_t weight)
@@ -282,10 +285,10 @@ int pp_flame__add_ids(struct pp_flame *fg, const uint32_t *ids, size_t nr, uint6
 	if (fg->has_slice)
 		fg->tmp[n++] = fg->slice_id;
 	memcpy(fg->tmp + n, ids, nr * sizeof(*ids));
-	return add_tmp(fg, n + (uint32_t)nr, weight);
+	return add_tmp(fg, n + (uint32_t)nr, weight, 0);
 }
 
-static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight)
+static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight, uint64_t before)
 {
 	uint32_t h, j, sid;
 	struct fg_stack *st;
@@ -297,7 +300,9 @@ static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight)
 		if (st->hash == h && st->nr == n && st->sliced == (uint32_t)fg->has_slice &&
 		    !memcmp(fg->ids + st->start, fg->tmp, n * sizeof(uint32_t))) {
 			st->weight += weight;
+			st->before += before;
 			fg->total += weight;
+			fg->total_before += before;
 			return 0;
 		}
 	}
@@ -310,11 +315,13 @@ static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight)
 	st->start = (uint32_t)fg->nr_ids;
 	st->nr = n;
 	st->weight = weight;
+	st->before = before;
 	st->hash = h;
 	st->sliced = (uint32_t)fg->has_slice;
 	memcpy(fg->ids + fg->nr_ids, fg->tmp, n * sizeof(uint32_t));
 	fg->nr_ids += n;
 	fg->total += weight;
+	fg->total_before += before;
 	fg->stack_tab[j] = sid + 1;
 	if (fg->nr_stacks * 2 > fg->stack_tab_size)
 		rehash(fg, &fg->stack_tab, &fg->stack_tab_size, fg->nr_stacks, stack_hash_of);
@@ -327,11 +334,64 @@ void pp_flame__reset(struct pp_flame *fg)
 	fg->nr_stacks = 0;
 	fg->nr_ids = 0;
 	fg->total = 0;
+	fg->total_before = 0;
 }
 
 uint64_t pp_flame__total(const struct pp_flame *fg)
 {
 	return fg->total;
+}
+
+uint64_t pp_flame__total_before(const struct pp_flame *fg)
+{
+	return fg->total_before;
+}
+
+/* Add every stack of @src to @dst as before (@as_before) or after weights, scaled by @num/@den. */
+static int merge_side(struct pp_flame *dst, const struct pp_flame *src, int as_before,
+		      uint64_t num, uint64_t den)
+{
+	for (uint32_t i = 0; i < src->nr_stacks; i++) {
+		const struct fg_stack *st = &src->stacks[i];
+		uint64_t w = st->weight;
+		int err;
+
+		for (uint32_t k = 0; k < st->nr; k++) {
+			int64_t id = frame_intern(dst, frame_name(src, src->ids[st->start + k]));
+
+			if (id < 0)
+				return (int)id;
+			dst->tmp[k] = (uint32_t)id;
+		}
+		if (den && num != den)	/* rounded to the nearest */
+			w = (uint64_t)(((unsigned __int128)w * num + den / 2) / den);
+		dst->has_slice = (int)st->sliced;
+		err = add_tmp(dst, st->nr, as_before ? 0 : w, as_before ? w : 0);
+		dst->has_slice = 0;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct pp_flame *pp_flame__diff(const struct pp_flame *base, const struct pp_flame *cur, int normalize)
+{
+	struct pp_flame *d = pp_flame__new();
+	int err;
+
+	if (!d)
+		return NULL;
+	d->diff = 1;
+	err = merge_side(d, cur, 0, 1, 1);
+	if (!err)
+		err = normalize && base->total ? merge_side(d, base, 1, cur->total, base->total)
+					       : merge_side(d, base, 1, 1, 1);
+	if (err) {
+		pp_flame__free(d);
+		errno = -err;
+		return NULL;
+	}
+	return d;
 }
 
 /* Folded lines are built in one buffer and written a block at a time. */
@@ -412,6 +472,14 @@ int pp_flame__write_folded(const struct pp_flame *fg, FILE *fp)
 			w /= 10;
 		} while (w);
 		*--d = ' ';
+		if (fg->diff) {		/* "stack before after", as difffolded.pl writes */
+			w = st->before;
+			do {
+				*--d = (char)('0' + w % 10);
+				w /= 10;
+			} while (w);
+			*--d = ' ';
+		}
 		fold_put(f, d, (size_t)(e - d));
 	}
 	fold_flush(f);
@@ -452,6 +520,7 @@ struct fg_node {
 	uint32_t frame;		/* UINT32_MAX for the root "all" */
 	uint32_t depth;		/* 0 = root */
 	uint64_t start, width;
+	uint64_t before;	/* differential: the base's weight of the frame */
 	enum fg_kind kind;
 };
 
@@ -569,6 +638,26 @@ static void kind_colour(enum fg_kind kind, const char *name, char *buf, size_t l
 	}
 }
 
+/*
+ * Differential: red for a frame that grew, blue for one that shrank, the
+ * more saturated the larger the change against the largest one; white when
+ * it did not change (flamegraph.pl's colours for difffolded.pl input).
+ */
+static void diff_colour(int64_t delta, uint64_t max, char *buf, size_t len)
+{
+	unsigned int v = 255;
+	uint64_t a = delta < 0 ? (uint64_t)-delta : (uint64_t)delta;
+
+	if (max && a)
+		v = (unsigned int)(210.0 * (double)(max - (a < max ? a : max)) / (double)max);
+	if (delta > 0)
+		snprintf(buf, len, "rgb(255,%u,%u)", v, v);
+	else if (delta < 0)
+		snprintf(buf, len, "rgb(%u,%u,255)", v, v);
+	else
+		snprintf(buf, len, "rgb(250,250,250)");
+}
+
 static void put_weight(FILE *fp, uint64_t w, const struct pp_flame_opts *o)
 {
 	char buf[32];
@@ -621,7 +710,7 @@ static int layout(const struct pp_flame *fg, double px_per_unit, struct fg_node 
 	struct fg_node *nodes = NULL;
 	size_t nr = 0, cap = 0;
 	uint32_t *order, *open_frame = NULL, i, k, depth = 0, c;
-	uint64_t *open_start = NULL, x = 0;
+	uint64_t *open_start = NULL, *open_bstart = NULL, x = 0, xb = 0;
 	enum fg_kind *open_kind = NULL;
 	int err = -ENOMEM;
 
@@ -630,7 +719,8 @@ static int layout(const struct pp_flame *fg, double px_per_unit, struct fg_node 
 	open_frame = malloc((FG_MAX_DEPTH + 2) * sizeof(*open_frame));
 	open_start = malloc((FG_MAX_DEPTH + 2) * sizeof(*open_start));
 	open_kind = malloc((FG_MAX_DEPTH + 2) * sizeof(*open_kind));
-	if (!order || !open_frame || !open_start || !open_kind)
+	open_bstart = malloc((FG_MAX_DEPTH + 2) * sizeof(*open_bstart));
+	if (!order || !open_frame || !open_start || !open_kind || !open_bstart)
 		goto out;
 	for (i = 0, c = 0; i < fg->nr_stacks; i++)
 		if (fg->stacks[i].weight)
@@ -639,7 +729,7 @@ static int layout(const struct pp_flame *fg, double px_per_unit, struct fg_node 
 
 	if (grow((void **)&nodes, &cap, 1, sizeof(*nodes)))
 		goto out;
-	nodes[nr++] = (struct fg_node){ UINT32_MAX, 0, 0, fg->total, FG_ROOT };
+	nodes[nr++] = (struct fg_node){ UINT32_MAX, 0, 0, fg->total, 0, FG_ROOT };
 
 	/* open_*[d] describe the open frame at depth d + 1; depth = how many are open */
 	for (i = 0; i <= c; i++) {
@@ -657,7 +747,7 @@ static int layout(const struct pp_flame *fg, double px_per_unit, struct fg_node 
 				goto out;
 			nodes[nr++] = (struct fg_node){ open_frame[depth], depth + 1,
 							open_start[depth], x - open_start[depth],
-							open_kind[depth] };
+							xb - open_bstart[depth], open_kind[depth] };
 			if (depth + 1 > *max_depth)
 				*max_depth = depth + 1;
 		}
@@ -666,10 +756,12 @@ static int layout(const struct pp_flame *fg, double px_per_unit, struct fg_node 
 		for (k = depth; k < n; k++) {
 			open_frame[k] = fg->ids[st->start + k];
 			open_start[k] = x;
+			open_bstart[k] = xb;
 			open_kind[k] = frame_kind(fg, st, k);
 		}
 		depth = n;
 		x += st->weight;
+		xb += st->before;
 	}
 	*out = nodes;
 	*nr_out = nr;
@@ -681,6 +773,9 @@ out:
 	free(open_frame);
 	free(open_start);
 	free(open_kind);
+	free(open_bstart);
+	if (!err)
+		(*out)[0].before = fg->total_before;	/* the root: every stack, vanished ones too */
 	return err;
 }
 
@@ -779,6 +874,7 @@ int pp_flame__write_svg(const struct pp_flame *fg, FILE *fp, const struct pp_fla
 	struct fg_node *nodes = NULL;
 	size_t nr = 0, i, rest;
 	uint32_t max_depth = 0;
+	uint64_t max_delta = 0;
 	double span, px, x, w, y;
 	unsigned int height;
 	char colour[32];
@@ -803,6 +899,13 @@ int pp_flame__write_svg(const struct pp_flame *fg, FILE *fp, const struct pp_fla
 			return err;
 	}
 	height = SVG_TOP + (max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
+	for (i = 0; fg->diff && i < nr; i++) {
+		uint64_t a = nodes[i].width > nodes[i].before ? nodes[i].width - nodes[i].before
+							       : nodes[i].before - nodes[i].width;
+
+		if (a > max_delta)
+			max_delta = a;
+	}
 
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
@@ -852,13 +955,23 @@ int pp_flame__write_svg(const struct pp_flame *fg, FILE *fp, const struct pp_fla
 		x = SVG_PAD + (double)n->start * px;
 		w = (double)n->width * px;
 		y = height - SVG_BOTTOM - (n->depth + 1.0) * SVG_FRAME_H;
-		kind_colour(n->kind, name, colour, sizeof(colour));
+		if (fg->diff)
+			diff_colour((int64_t)(n->width - n->before), max_delta, colour, sizeof(colour));
+		else
+			kind_colour(n->kind, name, colour, sizeof(colour));
 		fprintf(fp, "<g class=\"f\" data-s=\"%llu\" data-w=\"%llu\" data-d=\"%u\"><title>",
 			(unsigned long long)n->start, (unsigned long long)n->width, n->depth);
 		pp_xml_put(fp, name);
 		fputs(" (", fp);
 		put_weight(fp, n->width, &o);
-		fprintf(fp, ", %.2f%%)</title>", 100.0 * (double)n->width / (double)fg->total);
+		fprintf(fp, ", %.2f%%", 100.0 * (double)n->width / (double)fg->total);
+		if (fg->diff) {
+			fputs("; before ", fp);
+			put_weight(fp, n->before, &o);
+			fprintf(fp, ", %+.2f%%", n->before ? 100.0 * ((double)n->width - (double)n->before) /
+						   (double)n->before : 100.0);
+		}
+		fputs(")</title>", fp);
 		fprintf(fp, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
 			x, y, w, SVG_FRAME_H - 1, colour, x + 3, y + SVG_FRAME_H - 4.5);

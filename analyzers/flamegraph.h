@@ -114,6 +114,33 @@ void pp_flame__reset(struct pp_flame *fg);
 uint64_t pp_flame__total(const struct pp_flame *fg);
 
 /**
+ * pp_flame__diff() - a differential flame graph of two collectors
+ * @base: the profile before (its weights are the "before" counts)
+ * @cur: the profile after (its weights size the frames)
+ * @normalize: scale @base's weights by total(@cur)/total(@base), rounded to
+ *             the nearest, so that a longer or busier base run does not read
+ *             as growth everywhere (difffolded.pl -n); ignored when @base is empty
+ *
+ * Every stack of either collector is in the result, with both weights (0
+ * where a side lacks it): pp_flame__write_folded() writes
+ * "frame;... BEFORE AFTER" lines, as difffolded.pl does, first the stacks of
+ * @cur in their order, then those only @base has. pp_flame__write_svg()
+ * sizes frames by the after weights (a stack that vanished has no width) and
+ * colours each by its change: red grew, blue shrank, saturated in proportion
+ * to the largest change, white unchanged; the hover text adds the before
+ * weight and the change in percent. pp_flame__total() is the after total.
+ *
+ * Return: a new collector (pp_flame__free()), or NULL with errno set.
+ */
+struct pp_flame *pp_flame__diff(const struct pp_flame *base, const struct pp_flame *cur, int normalize);
+
+/**
+ * pp_flame__total_before() - sum of the before weights of a differential collector
+ * @fg: the collector (0 for one that is not differential)
+ */
+uint64_t pp_flame__total_before(const struct pp_flame *fg);
+
+/**
  * pp_flame__write_folded() - write "frame;frame;... WEIGHT" lines
  * @fg: the collector
  * @fp: output stream

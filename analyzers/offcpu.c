@@ -20,6 +20,7 @@
 #include "pprof.h"
 #include "hist.h"
 #include "bpf-agg.h"
+#include "fgdiff.h"
 #include "json.h"
 
 #define OFFCPU_TOP	10
@@ -218,8 +219,16 @@ int pp_bpf_agg_an__init(struct pp_session *s, int kind)
 
 static int offcpu_init(struct pp_session *s)
 {
-	return pp_bpf_agg_an__init(s, PP_AGG_OFFCPU);
+	int ret = pp_bpf_agg_an__init(s, PP_AGG_OFFCPU);
+
+	return ret ? ret : pp_fgdiff__init(s, "offcpu");
 }
+
+static const struct pp_mod_opt offcpu_mod_opts[] = {
+	PP_PPROF_MOD_OPT,
+	PP_FGDIFF_OPTS,
+	{ NULL, 0, 0, NULL },
+};
 
 static void frame_name(struct pp_session *s, uint32_t pid, uint64_t ip, int kernel, char *buf,
 		       size_t len)
@@ -543,11 +552,7 @@ static void bpf_agg_flame(struct pp_session *s, struct offcpu *oc, const char *n
 			.count_name = "ns", .unit = PP_UNIT_NS,
 		};
 
-		int ret = pp_flame__write_files(fg, name, &fo);
-
-		if (!ret)
-			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", name, name);
-		pp_session__fail(s, ret);
+		pp_fgdiff__write(s, fg, name, &fo);
 	}
 	pp_flame__free(fg);
 }
@@ -647,6 +652,7 @@ void pp_bpf_agg_an__deinit(struct pp_session *s)
 {
 	struct offcpu *oc = pp_session__priv(s);
 
+	pp_fgdiff__exit(s);
 	if (!oc)
 		return;
 	for (size_t i = 0; i < oc->nr; i++)
@@ -669,11 +675,12 @@ const struct pp_analyzer pp_analyzer_offcpu = {
 		"  sums for the run (off-CPU time per task, kernel stack and user stack,\n"
 		"  summed in the kernel at sched_switch);\n"
 		"  prints the 10 stacks with the most blocked time; --flame-graph writes\n"
-		"  FILE.folded and FILE.svg weighted by blocked time (ns).\n"
+		"  FILE.folded and FILE.svg weighted by blocked time (ns); --diff BASE.trace:\n"
+		"  differential flame graph against BASE (red grew, blue shrank).\n"
 		"  --pprof FILE writes the same stacks as a pprof profile (off_cpu ns, switches).\n"
 		"  example: pp-record offcpu -- ./app; pp-analyze offcpu --flame-graph app-offcpu\n",
 	.opts = PP_OPT_FLAME | PP_OPT_JSON,
-	.mod_opts = pp_bpf_agg_mod_opts,
+	.mod_opts = offcpu_mod_opts,
 	.bpf_agg = PP_AGG_OFFCPU,
 	.events = offcpu_events,
 	.init = offcpu_init,

@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <linux/perf_event.h>
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "flamegraph.h"
 #include "pprof.h"
+#include "fgdiff.h"
 #include "json.h"
 
 /*
@@ -92,6 +94,8 @@ struct profile {
 	int folded;		/* --folded: stacks, not the table */
 	int children;		/* --children: sort by total, callers listed */
 	double pct_limit;	/* --percent-limit: rows under it hidden */
+	int top;		/* --top: a live table redrawn each interval */
+	int tty;		/* ... in place: the output is a terminal */
 	/* the table */
 	struct prof_fn *fns;
 	uint32_t nr_fns, cap_fns;
@@ -119,6 +123,8 @@ static const struct pp_mod_opt profile_mod_opts[] = {
 	{ "no-children", 0, 0, "sort by Self% (the default, as perf report --no-children)" },
 	{ "percent-limit", 0, 1, "PCT  hide rows under PCT percent (Self%, or Total% with --children)" },
 	PP_PPROF_MOD_OPT,
+	{ "top", 0, 0, "with --live: redraw the hottest functions in place every -i (default 1 s), as perf top" },
+	PP_FGDIFF_OPTS,
 	{ NULL, 0, 0, NULL },
 };
 
@@ -169,6 +175,7 @@ static int profile_init(struct pp_session *s)
 	const char *lim = pp_opts__mod(o, "percent-limit");
 	struct profile *p;
 	double pct = 0;
+	int ret;
 
 	if (lim) {
 		char *end;
@@ -190,9 +197,24 @@ static int profile_init(struct pp_session *s)
 			lim ? "percent-limit" : "children");
 		return -EINVAL;
 	}
+	if (pp_opts__mod(o, "top")) {
+		const char *why = !o->live ? "needs --live (it redraws what the kernel samples now)" :
+				  pp_opts__mod(o, "folded") ? "prints the table, not --folded" :
+				  o->json ? "draws for a terminal: not with --json (use -i for JSON intervals)" :
+				  o->flame_graph ? "draws for a terminal: not with --flame-graph" : NULL;
+
+		if (why) {
+			fprintf(stderr, "pp-analyze: profile: --top %s\n", why);
+			return -EINVAL;
+		}
+		if (!o->interval_ns)
+			pp_session__set_interval(s, 1000000000ull);
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->top = pp_opts__mod(o, "top") != NULL;
+	p->tty = p->top && isatty(pp_session__out(s)->fd);
 	p->folded = pp_opts__mod(o, "folded") != NULL;
 	p->children = pp_opts__mod(o, "children") != NULL;
 	p->pct_limit = pct;
@@ -204,7 +226,10 @@ static int profile_init(struct pp_session *s)
 	p->chains = calloc(PROFILE_CHAINS, sizeof(*p->chains));	/* optional */
 	p->epoch = 1;
 	pp_session__set_priv(s, p);
-	return profile_pprof_open(s, p);
+	ret = profile_pprof_open(s, p);
+	if (ret)
+		return ret;
+	return pp_fgdiff__init(s, "profile");
 }
 
 static void profile_slice(struct pp_session *s, struct profile *p, uint64_t ts)
@@ -587,6 +612,50 @@ static void event_desc(const struct profile *p, char *buf, size_t len)
 }
 
 /*
+ * --top on a terminal: perf top's screen, redrawn every interval. The first
+ * draw clears the terminal; later ones move the cursor home and overwrite,
+ * each line ended by erase-to-end-of-line and the screen by
+ * erase-below: no flicker, and no copy of every screen in the terminal's
+ * scroll-back (a terminal such as tmux keeps what a full clear removes). A
+ * header with the samples and their rate, then as many rows as the
+ * terminal has lines for.
+ */
+static void top_draw(struct pp_session *s, struct profile *p, struct prof_fn **rows, uint32_t nr,
+		     uint64_t from, uint64_t now, const char *tbuf, const char *ev)
+{
+	struct pp_out *out = pp_session__out(s);
+	struct winsize ws = { 0 };
+	double secs = from && now > from ? (double)(now - from) / 1e9 : 0.0;
+	uint32_t lines = 24, cols = 80;
+
+	if (!ioctl(out->fd, TIOCGWINSZ, &ws) && ws.ws_row && ws.ws_col) {
+		lines = ws.ws_row;
+		cols = ws.ws_col;
+	}
+	pp_out__puts(out, p->tables++ ? "\033[H" : "\033[H\033[2J");
+	pp_out__printf(out, "pp-analyze profile --top  %s  %llu samples", tbuf,
+		       (unsigned long long)p->samples);
+	if (secs > 0)
+		pp_out__printf(out, " in %.3f s (%.1f/s)", secs, (double)p->samples / secs);
+	pp_out__printf(out, " of %.*s\033[K\n", cols > 80 ? (int)cols - 60 : 20, ev);
+	pp_out__printf(out, "%8s  %8s  %8s  %s\033[K\n", "Self%", "Total%", "Samples", "Function (DSO)");
+	for (uint32_t i = 0; i < nr && i + 3 < lines; i++) {
+		const struct prof_fn *f = rows[i];
+		char line[512];
+		int n = snprintf(line, sizeof(line), "%7.2f%%  %7.2f%%  %8llu  %s (%s)",
+				 pct(f->self, p->samples), pct(f->total, p->samples),
+				 (unsigned long long)f->self, f->sym, p->dsos[f->dso]);
+
+		if (n > 0 && (uint32_t)n > cols)	/* one screen line each */
+			line[cols] = '\0';
+		pp_out__text(out, line);
+		pp_out__puts(out, "\033[K\n");
+	}
+	pp_out__puts(out, "\033[J");
+	pp_out__flush(out);
+}
+
+/*
  * The hottest functions since the last table, which covered up to @from
  * (0: the first sample), as of @now: the text table or one JSON object a
  * row. Counts start over after.
@@ -614,6 +683,13 @@ static void print_table(struct pp_session *s, struct profile *p, uint64_t from, 
 		qsort_r(rows, nr, sizeof(*rows), p->children ? fn_cmp_total : fn_cmp_self, p->dsos);
 	pp_session__format_time(s, now, tbuf);
 	event_desc(p, ev, sizeof(ev));
+	if (p->tty) {
+		/* the last interval, cut short by the end, would replace a full screen */
+		if (!(from && now - from < o->interval_ns))
+			top_draw(s, p, rows, nr, from, now, tbuf, ev);
+		free(rows);
+		goto reset;
+	}
 	if (!o->json) {
 		if (p->tables++)
 			pp_out__putc(out, '\n');
@@ -659,6 +735,9 @@ static void print_table(struct pp_session *s, struct profile *p, uint64_t from, 
 			       pct(f->total, p->samples), (unsigned long long)p->samples);
 	}
 	free(rows);
+	if (p->top)	/* a live table is read as it comes */
+		pp_out__flush(out);
+reset:
 	for (uint32_t i = 0; i < p->nr_fns; i++)
 		p->fns[i].self = p->fns[i].total = 0;
 	p->samples = 0;
@@ -730,12 +809,7 @@ static void profile_report(struct pp_session *s)
 	if (o->flame_graph) {
 		struct pp_flame_opts fo = { .title = "pp profile", .count_name = "samples" };
 
-		int ret = pp_flame__write_files(p->fg, o->flame_graph, &fo);
-
-		if (!ret)
-			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
-				o->flame_graph);
-		pp_session__fail(s, ret);
+		pp_fgdiff__write(s, p->fg, o->flame_graph, &fo);
 	}
 	pp_pprof__report(p->pprof, s, pp_session__stats(s)->first_ts, end, pp_opts__mod(o, "pprof"));
 }
@@ -744,6 +818,7 @@ static void profile_deinit(struct pp_session *s)
 {
 	struct profile *p = pp_session__priv(s);
 
+	pp_fgdiff__exit(s);
 	if (p) {
 		pp_flame__free(p->fg);
 		pp_pprof__free(p->pprof);
@@ -787,11 +862,14 @@ const struct pp_analyzer pp_analyzer_profile = {
 	.name = "profile",
 	.desc = "sampled stacks (cpu-clock at -F HZ): hottest functions, folded stacks, flame graph",
 	.help = "pp-analyze profile [-F HZ] [-g] [-i MS] [--children] [--percent-limit PCT] [--folded]\n"
-		"                   [--flame-graph FILE] [--json] [FILE]\n"
+		"                   [--flame-graph FILE [--diff BASE [--no-normalize]]] [--json] [FILE]\n"
+		"       pp-analyze profile --live --top [-i MS] [-p PID | -- COMMAND]\n"
 		"  records cpu-clock with call chains; prints the hottest functions, as perf report\n"
 		"  --no-children does: Self% (the function innermost), Total% (anywhere on the\n"
 		"  stack), Samples, Function (DSO); -i prints one table per interval and makes\n"
-		"  time-sliced flame graphs\n"
+		"  time-sliced flame graphs; --live --top [-i MS]: redrawn in place on a terminal\n"
+		"  (perf top), plain interval tables otherwise; --diff BASE.trace --flame-graph NAME: differential\n"
+		"  flame graph of FILE against BASE (red grew, blue shrank), NAME.folded 'stack before after'\n"
 		"  example: pp-record profile -F 999 -- ./app; pp-analyze profile --flame-graph app\n"
 		"  as an event source: pp-analyze trace -e 'profile/-F 500/,sched:sched_switch'\n",
 	.opts = PP_OPT_FREQ | PP_OPT_CALLCHAIN | PP_OPT_INTERVAL | PP_OPT_FLAME | PP_OPT_EXCLUDE |

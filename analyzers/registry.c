@@ -29,7 +29,15 @@
 	M(lock) \
 	M(page_faults) \
 	M(breakpoint) \
-	M(convert)
+	M(convert) \
+	M(kmemleak) \
+	M(kmemprof) \
+	M(blktrace) \
+	M(kvm_exit) \
+	M(hrtimer) \
+	M(kvmmmu) \
+	M(llcstat) \
+	M(tlbstat)
 
 #define PP_DECLARE(n) extern const struct pp_analyzer pp_analyzer_##n;
 PP_MODULES(PP_DECLARE)

@@ -13,6 +13,7 @@
 #include "pp/replay.h"
 #include "analyzers.h"
 #include "json.h"
+#include "pmu.h"
 
 #define STAT_MAX_CPUS	4096	/* as the replay core's streams */
 
@@ -88,7 +89,7 @@ static void stat_sample(struct pp_session *s, const struct pp_event *e)
 		st->nr_cpus = e->cpu + 1;
 	if (!st->start)
 		st->start = e->time;
-	r->c[e->cpu]++;
+	r->c[e->cpu] += pp_pmu__weight(e);	/* a hardware counter's sample stands for its period */
 }
 
 /* @ns as "50 ms", "250 us", "1.5 s": the way -i is written. */
@@ -180,6 +181,10 @@ static void stat_print(struct pp_session *s, uint64_t now)
 	partial = o->interval_ns && len < o->interval_ns;
 	stat_header(s, st, now);
 	pp_session__format_time(s, now, tbuf);
+	const char *names[PP_MAX_EVENTS];
+	uint64_t sums[PP_MAX_EVENTS];
+	int nr_hw = 0;
+
 	for (size_t e = 0; e < nr && e < st->nr_evsels; e++) {
 		const struct stat_row *r = &st->rows[e];
 		uint64_t sum = 0;
@@ -197,6 +202,26 @@ static void stat_print(struct pp_session *s, uint64_t now)
 			for (uint32_t cpu = 0; cpu < r->n; cpu++)
 				sum += r->c[cpu];
 			stat_row(s, tbuf, now, evs[e].name, -1, sum, len, partial);
+			if (pp_pmu__is_counter(&evs[e]) && nr_hw < PP_MAX_EVENTS) {
+				names[nr_hw] = evs[e].name;
+				sums[nr_hw++] = sum;
+			}
+		}
+	}
+	/* what perf stat derives from the counters: insn per cycle, miss rates */
+	for (int m = 0; m < pp_pmu_nr_metrics && nr_hw > 1; m++) {
+		double v = pp_pmu__metric(&pp_pmu_metrics[m], names, sums, nr_hw);
+
+		if (v < 0)
+			continue;
+		if (o->json) {
+			pp_json__begin(s, "metric", now);
+			pp_json__str(s, "metric", pp_pmu_metrics[m].name);
+			pp_out__printf(pp_session__out(s), ",\"value\":%.4f", v);
+			pp_json__end(s);
+		} else {
+			pp_out__printf(pp_session__out(s), "%s  %-32s %12.2f\n", tbuf,
+				       pp_pmu_metrics[m].name, v);
 		}
 	}
 	for (size_t e = 0; e < st->nr_evsels; e++)

@@ -34,6 +34,7 @@
 #include "pprof.h"
 #include "hist.h"
 #include "sched-common.h"
+#include "fgdiff.h"
 #include "json.h"
 
 struct ts_thread {
@@ -125,7 +126,10 @@ static int ts_init(struct pp_session *s)
 		if (!ts->fg)
 			return -ENOMEM;
 	}
-	return ts_pprof_open(s, ts);
+	ret = ts_pprof_open(s, ts);
+	if (ret)
+		return ret;
+	return pp_fgdiff__init(s, "task-state");
 }
 
 static int state_on(const struct task_state *ts, int st)
@@ -411,12 +415,7 @@ static void ts_report(struct pp_session *s)
 					    .subtitle = "weighted by time off the CPU",
 					    .count_name = "ns", .unit = PP_UNIT_NS };
 
-		int ret = pp_flame__write_files(ts->fg, o->flame_graph, &fo);
-
-		if (!ret)
-			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
-				o->flame_graph);
-		pp_session__fail(s, ret);
+		pp_fgdiff__write(s, ts->fg, o->flame_graph, &fo);
 	}
 	pp_pprof__report(ts->pprof, s, pp_session__stats(s)->first_ts,
 			 pp_session__stats(s)->last_ts, pp_opts__mod(o, "pprof"));
@@ -426,6 +425,7 @@ static void ts_deinit(struct pp_session *s)
 {
 	struct task_state *ts = pp_session__priv(s);
 
+	pp_fgdiff__exit(s);
 	if (!ts)
 		return;
 	for (size_t i = 0; i < ts->threads.cap; i++) {
@@ -576,6 +576,7 @@ static const struct pp_mod_opt ts_mod_opts[] = {
 	{ "dead", 'X', 0, "show X (dead, zombie, parked)" },
 	PP_SCHED_OPT_FILTER,
 	PP_PPROF_MOD_OPT,
+	PP_FGDIFF_OPTS,
 	{ NULL, 0, 0, NULL },
 };
 
@@ -590,6 +591,7 @@ const struct pp_analyzer pp_analyzer_task_state = {
 		"  --than TIME prints each longer interval with the stack the task blocked in;\n"
 		"  --flame-graph NAME: off-CPU flame graph (NAME.folded, NAME.svg) weighted by ns off CPU\n"
 		"  --pprof FILE: the same stacks as a pprof profile (off_cpu ns, switches)\n"
+		"  --diff BASE.trace: differential off-CPU flame graph of FILE against BASE\n"
 		"  example: pp-analyze task-state -S --filter 'sleep*' --than 10ms -g\n",
 	.mod_opts = ts_mod_opts,
 	.needs_system_wide = 1,

@@ -38,5 +38,7 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 			  uint32_t nr_lay, uint8_t *dst);
 int64_t pp_reccache_plain_size(const uint8_t *src, size_t len);
 int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t *dst_len);
+int pp_reccache_literals(const uint8_t *src, size_t len,
+			 void (*fn)(const uint8_t *rec, uint16_t size, void *ctx), void *ctx);
 
 #endif

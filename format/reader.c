@@ -49,6 +49,7 @@ struct pp_reader {
 	int index_tried;
 	int stopped;		/* -EPROTO after an unknown critical chunk */
 	int at_end;
+	int raw_only;		/* pp_reader__sideband_at(): DATA records left encoded */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -200,7 +201,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 	}
 	c->data = r->raw;
 	c->size = h->raw_size;
-	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN) {
+	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN && !r->raw_only) {
 		int64_t plain = h->encoding == PP_DATA_CACHED ?
 				pp_reccache_plain_size(r->raw, h->raw_size) : -EPROTONOSUPPORT;
 		size_t out = 0;
@@ -496,6 +497,48 @@ int pp_reader__read_at(struct pp_reader *r, uint64_t off, struct pp_chunk *c)
 	if (rc < 0)
 		return rc;
 	return -EBADMSG;
+}
+
+int pp_reader__sideband_at(struct pp_reader *r, uint64_t off,
+			   void (*fn)(const uint8_t *rec, uint16_t size, void *ctx), void *ctx)
+{
+	struct pp_chunk c;
+	uint64_t next;
+	size_t pos = 0;
+	int rc;
+
+	r->raw_only = 1;
+	rc = read_chunk(r, off, &c, &next, 1);
+	r->raw_only = 0;
+	if (rc < 0)
+		return rc;
+	if (rc != RC_OK || c.hdr->type != PP_CHUNK_DATA)
+		return -EBADMSG;
+	if (c.hdr->encoding == PP_DATA_CACHED) {
+		if (!pp_reccache_literals(c.data, c.size, fn, ctx))
+			return 1;
+		rd_print(r, 0, "chunk %llu at offset %llu: records do not decode, chunk skipped",
+			 (unsigned long long)c.hdr->seq, (unsigned long long)off);
+		return -EBADMSG;
+	}
+	if (c.hdr->encoding != PP_DATA_PLAIN) {
+		rd_print(r, 0, "chunk %llu at offset %llu: unknown data encoding, chunk skipped",
+			 (unsigned long long)c.hdr->seq, (unsigned long long)off);
+		return -EBADMSG;
+	}
+	while (c.size - pos >= 8) {
+		uint32_t type;
+		uint16_t size;
+
+		memcpy(&type, c.data + pos, 4);
+		memcpy(&size, c.data + pos + 6, 2);
+		if (size < 8 || size > c.size - pos)
+			break;
+		if (type != 9)	/* PERF_RECORD_SAMPLE */
+			fn(c.data + pos, size, ctx);
+		pos += size;
+	}
+	return 1;
 }
 
 /** pp_reader__seek() - move the cursor to the chunk header at @off (0: start). */

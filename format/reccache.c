@@ -18,61 +18,47 @@
 #define COLS_SIZE	16	/* ops_len, times_len, lits_len, 0 */
 
 /*
- * The encoder's most-recently-used list, as nodes linked by index: a hit
- * moves its node to the front and a literal takes a new node (or the last
- * one), both in O(1); the position of a node is found by walking from the
- * front, which is short for the records that repeat most.
+ * The encoder's most-recently-used list: the records in nodes, and their
+ * order as an array of node numbers, most recent first, in the decoder's
+ * layout (entries head..head+nr-1 of a longer array, see struct rc_ring).
+ * The position of a node is found with memchr and a hit moves the entries
+ * before it by one with memmove: both vectorised over at most 255 bytes,
+ * where walking a linked list chased up to 255 dependent pointers (the
+ * encoder's hottest loop when many distinct records recur).
  */
-#define NIL 0xff
+#define RC_ORD_SLOTS	2048
 
 struct rc_node {
 	const uint8_t *rec;
 	uint16_t size;
-	uint8_t prev, next;
 };
 
 struct rc_state {
 	struct rc_node n[MRU_SIZE];
-	uint8_t head, tail;
+	unsigned int head;
 	int nr;
+	uint8_t ord[RC_ORD_SLOTS];
 };
 
 static void mru_init(struct rc_state *s)
 {
-	s->head = s->tail = NIL;
+	s->head = RC_ORD_SLOTS;
 	s->nr = 0;
 }
 
-static void mru_unlink(struct rc_state *s, uint8_t i)
+/* List position of node @i (in the list). */
+static unsigned int mru_pos(const struct rc_state *s, uint8_t i)
 {
-	struct rc_node *x = &s->n[i];
+	const uint8_t *f = &s->ord[s->head], *p = memchr(f, i, (size_t)s->nr);
 
-	if (x->prev != NIL)
-		s->n[x->prev].next = x->next;
-	else
-		s->head = x->next;
-	if (x->next != NIL)
-		s->n[x->next].prev = x->prev;
-	else
-		s->tail = x->prev;
+	return (unsigned int)(p - f);
 }
 
-static void mru_link_front(struct rc_state *s, uint8_t i)
+/* Node @i (a hit at position @pos) to the front, now standing for @rec. */
+static void mru_touch(struct rc_state *s, uint8_t i, unsigned int pos, const uint8_t *rec)
 {
-	s->n[i].prev = NIL;
-	s->n[i].next = s->head;
-	if (s->head != NIL)
-		s->n[s->head].prev = i;
-	s->head = i;
-	if (s->tail == NIL)
-		s->tail = i;
-}
-
-/* Node @i (a hit) to the front, now standing for @rec. */
-static void mru_touch(struct rc_state *s, uint8_t i, const uint8_t *rec)
-{
-	mru_unlink(s, i);
-	mru_link_front(s, i);
+	memmove(&s->ord[s->head + 1], &s->ord[s->head], pos);
+	s->ord[s->head] = i;
 	s->n[i].rec = rec;
 }
 
@@ -82,25 +68,22 @@ static uint8_t mru_insert(struct rc_state *s, const uint8_t *rec, uint16_t size)
 	uint8_t i;
 
 	if (s->nr < MRU_SIZE) {
-		i = (uint8_t)s->nr++;
+		i = (uint8_t)s->nr;
 	} else {
-		i = s->tail;
-		mru_unlink(s, i);
+		i = s->ord[s->head + (unsigned int)s->nr - 1];
+		s->nr--;
 	}
-	mru_link_front(s, i);
+	if (!s->head) {
+		unsigned int to = RC_ORD_SLOTS - (unsigned int)s->nr;
+
+		memmove(&s->ord[to], &s->ord[0], (size_t)s->nr);
+		s->head = to;
+	}
+	s->ord[--s->head] = i;
+	s->nr++;
 	s->n[i].rec = rec;
 	s->n[i].size = size;
 	return i;
-}
-
-/* List position of node @i. */
-static unsigned int mru_pos(const struct rc_state *s, uint8_t i)
-{
-	unsigned int pos = 0;
-
-	for (uint8_t k = s->head; k != i; k = s->n[k].next)
-		pos++;
-	return pos;
 }
 
 /*
@@ -219,24 +202,43 @@ static int same_rec(const uint8_t *a, const uint8_t *b, uint16_t size, uint32_t 
 	return !memcmp(a, b, toff) && !memcmp(a + toff + 8, b + toff + 8, size - toff - 8u);
 }
 
-/* Hash of a record without its time: 8 bytes a step (records are 8-byte multiples). */
+/*
+ * Hash of a record without its time: 8 bytes a step (records are 8-byte
+ * multiples), in two independent lanes so that the multiplies of
+ * alternate words overlap instead of waiting on each other.
+ */
 static uint64_t rec_hash(const uint8_t *p, uint16_t size, uint32_t toff)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ size;
+	uint64_t h0 = 0x9e3779b97f4a7c15ull ^ size, h1 = 0xc2b2ae3d27d4eb4full;
 	uint16_t i = 0;
 
+	for (; i + 16 <= size; i += 16) {
+		uint64_t w0, w1;
+
+		memcpy(&w0, p + i, 8);
+		memcpy(&w1, p + i + 8, 8);
+		if (toff == i)
+			w0 = 0;
+		if (toff == i + 8u)
+			w1 = 0;
+		h0 = (h0 ^ w0) * 0xff51afd7ed558ccdull;
+		h1 = (h1 ^ w1) * 0xc4ceb9fe1a85ec53ull;
+		h0 ^= h0 >> 32;
+		h1 ^= h1 >> 29;
+	}
 	for (; i + 8 <= size; i += 8) {
 		uint64_t w;
 
-		if (toff && i == toff)
-			continue;
 		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
+		if (toff == i)
+			w = 0;
+		h0 = (h0 ^ w) * 0xff51afd7ed558ccdull;
+		h0 ^= h0 >> 32;
 	}
 	for (; i < size; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+		h1 = (h1 ^ p[i]) * 0x100000001b3ull;
+	h0 ^= h1 * 0x9e3779b97f4a7c15ull;
+	return h0 ^ (h0 >> 29);
 }
 
 static size_t put_varint(uint8_t *p, uint64_t v)
@@ -337,8 +339,10 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 			prev_time = t;
 		}
 		if (hit >= 0) {
-			ops[nops++] = (uint8_t)(mru_pos(&st, (uint8_t)hit) + 1);
-			mru_touch(&st, (uint8_t)hit, src + off);
+			unsigned int pos = mru_pos(&st, (uint8_t)hit);
+
+			ops[nops++] = (uint8_t)(pos + 1);
+			mru_touch(&st, (uint8_t)hit, pos, src + off);
 			hash[h].node = (uint8_t)hit;
 		} else {
 			ops[nops++] = 0;
@@ -392,6 +396,58 @@ int64_t pp_reccache_plain_size(const uint8_t *src, size_t len)
 	if (len < HDR_SIZE || pp_get_le32(src) > PP_CHUNK_MAX_RAW)
 		return -EBADMSG;
 	return pp_get_le32(src);
+}
+
+/**
+ * pp_reccache_literals() - call @fn for each record of an encoded payload
+ * that is stored as a literal and is not a PERF_RECORD_SAMPLE, without
+ * decoding the rest (--time reads the side-band of chunks before its window
+ * this way). Side-band records carry no encoded time, so a literal is the
+ * record as written; a copy op repeats an identical earlier record, which
+ * is not handed out again.
+ * @src, @len: the encoded payload; @fn, @ctx: called with each record (lent,
+ * unaligned).
+ * Return: 0, or -EBADMSG for a payload whose columns do not add up.
+ */
+int pp_reccache_literals(const uint8_t *src, size_t len,
+			 void (*fn)(const uint8_t *rec, uint16_t size, void *ctx), void *ctx)
+{
+	uint32_t nrec, nr_lay, nops, ntimes, nlits, nr_lit = 0;
+	const uint8_t *ops, *lits;
+	size_t p, lpos = 0;
+
+	if (len < HDR_SIZE)
+		return -EBADMSG;
+	nrec = pp_get_le32(src + 4);
+	nr_lay = pp_get_le32(src + 8);
+	if (nr_lay > (len - HDR_SIZE) / 16 || len - HDR_SIZE - (size_t)nr_lay * 16 < COLS_SIZE)
+		return -EBADMSG;
+	p = HDR_SIZE + (size_t)nr_lay * 16;
+	nops = pp_get_le32(src + p);
+	ntimes = pp_get_le32(src + p + 4);
+	nlits = pp_get_le32(src + p + 8);
+	p += COLS_SIZE;
+	if (nops != nrec || (uint64_t)nops + ntimes + nlits != len - p)
+		return -EBADMSG;
+	ops = src + p;
+	lits = ops + nops + ntimes;
+	for (uint32_t r = 0; r < nops; r++)
+		nr_lit += !ops[r];
+	for (uint32_t r = 0; r < nr_lit; r++) {
+		uint32_t type;
+		uint16_t size;
+
+		if (nlits - lpos < 8)
+			return -EBADMSG;
+		memcpy(&size, lits + lpos + 6, 2);
+		if (size < 8 || size > nlits - lpos)
+			return -EBADMSG;
+		memcpy(&type, lits + lpos, 4);
+		if (type != 9 /* PERF_RECORD_SAMPLE */)
+			fn(lits + lpos, size, ctx);
+		lpos += size;
+	}
+	return 0;
 }
 
 /**

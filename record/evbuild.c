@@ -258,6 +258,22 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		}
 		d->attr.sample_period = 1;
 		d->attr.sample_type |= PERF_SAMPLE_IP;
+		if (sp->regs || sp->ustack) {
+#if defined(__x86_64__)
+			/* ax (return value), dx, si, di (first three arguments), sp */
+			d->attr.sample_type |= PERF_SAMPLE_REGS_USER;
+			d->attr.sample_regs_user = (1ull << 0) | (1ull << 3) | (1ull << 4) |
+						   (1ull << 5) | (1ull << 7);
+			if (sp->ustack) {
+				d->attr.sample_type |= PERF_SAMPLE_STACK_USER;
+				d->attr.sample_stack_user = sp->ustack;
+			}
+#else
+			snprintf(err, errlen, "%s: the regs and ustack attributes are x86_64 only",
+				 sp->pattern);
+			return -EOPNOTSUPP;
+#endif
+		}
 		break;
 	case PP_EV_BREAKPOINT:
 		d->attr.type = PERF_TYPE_BREAKPOINT;
@@ -269,14 +285,16 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		break;
 	case PP_EV_SOFTWARE:
 	case PP_EV_HARDWARE:
-		d->attr.type = sp->kind == PP_EV_SOFTWARE ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE;
+	case PP_EV_HW_CACHE:
+		d->attr.type = sp->kind == PP_EV_SOFTWARE ? PERF_TYPE_SOFTWARE :
+			       sp->kind == PP_EV_HW_CACHE ? PERF_TYPE_HW_CACHE : PERF_TYPE_HARDWARE;
 		d->attr.config = sp->config;
 		d->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
 		if (sp->kind == PP_EV_SOFTWARE && (sp->config == PERF_COUNT_SW_PAGE_FAULTS ||
 						   sp->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
 						   sp->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
 			d->attr.sample_type |= PERF_SAMPLE_ADDR;	/* the faulting address */
-		if (freq || sp->kind == PP_EV_HARDWARE || sp->config == PERF_COUNT_SW_CPU_CLOCK ||
+		if (freq || sp->kind != PP_EV_SOFTWARE || sp->config == PERF_COUNT_SW_CPU_CLOCK ||
 		    sp->config == PERF_COUNT_SW_TASK_CLOCK) {
 			d->attr.freq = 1;
 			d->attr.sample_freq = freq ? freq : DEFAULT_SAMPLE_HZ;
@@ -286,7 +304,7 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		}
 		d->attr.exclude_user = !!bo->exclude_user;
 		d->attr.exclude_kernel = !!bo->exclude_kernel;
-		if (sp->kind == PP_EV_HARDWARE && !sampling_supported(d->attr.type, d->attr.config)) {
+		if (sp->kind != PP_EV_SOFTWARE && !sampling_supported(d->attr.type, d->attr.config)) {
 			snprintf(err, errlen, "%s is not supported here (no hardware PMU?); use "
 				 "cpu-clock", sp->pattern);
 			return -EOPNOTSUPP;

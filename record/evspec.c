@@ -41,6 +41,21 @@ static const struct {
 	{ "cache-misses",	PP_EV_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
 	{ "branches",		PP_EV_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
 	{ "branch-misses",	PP_EV_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+#define HWC(c, op, res) (PERF_COUNT_HW_CACHE_##c | PERF_COUNT_HW_CACHE_OP_##op << 8 | \
+			 PERF_COUNT_HW_CACHE_RESULT_##res << 16)
+	{ "L1-dcache-loads",	PP_EV_HW_CACHE, HWC(L1D, READ, ACCESS) },
+	{ "L1-dcache-load-misses", PP_EV_HW_CACHE, HWC(L1D, READ, MISS) },
+	{ "LLC-loads",		PP_EV_HW_CACHE, HWC(LL, READ, ACCESS) },
+	{ "LLC-load-misses",	PP_EV_HW_CACHE, HWC(LL, READ, MISS) },
+	{ "LLC-stores",		PP_EV_HW_CACHE, HWC(LL, WRITE, ACCESS) },
+	{ "LLC-store-misses",	PP_EV_HW_CACHE, HWC(LL, WRITE, MISS) },
+	{ "dTLB-loads",		PP_EV_HW_CACHE, HWC(DTLB, READ, ACCESS) },
+	{ "dTLB-load-misses",	PP_EV_HW_CACHE, HWC(DTLB, READ, MISS) },
+	{ "dTLB-stores",	PP_EV_HW_CACHE, HWC(DTLB, WRITE, ACCESS) },
+	{ "dTLB-store-misses",	PP_EV_HW_CACHE, HWC(DTLB, WRITE, MISS) },
+	{ "iTLB-loads",		PP_EV_HW_CACHE, HWC(ITLB, READ, ACCESS) },
+	{ "iTLB-load-misses",	PP_EV_HW_CACHE, HWC(ITLB, READ, MISS) },
+#undef HWC
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -176,6 +191,21 @@ static int parse_attr(struct pp_evspec *sp, const char *a, char *err, size_t err
 		sp->trigger = 1;
 		return 0;
 	}
+	if (KEY("regs") && !v) {
+		sp->regs = 1;
+		return 0;
+	}
+	if (KEY("ustack") && v) {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (end == v || *end || n < 8 || n > 65528 || n % 8) {
+			snprintf(err, errlen, "bad ustack '%s' (8..65528, a multiple of 8)", v);
+			return -EINVAL;
+		}
+		sp->ustack = (uint32_t)n;
+		return 0;
+	}
 	if (KEY("max-stack") && v) {
 		char *end;
 		long n = strtol(v, &end, 10);
@@ -209,7 +239,7 @@ static int parse_attr(struct pp_evspec *sp, const char *a, char *err, size_t err
 				       err, errlen);
 #undef KEY
 	snprintf(err, errlen, "unknown attribute '%s' (known: stack, max-stack=N, alias=NAME, "
-		 "key=, top-by=, top-add=, comm=, num=, ptr=, size=, role=, untraced, trigger)", a);
+		 "key=, top-by=, top-add=, comm=, num=, ptr=, size=, role=, untraced, trigger, regs, ustack=N)", a);
 	return -EINVAL;
 }
 

@@ -22,6 +22,37 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * "MAJ:MIN=NAME,..." of /proc/partitions: block tracepoints carry only a
+ * dev_t, and the analyzing host has other devices (blktrace names them).
+ */
+static void block_devices(struct pp_buf *b)
+{
+	FILE *f = fopen("/proc/partitions", "r");
+	char line[256], name[64], list[4096];
+	unsigned int maj, min;
+	unsigned long long blocks;
+	size_t len = 0;
+
+	if (!f)
+		return;
+	list[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int n;
+
+		if (sscanf(line, "%u %u %llu %63s", &maj, &min, &blocks, name) != 4)
+			continue;
+		n = snprintf(list + len, sizeof(list) - len, "%s%u:%u=%s", len ? "," : "", maj, min,
+			     name);
+		if (n < 0 || (size_t)n >= sizeof(list) - len)
+			break;		/* the first devices are the disks; partitions follow */
+		len += (size_t)n;
+	}
+	fclose(f);
+	if (len)
+		pp_machine__put(b, "block_devices", list);
+}
+
 /**
  * pp_host__describe() - the MACHINE keys of this host.
  * @b: payload; @cpulist: the CPUs recorded ("0-1", "0,1"); @cmdline: the command.
@@ -47,6 +78,7 @@ int pp_host__describe(struct pp_buf *b, const char *cpulist, const char *cmdline
 	pp_machine__put(b, "page_size", v);
 	pp_machine__put(b, "cmdline", cmdline);
 	pp_machine__put(b, "clock", "monotonic");
+	block_devices(b);
 	/* read back to back: the wall-clock time of an event is derived from them */
 	rt = clock_ns(CLOCK_REALTIME);
 	mt = clock_ns(CLOCK_MONOTONIC);

@@ -97,9 +97,9 @@ static const char usage_text[] =
 "                             milliseconds (default 250): a killed recorder loses\n"
 "                             at most about that much\n"
 "      --codec CODEC          lz4 (default), zstd or none\n"
-"  -z, --compress             archival: zstd level 17 in 1 MiB chunks (smaller\n"
+"  -z, --compress             archival: zstd level 4 in 1 MiB chunks (smaller\n"
 "                             files, more CPU): --codec zstd\n"
-"                             --compression-level 17 --chunk-size 1M; when\n"
+"                             --compression-level 4 --chunk-size 1M; when\n"
 "                             the writer falls behind, chunks step down to\n"
 "                             faster levels rather than losing events\n"
 "      --compression-level N  zstd level 1..19 (default 3 with --codec zstd)\n"
@@ -561,7 +561,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'z':
 			o->codec = PP_CODEC_ZSTD;
 			if (!o->level)
-				o->level = 17;
+				o->level = 4;	/* spec/pp-record.md: why not higher */
 			z_chunk = 1;
 			break;
 		case O_LEVEL:

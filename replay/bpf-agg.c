@@ -38,6 +38,7 @@ struct pp_bpfagg {
 	struct pp_bpf_offcpu *offcpu;	/* live source */
 	struct pp_bpf_lock *lock;
 	uint64_t next_drain;
+	int win_skip;			/* --time: this window is outside it, and so its stacks */
 };
 
 static uint64_t mono_ns(void)
@@ -165,6 +166,9 @@ int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
 
 			if ((int)w.source != s->a.bpf_agg)
 				continue;
+			ba->win_skip = s->win && (w.end_ns < s->win_start || w.start_ns > s->win_end);
+			if (ba->win_skip)
+				continue;
 			memset(&wi, 0, sizeof(wi));
 			wi.kind = PP_BPF_ITEM_WINDOW;
 			wi.agg = (int)w.source;
@@ -176,7 +180,7 @@ int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
 			continue;
 		}
 		agg = k == PP_BPF_AGG_OFFCPU ? PP_AGG_OFFCPU : k == PP_BPF_AGG_LOCK ? PP_AGG_LOCK : 0;
-		if (!agg || agg != s->a.bpf_agg)
+		if (!agg || agg != s->a.bpf_agg || ba->win_skip)
 			continue;
 		if (deliver_stack(s, ba, &e, agg))
 			return -ENOMEM;

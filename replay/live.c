@@ -117,7 +117,7 @@ static int live_reqs(struct pp_session *s, struct pp_event_reqs *rq)
 			fprintf(stderr, "pp-analyze: %s: %s%s\n", s->a.name,
 				rq->err[0] ? "" : "cannot build its events: ",
 				rq->err[0] ? rq->err : strerror(-ret));
-		rq->system_wide = s->a.needs_system_wide;
+		rq->system_wide = s->a.needs_system_wide && !rq->task_only;
 		return ret;
 	}
 	if (!o->nr_events) {

@@ -38,7 +38,7 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 		ret = a->events(&o, out);
 		if (ret)	/* the module's own words, else the errno's */
 			snprintf(err, errlen, "%s", out->err[0] ? out->err : strerror(-ret));
-		out->system_wide = a->needs_system_wide;
+		out->system_wide = a->needs_system_wide && !out->task_only;
 		return ret;
 	}
 	if (!o.nr_events) {
@@ -167,7 +167,7 @@ int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host
 		snprintf(err, errlen, "'%s': %s", entry, out->err[0] ? out->err : strerror(-ret));
 		return -EINVAL;
 	}
-	out->system_wide = a->needs_system_wide;
+	out->system_wide = a->needs_system_wide && !out->task_only;
 	return 1;
 }
 
@@ -194,7 +194,7 @@ void pp_analyzer__help(const struct pp_analyzer *a, FILE *f)
 		fprintf(f, " --perins");
 	if (a->opts & PP_OPT_JSON)
 		fprintf(f, " --json");
-	fprintf(f, " -C -p -t -N -o --input --live --no-demangle --debuginfod --max-memory\n");
+	fprintf(f, " -C -p -t -N -o --input --live --time --no-demangle --debuginfod --max-memory\n");
 	if (a->mod_opts && a->mod_opts->name) {
 		fprintf(f, "%s options:\n", a->name);
 		for (const struct pp_mod_opt *m = a->mod_opts; m->name; m++) {

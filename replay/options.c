@@ -179,6 +179,7 @@ static const struct opt_def opt_defs[] = {
 	{ "input", 0, 1, 0 },
 	{ "output", 'o', 1, 0 },
 	{ "live", 0, 0, 0 },
+	{ "time", 0, 1, 0 },
 	{ "duration", 'd', 1, 0 },
 	{ "cpu", 'C', 1, 0 },
 	{ "pid", 'p', 1, 0 },
@@ -346,9 +347,17 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				if (pp_mem__parse(val, &o->max_memory))
 					return opt_err(err, errlen, "bad --max-memory '%s' (a size of 16M or "
 						       "more: bytes, or an integer with K, M, G or T)", val);
+			} else if (!strcmp(d->l, "time")) {
+				if (pp_time_window__parse(val, &o->time))
+					return opt_err(err, errlen, "bad --time '%s' (START,END: seconds as trace "
+						       "prints them, +TIME after the file's start with "
+						       "ns/us/ms/s, or PCT%%; either may be empty; or "
+						       "A%%-B%%, P%%/N)", val);
 			}
 			break;
 		}
 	}
+	if (o->live && o->time.arg)
+		return opt_err(err, errlen, "--time selects a window of a trace file: not with --live");
 	return 0;
 }

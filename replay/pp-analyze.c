@@ -6,6 +6,7 @@
  *   pp-analyze dump [FILE]              every chunk and record, raw
  *   pp-analyze list                     the profilers
  *   pp-analyze usdt list BINARY         the USDT probes of a binary
+ *   pp-analyze --symbols BINARY         pprof's symbolizer (gperftools' PPROF_PATH)
  *   pp-analyze PROFILER help            usage of one profiler
  *   pp-analyze PROFILER [options] [FILE|--input FILE]
  *   pp-analyze PROFILER --live [options] [-d SEC]
@@ -40,13 +41,14 @@ static void usage(FILE *fp)
 	      "       pp-analyze dump [FILE]\n"
 	      "       pp-analyze list\n"
 	      "       pp-analyze usdt list BINARY   (USDT probes: -e usdt:PROVIDER:NAME@BINARY)\n"
+	      "       pp-analyze --symbols BINARY   (maps and 0xADDRs on stdin, as pprof --symbols)\n"
 	      "       pp-analyze PROFILER help\n"
 	      "       pp-analyze PROFILER [options] [FILE | --input FILE]   (default pp.trace)\n"
 	      "       pp-analyze PROFILER --live [options] [-d SEC]\n"
 	      "common options: -e EVENT,...  -i MS (interval)  -C CPUS  -p PIDS  -t TIDS  -N N\n"
 	      "                -g  -F HZ  --flame-graph FILE  --than TIME  --perins  --json  -o FILE\n"
 	      "                --no-demangle  --debuginfod[=URLS]\n"
-	      "                --max-memory SIZE (default: half the RAM)\n",
+	      "                --time START,END  --max-memory SIZE (default: half the RAM)\n",
 	      fp);
 }
 
@@ -57,8 +59,9 @@ static void cmd_list(void)
 	printf("profilers:\n");
 	for (size_t i = 0; (a = pp_analyzer__nth(i)); i++)
 		printf("  %-12s %s\n", a->name, a->desc);
-	printf("commands:\n  %-12s %s\n  %-12s %s\n", "info", "what a trace file holds",
-	       "dump", "every record of a trace file, raw");
+	printf("commands:\n  %-12s %s\n  %-12s %s\n  %-12s %s\n", "info", "what a trace file holds",
+	       "dump", "every record of a trace file, raw", "--symbols",
+	       "BINARY: pprof's symbolizer for tcmalloc (PPROF_PATH=pp-analyze)");
 }
 
 /* ---- info ---- */
@@ -453,6 +456,13 @@ int main(int argc, char **argv)
 		return cmd_info(argc > 2 ? argv[2] : "pp.trace");
 	if (!strcmp(argv[1], "dump"))
 		return cmd_dump(argc > 2 ? argv[2] : "pp.trace");
+	if (!strcmp(argv[1], "--symbols") || !strcmp(argv[1], "symbols")) {
+		if (argc != 3) {
+			fprintf(stderr, "pp-analyze: --symbols BINARY: one program, addresses on stdin\n");
+			return 2;
+		}
+		return pp_pprof_symbols(argv[2], stdin, stdout) ? 1 : 0;
+	}
 	a = pp_analyzer__find(argv[1]);
 	if (!a) {
 		fprintf(stderr, "pp-analyze: unknown command or profiler '%s' (see pp-analyze list)\n", argv[1]);

@@ -158,6 +158,7 @@ struct pp_session {
 	size_t idmap_cap, idmap_nr;
 	uint32_t idmap_gen;		/* bumped by every change of the id map */
 	struct pp_sample_layout fast[PP_MAX_EVSELS];	/* by evsel idx */
+	uint8_t mod_req[PP_MAX_EVSELS];	/* no -e names it but the module's ->events() asks for it (hrtimer's cpu-clock) */
 	struct tep_handle *tep;
 	int header_page_ok;
 	struct tep_event **refused;	/* parsed formats whose fields do not fit a record */
@@ -181,6 +182,10 @@ struct pp_session {
 	/* targets of pp_session__is_target(): -p/-t, the live COMMAND, the file's */
 	struct pp_idset tgt_procs, tgt_tids;
 	int targets;			/* 0: every task is a target */
+
+	/* --time: records from win_start to win_end (replay/window.c) */
+	int win;
+	uint64_t win_start, win_end;
 
 	/* dispatch */
 	uint64_t last_ts;
@@ -274,5 +279,8 @@ struct pp_source_ops {
 
 /* replay/live.c: opens the events, then sets s->src to its ops. */
 int pp_live__open(struct pp_session *s);
+
+/* replay/pprof-symbols.c: `pp-analyze --symbols BINARY`, pprof's symbolizer protocol. */
+int pp_pprof_symbols(const char *binary, FILE *in, FILE *out);
 
 #endif /* PP_REPLAY_INTERNAL_H */

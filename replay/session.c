@@ -328,6 +328,12 @@ uint64_t pp_session__interval_start(const struct pp_session *s)
 	return iv && s->next_tick > iv ? s->next_tick - iv : 0;
 }
 
+/* pp_session__set_interval(): see pp/replay.h. */
+void pp_session__set_interval(struct pp_session *s, uint64_t ns)
+{
+	s->opts.interval_ns = ns;
+}
+
 /**
  * pp_session__evsels() - the events of the trace.
  * @s: session; @nr: receives the count.
@@ -677,6 +683,30 @@ static int spec_matches(const struct pp_evspec *sp, const char *name)
 	       !strcmp(sp->pattern, name);
 }
 
+/*
+ * Does the module's ->events() ask for @name beyond the -e entries (a
+ * sampler it adds, as hrtimer's cpu-clock)? Those reach it with -e given.
+ */
+static int module_requests(const struct pp_session *s, const char *name)
+{
+	struct pp_event_reqs reqs;
+
+	if (!s->nr_specs || !s->a.events)
+		return 0;
+	memset(&reqs, 0, sizeof(reqs));
+	if (s->a.events(&s->opts, &reqs))
+		return 0;
+	for (int r = 0; r < reqs.nr; r++) {
+		struct pp_evspec sp;
+		char err[256];
+
+		if (!pp_evspec__parse(reqs.req[r].spec, &sp, err, sizeof(err)) &&
+		    spec_matches(&sp, name))
+			return 1;
+	}
+	return 0;
+}
+
 static const struct pp_evspec *match_spec(const struct pp_session *s, const char *name)
 {
 	for (int i = 0; i < s->nr_specs; i++) {
@@ -710,6 +740,10 @@ static inline int fast_parse(const struct pp_sample_layout *f, const uint8_t *re
 	e->nr_callchain = (uint32_t)h.nr_callchain;
 	e->raw = h.raw;
 	e->raw_size = h.raw_size;
+	e->regs = NULL;
+	e->regs_mask = 0;
+	e->user_stack = NULL;
+	e->user_stack_size = 0;
 	return 0;
 }
 
@@ -743,12 +777,14 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev->config = a.config;
 		ev->sample_type = a.sample_type;
 		ev->read_format = a.read_format;
+		ev->sample_regs_user = a.sample_regs_user;
 		if (a.freq)
 			ev->sample_freq = a.sample_freq;
 		else
 			ev->sample_period = a.sample_period;
 		pp_sample_layout__init(&s->fast[ev->idx], a.sample_type);
 		ev->spec = match_spec(s, name);
+		s->mod_req[ev->idx] = !ev->spec && module_requests(s, name);
 		for (int k = 0; k < s->nr_srcs && !ev->src; k++) {
 			if (s->srcs[k].a->src_match(&s->srcs[k].o, ev))
 				ev->src = &s->srcs[k];
@@ -1029,6 +1065,12 @@ static void meta_mmaps(struct pp_session *s, const uint8_t *data, size_t len)
 	}
 }
 
+/* --time: is a record or window at @first..@last outside it? */
+static inline int window_out(const struct pp_session *s, uint64_t first, uint64_t last)
+{
+	return s->win && (last < s->win_start || first > s->win_end);
+}
+
 /*
  * Every lost window reaches the module through here: never before its
  * init (its private data does not exist yet). Those met while the file is
@@ -1038,6 +1080,8 @@ static void deliver_lost(struct pp_session *s, const struct pp_lost *l)
 {
 	struct pp_lost *last;
 
+	if (window_out(s, l->first_ts, l->last_ts))
+		return;
 	if (s->running) {
 		s->a.lost(s, l);
 		return;
@@ -1252,7 +1296,8 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	} else {
 		struct pp_sample smp;
 		struct pp_sample_fmt fmt = { .sample_type = ev->sample_type,
-					     .read_format = ev->read_format };
+					     .read_format = ev->read_format,
+					     .sample_regs_user = ev->sample_regs_user };
 
 		if (pp_sample__parse_fmt(&fmt, rec, size, &smp)) {
 			s->stats.bad_records++;
@@ -1269,6 +1314,12 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		e.callchain = smp.callchain;
 		e.nr_callchain = (uint32_t)smp.nr_callchain;
 		e.addr = smp.addr;
+		e.regs = smp.user_regs;
+		e.regs_mask = smp.user_regs ? ev->sample_regs_user : 0;
+		e.user_stack = smp.user_stack;
+		e.user_stack_size = smp.user_stack ? smp.user_stack_dyn_size : 0;
+		if (e.user_stack_size > smp.user_stack_size)
+			e.user_stack_size = smp.user_stack_size;
 	}
 	if (e.nr_callchain) {	/* junk frames of a frame-pointer walk: cut, for every output */
 		int junk;
@@ -1287,7 +1338,7 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	 * switch to a target runs in another task's context): its events skip
 	 * the task filter; the others pass it.
 	 */
-	to_host = ev->spec || !s->nr_specs;
+	to_host = ev->spec || !s->nr_specs || s->mod_req[ev->idx];
 	to_src = ev->src != NULL;
 	if (!pass_tasks(s, e.pid, e.tid)) {
 		to_host = to_host && s->a.needs_system_wide;
@@ -1752,6 +1803,46 @@ int pp_session__open_file(struct pp_session *s, const char *path)
 	return 0;
 }
 
+/*
+ * --time: a record before the window is not delivered, but what it says
+ * about tasks (COMM, FORK, EXIT, MMAP) still names and symbolizes the
+ * window's samples: the session takes it in, with the module's callbacks
+ * muted.
+ */
+static void window_sideband(struct pp_session *s, uint32_t stream, const uint8_t *rec,
+			    uint16_t size, struct pp_evsel *ev)
+{
+	struct pp_analyzer a = s->a;
+	uint64_t records = s->stats.records;
+	uint32_t type;
+
+	memcpy(&type, rec, sizeof(type));
+	if (type != PERF_RECORD_COMM && type != PERF_RECORD_FORK && type != PERF_RECORD_EXIT &&
+	    type != PERF_RECORD_MMAP && type != PERF_RECORD_MMAP2)
+		return;
+	s->a.comm = stub_task;
+	s->a.fork = stub_task;
+	s->a.exit = stub_task;
+	s->a.mmap = stub_mmap;
+	dispatch_ev(s, stream, rec, size, ev);
+	s->a.comm = a.comm;
+	s->a.fork = a.fork;
+	s->a.exit = a.exit;
+	s->a.mmap = a.mmap;
+	s->stats.records = records;
+}
+
+/* --time: a non-sample record of a DATA chunk wholly before the window. */
+static void window_sideband_rec(const uint8_t *rec, uint16_t size, void *ctx)
+{
+	struct pp_session *s = ctx;
+	uint64_t al[8192];	/* 64 KiB: the largest record, 8-byte aligned */
+
+	memcpy(al, rec, size);
+	window_sideband(s, 0, (const uint8_t *)al, size,
+			pp_session__evsel_by_id(s, pp_sample__id((const uint8_t *)al, size)));
+}
+
 /* Load the next chunk of @st; Return: 1 loaded, 0 none left. */
 static int stream_load(struct pp_session *s, struct pp_stream *st)
 {
@@ -1762,6 +1853,8 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 		struct pp_chunk c;
 
 		st->next_entry = e->next;
+		if (s->win && e->first_ts > s->win_end)
+			continue;	/* after the window: never read */
 		meta_until(s, e->offset);
 		if (!st->rd) {
 			/* Its own reader: chunks decode into its buffers, no copy. */
@@ -1772,7 +1865,13 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 			if (!st->rd)
 				return 0;
 		}
-		ret = pp_reader__read_at(st->rd, e->offset, &c);
+		if (s->win && e->last_ts && e->last_ts < s->win_start) {
+			/* before the window: its side-band only, samples left encoded */
+			ret = pp_reader__sideband_at(st->rd, e->offset, window_sideband_rec, s);
+			ret = ret == 1 ? 0 : ret;	/* nothing to merge */
+		} else {
+			ret = pp_reader__read_at(st->rd, e->offset, &c);
+		}
 		if (ret == -ENOMEM) {	/* said by the reader; the rest would be wrong */
 			pp_session__fail(s, ret);
 			s->stop = 1;
@@ -1903,6 +2002,11 @@ static void heap_down(struct pp_stream **h, size_t n, size_t i)
 
 static void deliver(struct pp_session *s, struct pp_stream *st)
 {
+	if (s->win && st->head_ts < s->win_start) {
+		if (st->head_idgen == s->idmap_gen)
+			window_sideband(s, st->id, st->head, st->head_size, st->head_ev);
+		return;
+	}
 	if (st->head_ts < s->last_ts)
 		s->stats.out_of_order++;
 	else
@@ -1992,7 +2096,7 @@ static int run_file(struct pp_session *s)
 
 	for (size_t i = 0; i < s->nr_streams; i++)
 		stream_advance(s, &s->streams[i]);
-	ret = pp_session__merge(s, UINT64_MAX);
+	ret = pp_session__merge(s, s->win ? s->win_end : UINT64_MAX);
 	if (!s->stop)
 		meta_until(s, UINT64_MAX);
 	s->stats.last_ts = s->last_ts;
@@ -2173,6 +2277,44 @@ static void warn_torn(struct pp_session *s)
 	s->torn[0] = '\0';
 }
 
+/*
+ * --time: the window in perf-clock ns, against the span of the file's DATA
+ * chunks (from the index, or from the scan of a file without one); -i
+ * intervals start at the window.
+ */
+static int window_resolve(struct pp_session *s)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	char err[256];
+
+	if (!s->opts.time.arg)
+		return 0;
+	for (size_t i = 0; i < s->nr_entries; i++) {
+		const struct pp_entry *e = &s->entries[i];
+
+		if (e->type != PP_CHUNK_DATA || !e->first_ts)
+			continue;
+		if (e->first_ts < first)
+			first = e->first_ts;
+		if (e->last_ts > last)
+			last = e->last_ts;
+	}
+	if (first == UINT64_MAX) {
+		fprintf(stderr, "pp-analyze: %s: --time '%s': %s has no timed records\n", s->a.name,
+			s->opts.time.arg, s->path);
+		return -EINVAL;
+	}
+	if (pp_time_window__resolve(&s->opts.time, first, last, &s->win_start, &s->win_end,
+				    err, sizeof(err))) {
+		fprintf(stderr, "pp-analyze: %s: %s\n", s->a.name, err);
+		return -EINVAL;
+	}
+	s->win = 1;
+	if (s->opts.interval_ns)
+		s->next_tick = sat_add(s->win_start, s->opts.interval_ns);
+	return 0;
+}
+
 /**
  * pp_session__run() - init the module, replay every event, report.
  * @s: session with a source opened.
@@ -2185,6 +2327,8 @@ int pp_session__run(struct pp_session *s)
 
 	if (s->path) {
 		ret = check_names(s);
+		if (!ret)
+			ret = window_resolve(s);
 		if (ret)
 			return ret;
 	}
@@ -2205,8 +2349,10 @@ int pp_session__run(struct pp_session *s)
 	if (ret)
 		return ret;
 	s->running = 1;
-	for (size_t i = 0; i < s->nr_early_lost; i++)
-		s->a.lost(s, &s->early_lost[i]);
+	for (size_t i = 0; i < s->nr_early_lost; i++) {
+		if (!window_out(s, s->early_lost[i].first_ts, s->early_lost[i].last_ts))
+			s->a.lost(s, &s->early_lost[i]);
+	}
 	s->nr_early_lost = 0;
 	ret = s->src->run(s);
 	if (s->opts.interval_ns && s->tick_pending) {

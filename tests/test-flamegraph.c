@@ -302,6 +302,68 @@ static void test_many_stacks(void **state)
 	pp_flame__free(fg);
 }
 
+/* --diff: the union of both sides, "stack before after", base scaled to the new total. */
+static void test_diff(void **state)
+{
+	struct pp_flame *base = pp_flame__new(), *cur = pp_flame__new(), *d;
+	char *text;
+
+	(void)state;
+	ADD(base, 30, "a", "x");
+	ADD(base, 10, "a", "y");
+	ADD(base, 5, "a", "w");		/* gone in cur */
+	ADD(cur, 10, "a", "x");
+	ADD(cur, 30, "a", "y");
+	ADD(cur, 20, "a", "z");		/* new in cur */
+	/* normalised: base's 45 scaled to 60 (x 40, y 13.33 -> 13, w 6.67 -> 7) */
+	d = pp_flame__diff(base, cur, 1);
+	assert_non_null(d);
+	text = folded(d);
+	assert_string_equal(text, "a;x 40 10\na;y 13 30\na;z 0 20\na;w 7 0\n");
+	free(text);
+	assert_int_equal(pp_flame__total(d), 60);
+	assert_int_equal(pp_flame__total_before(d), 60);
+	/*
+	 * Colours by change against the largest (x: -30): x full blue, z
+	 * (+20) and y (+17) red in proportion, "a" (60 vs 53 visible) too.
+	 */
+	text = svg(d, NULL);
+	assert_non_null(strstr(text, "<title>x (10 samples, 16.67%; before 40 samples, -75.00%)</title>"
+				     "<rect"));
+	assert_non_null(strstr(strstr(text, "<title>x ("), "fill=\"rgb(0,0,255)\""));
+	assert_true(strstr(strstr(text, "<title>x ("), "fill=\"rgb(0,0,255)\"") <
+		    strstr(strstr(text, "<title>x ("), "</g>"));
+	assert_non_null(strstr(text, "<title>z (20 samples, 33.33%; before 0 samples, +100.00%)</title>"));
+	assert_non_null(strstr(strstr(text, "<title>z ("), "fill=\"rgb(255,70,70)\""));
+	assert_non_null(strstr(strstr(text, "<title>y ("), "fill=\"rgb(255,91,91)\""));
+	/* the root counts every before weight: 60 vs 60 is no change */
+	assert_non_null(strstr(text, "<title>all (60 samples, 100.00%; before 60 samples, +0.00%)</title>"));
+	assert_non_null(strstr(strstr(text, "<title>all ("), "fill=\"rgb(250,250,250)\""));
+	assert_null(strstr(text, "<title>w ("));	/* no width after */
+	free(text);
+	pp_flame__free(d);
+
+	/* raw counts */
+	d = pp_flame__diff(base, cur, 0);
+	assert_non_null(d);
+	text = folded(d);
+	assert_string_equal(text, "a;x 30 10\na;y 10 30\na;z 0 20\na;w 5 0\n");
+	free(text);
+	assert_int_equal(pp_flame__total_before(d), 45);
+	pp_flame__free(d);
+
+	/* an empty base: everything is new, nothing scaled (no division by 0) */
+	pp_flame__reset(base);
+	d = pp_flame__diff(base, cur, 1);
+	assert_non_null(d);
+	text = folded(d);
+	assert_string_equal(text, "a;x 0 10\na;y 0 30\na;z 0 20\n");
+	free(text);
+	pp_flame__free(d);
+	pp_flame__free(base);
+	pp_flame__free(cur);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_svg_clip_and_hostile),
 		cmocka_unit_test(test_empty_and_files),
 		cmocka_unit_test(test_many_stacks),
+		cmocka_unit_test(test_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

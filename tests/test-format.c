@@ -617,9 +617,27 @@ static void test_full_disk(void **state)
 	pp_io__free(io);
 }
 
+/* pp_reccache_literals() and pp_reader__sideband_at(): the records are appended here. */
+struct lit_ctx {
+	uint8_t buf[64 * 1024];
+	size_t len;
+	int n;
+};
+
+static void lit_cb(const uint8_t *rec, uint16_t size, void *ctx)
+{
+	struct lit_ctx *lc = ctx;
+
+	assert_true(lc->len + size <= sizeof(lc->buf));
+	memcpy(lc->buf + lc->len, rec, size);
+	lc->len += size;
+	lc->n++;
+}
+
 /* Record cache: mixed record types and sizes, repeats, a torn tail, all codecs. */
 static void test_cached_encoding(void **state)
 {
+	static struct lit_ctx want, got;
 	static uint8_t plain[64 * 1024], enc[256 * 1024], dec[64 * 1024];
 	const struct pp_rec_layout lay[2] = { { .id = 42, .time_off = 16 }, { .id = 43, .time_off = 24 } };
 	size_t len = 0, elen, dlen;
@@ -642,6 +660,15 @@ static void test_cached_encoding(void **state)
 		memcpy(plain + len + (id == 42 ? 16 : 24), &t, 8);
 		len += size;
 	}
+	for (size_t off = 0; off < len;) {	/* the non-sample records, expected */
+		uint16_t size;
+
+		memcpy(&size, plain + off + 6, 2);
+		if (plain[off] != 9)
+			lit_cb(plain + off, size, &want);
+		off += size;
+	}
+	assert_true(want.n > 10);
 	memcpy(plain + len, "\x01\x02\x03", 3);	/* a torn record at the end */
 	len += 3;
 	for (uint8_t codec = 0; codec <= PP_CODEC_ZSTD; codec++) {
@@ -662,6 +689,13 @@ static void test_cached_encoding(void **state)
 		assert_int_equal(c.hdr->encoding, PP_DATA_CACHED);
 		assert_int_equal(c.size, len);
 		assert_memory_equal(c.data, plain, len);
+		/* the side-band of the chunk: its non-sample records, samples left encoded */
+		got.len = 0;
+		got.n = 0;
+		assert_int_equal(pp_reader__sideband_at(r, c.offset, lit_cb, &got), 1);
+		assert_int_equal(got.n, want.n);
+		assert_memory_equal(got.buf, want.buf, want.len);
+		assert_int_equal(pp_reader__sideband_at(r, c.offset + 1, lit_cb, &got), -EBADMSG);
 		pp_reader__free(r);
 		pp_io__free(io);
 	}
@@ -678,9 +712,18 @@ static void test_cached_encoding(void **state)
 			(void)pp_reccache_decode(enc, elen, dec, &dlen);
 		enc[i] ^= 0x5a;
 	}
-	for (size_t cut = 0; cut < elen; cut += 13)
+	for (size_t cut = 0; cut < elen; cut += 13) {
 		if (pp_reccache_plain_size(enc, cut) >= 0)
 			assert_int_not_equal(pp_reccache_decode(enc, cut, dec, &dlen), 0);
+		got.len = 0;
+		got.n = 0;
+		assert_int_equal(pp_reccache_literals(enc, cut, lit_cb, &got), -EBADMSG);
+	}
+	got.len = 0;
+	got.n = 0;
+	assert_int_equal(pp_reccache_literals(enc, elen, lit_cb, &got), 0);
+	assert_int_equal(got.n, want.n);
+	assert_memory_equal(got.buf, want.buf, want.len);
 	{
 		/*
 		 * A layout's time offset near 4 GiB: time_off + 8 wrapped in 32 bits

@@ -67,6 +67,48 @@ struct pp_mod_val {
  *
  * Filled by pp_opts__parse(); the strings point into argv.
  */
+/*
+ * One bound of --time: absent, an absolute perf-clock time (as trace prints
+ * it), a time after the file's first record, or a share of the file's span.
+ */
+enum pp_time_kind {
+	PP_TIME_NONE = 0,
+	PP_TIME_ABS,			/* @v: ns */
+	PP_TIME_REL,			/* @v: ns after the file's first record */
+	PP_TIME_PCT,			/* @v: parts per billion of the span (1% = 10^7) */
+};
+
+struct pp_time_bound {
+	int kind;			/* enum pp_time_kind */
+	uint64_t v;
+};
+
+/* --time START,END: resolved against the file by pp_time_window__resolve(). */
+struct pp_time_window {
+	const char *arg;		/* as given, NULL = no window */
+	struct pp_time_bound lo, hi;
+};
+
+/**
+ * pp_time_window__parse() - parse a --time argument (spec/pp-analyze.md).
+ * @arg: "START,END" (each bound empty, SEC[.FRAC], +TIME[ns|us|ms|s] or
+ *       PCT%), "A%-B%" or "P%/N" (the N-th P% slice, as perf report).
+ * @w: receives the bounds; @w->arg points at @arg.
+ * Return: 0, or -EINVAL when malformed.
+ */
+int pp_time_window__parse(const char *arg, struct pp_time_window *w);
+
+/**
+ * pp_time_window__resolve() - the window in perf-clock ns for a file whose
+ * records span @first..@last.
+ * @w: parsed window; @first, @last: the file's span.
+ * @start, @end: receive the inclusive window.
+ * @err, @errlen: a one-line message on failure.
+ * Return: 0, -EINVAL (empty, or outside the span).
+ */
+int pp_time_window__resolve(const struct pp_time_window *w, uint64_t first, uint64_t last,
+			    uint64_t *start, uint64_t *end, char *err, size_t errlen);
+
 struct pp_opts {
 	const char *events[PP_MAX_EVENTS];	/* -e entries, split at top-level commas */
 	int nr_events;
@@ -95,6 +137,7 @@ struct pp_opts {
 	int verbose;
 	int no_demangle;		/* --no-demangle: C++/Rust names as mangled */
 	const char *debuginfod;		/* --debuginfod[=URLS]: "" = $DEBUGINFOD_URLS */
+	struct pp_time_window time;	/* --time START,END; time.arg NULL = the whole file */
 	char **workload;		/* --live: argv after `--`, NULL-terminated, or NULL */
 	int nr_workload;
 	uint64_t max_memory;		/* --max-memory SIZE in bytes, 0 = the default bound */
@@ -126,6 +169,10 @@ struct pp_event {
 	uint32_t nr_callchain;
 	const void *record;		/* the perf record, header included; 8-byte aligned, as @callchain */
 	uint64_t addr;			/* PERF_SAMPLE_ADDR (page-faults, breakpoints), else 0 */
+	const uint64_t *regs;		/* PERF_SAMPLE_REGS_USER (probes with the regs attribute), else NULL */
+	uint64_t regs_mask;		/* which registers @regs holds, lowest perf_regs bit first */
+	const uint8_t *user_stack;	/* PERF_SAMPLE_STACK_USER (ustack=N): from the user sp, else NULL */
+	uint64_t user_stack_size;	/* bytes of @user_stack the kernel could copy */
 };
 
 /* A window of lost records (kernel PERF_RECORD_LOST[_SAMPLES] or LOST chunk). */

@@ -36,6 +36,7 @@ enum pp_evspec_kind {
 	PP_EV_HARDWARE,
 	PP_EV_BREAKPOINT,	/* mem:ADDR[/LEN][:rwx] */
 	PP_EV_USDT,		/* usdt:PROVIDER:NAME@/path (record/usdt.c) */
+	PP_EV_HW_CACHE,		/* a hardware cache event: "dTLB-load-misses", "LLC-loads" */
 };
 
 #define PP_EVSPEC_FILTER_MAX	1024
@@ -59,6 +60,12 @@ enum pp_evspec_kind {
  * @top_by, @top_add: repeatable ATTRs top-by=FIELD and top-add=FIELD.
  * @untraced, @trigger: ATTR flags (multi-trace; @trigger also asks
  *                      pp-record --flight-recorder for a dump).
+ * @regs: ATTR regs: a probe's samples carry the user registers that hold
+ *        the arguments and the return value (x86_64: ax, dx, si, di), so
+ *        a module reads malloc's size at entry and its pointer at return.
+ * @ustack: ATTR ustack=N: a probe's samples carry N bytes of the user stack
+ *          from the stack pointer (and the registers carry sp): what a
+ *          returning function wrote into its caller's frame.
  * @help: the entry ended in " help": print the event's format, record nothing.
  * @freq: sampling frequency for this event (a module's request), 0 = -F.
  * @source: the entry names a profiler used as an event source
@@ -92,6 +99,8 @@ struct pp_evspec {
 	int nr_top_add;
 	int untraced;
 	int trigger;
+	int regs;
+	uint32_t ustack;
 	int help;
 	uint32_t freq;
 	int source;
@@ -148,6 +157,9 @@ struct pp_event_req {
  * with -p, -t or a COMMAND (a module with .needs_system_wide asked for
  * them): the recorder then writes the targets to the file (MACHINE keys
  * target_pids, target_tids) and the module keeps the targets' events itself.
+ * @task_only: the module has .needs_system_wide, but these events follow
+ * only the targets (kmemleak --user: uprobes on the targets' libc, not on
+ * every process of the host); the module still filters on the targets.
  * @err: a module's events() that fails says why here, one line without a
  * tool prefix: the tool that asked (pp-record, pp-analyze --live) prints it.
  */
@@ -155,6 +167,7 @@ struct pp_event_reqs {
 	struct pp_event_req req[PP_MAX_EVENT_REQS];
 	int nr;
 	int system_wide;
+	int task_only;
 	char err[192];
 };
 

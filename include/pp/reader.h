@@ -92,6 +92,20 @@ int pp_reader__next(struct pp_reader *r, struct pp_chunk *c);
 int pp_reader__read_at(struct pp_reader *r, uint64_t off, struct pp_chunk *c);
 
 /**
+ * pp_reader__sideband_at() - the records other than PERF_RECORD_SAMPLE of
+ * the DATA chunk at @off, without decoding its samples (an encoded chunk's
+ * literals are walked, spec 5.8): what a replay needs of a chunk it skips
+ * (COMM, FORK, EXIT, MMAP) at a fraction of the cost of reading it.
+ * @r: reader; @off: chunk header offset.
+ * @fn: called with each record, in chunk order (lent, not aligned; a
+ *      record repeated by a copy op is given once); @ctx: its argument.
+ * Return: 1, -EBADMSG (no valid DATA chunk there, or it does not decode:
+ * warned), or -errno.
+ */
+int pp_reader__sideband_at(struct pp_reader *r, uint64_t off,
+			   void (*fn)(const uint8_t *rec, uint16_t size, void *ctx), void *ctx);
+
+/**
  * pp_reader__seek() - move the file cursor to @off (a chunk header offset
  * from the index, or 0 for the beginning).
  */

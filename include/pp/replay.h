@@ -27,6 +27,7 @@ struct pp_evsel {
 	uint64_t config;
 	uint64_t sample_type;
 	uint64_t read_format;
+	uint64_t sample_regs_user;	/* registers user samples carry (the regs attribute) */
 	uint64_t sample_freq;		/* Hz when sampled at a frequency (-F), else 0 */
 	uint64_t sample_period;		/* a sample every N events when not at a frequency, else 0 */
 	struct tep_event *tp;		/* tracepoint format, NULL if none */
@@ -202,6 +203,12 @@ const struct pp_session_stats *pp_session__stats(const struct pp_session *s);
  * Return: perf-clock ns; 0 without -i or before the first event.
  */
 uint64_t pp_session__interval_start(const struct pp_session *s);
+/**
+ * pp_session__set_interval() - set -i from a module's init, when the user
+ * gave none and the module needs intervals (profile --top: 1 s).
+ * @s: session; @ns: the interval, ns.
+ */
+void pp_session__set_interval(struct pp_session *s, uint64_t ns);
 /** pp_session__evsels() - the events of the trace. Return: array of @nr. */
 struct pp_evsel *pp_session__evsels(struct pp_session *s, size_t *nr);
 /** pp_session__machine() - a MACHINE key's value, or NULL. */

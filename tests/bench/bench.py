@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""pp against perf, side by side, on the same machine and workload.
+"""pp against perf and trace-cmd, side by side, on the same machine and workload.
 
 Usage: tests/bench/bench.py BUILD_DIR      (as root; BENCH_QUICK=1 for one short round)
 
 Every figure is a median over rounds; recorders run in alternating order so drift
-hits all of them alike. Prints one table with pp/perf ratios and exits 0: it is a
-measurement, not a test (it exits non-zero only when a tool fails to run).
+hits all of them alike. Prints tables with pp/perf and pp/trace-cmd ratios and
+exits 0: it is a measurement, not a test. A recorder or replayer that crashed
+(killed by a signal, an assertion, no output or an output its own tool cannot
+read) is shown as "crashed" instead of a figure and a ratio; the bench exits
+non-zero only when pp itself fails or the workload cannot run.
 """
 import os
 import re
@@ -25,8 +28,11 @@ WORKLOAD = ["perf", "bench", "sched", "messaging", "-p", "-g", "4", "-l", LOOPS]
 EVENTS = "sched:sched_switch,sched:sched_wakeup"
 PP_RECORD = os.path.join(BUILD, "pp-record")
 PP_ANALYZE = os.path.join(BUILD, "pp-analyze")
+RATE_GEN = os.path.join(BUILD, "bench", "rate-gen")
 TMP = tempfile.mkdtemp(prefix="pp-bench.")
 TIME = "/usr/bin/time"
+CRASHED = "crashed"
+HAVE_TC = bool(shutil.which("trace-cmd"))
 
 
 def die(msg):
@@ -34,35 +40,63 @@ def die(msg):
     sys.exit(1)
 
 
-def cpu_ns(pid):
-    """CPU time (ns) a live process's threads have run so far (schedstat)."""
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
+def tree(pid):
+    """@pid and its descendants (trace-cmd forks one reader per CPU)."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
         try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                total += int(f.read().split()[0])
+            with open("/proc/%s/stat" % d) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            kids.setdefault(ppid, []).append(int(d))
         except (OSError, ValueError, IndexError):
             pass
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def cpu_ns(pid):
+    """CPU time (ns) a live process tree's threads have run so far (schedstat)."""
+    total = 0
+    for p in tree(pid):
+        try:
+            tids = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (p, tid)) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
     return total
 
 
 def peak_rss_kib(pid):
-    """Peak RSS (KiB) of a live process since its exec (VmHWM). wait4's
-    ru_maxrss would count the pages of the forked Python before the exec."""
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            m = re.search(r"^VmHWM:\s+(\d+) kB", f.read(), re.M)
-            return int(m.group(1)) if m else 0
-    except OSError:
-        return 0
+    """Peak RSS (KiB) of a live process tree since its exec (VmHWM, summed).
+    wait4's ru_maxrss would count the pages of the forked Python before the exec."""
+    total = 0
+    for p in tree(pid):
+        try:
+            with open("/proc/%d/status" % p) as f:
+                m = re.search(r"^VmHWM:\s+(\d+) kB", f.read(), re.M)
+                total += int(m.group(1)) if m else 0
+        except OSError:
+            pass
+    return total
 
 
-def run_workload(pid=None):
+def run_workload(pid=None, cmd=None):
     """Run the workload; returns its wall seconds. With @pid (a recorder),
     also the recorder's CPU seconds per second from 2 s into the workload to
     its end, past the first sight of its processes: (wall, rate or None)."""
     t0 = time.monotonic()
-    w = subprocess.Popen(WORKLOAD, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    w = subprocess.Popen(cmd or WORKLOAD, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rate = None
     if pid is not None:
         try:
@@ -73,47 +107,89 @@ def run_workload(pid=None):
             c1, m1 = cpu_ns(pid), time.monotonic()
             rate = (c1 - c0) / 1e9 / (m1 - m0) if m1 > m0 + 1 else None
     if w.wait() != 0:
-        die("workload failed: %s" % " ".join(WORKLOAD))
+        die("workload failed: %s" % " ".join(cmd or WORKLOAD))
     wall = time.monotonic() - t0
     return (wall, rate) if pid is not None else wall
 
 
-def measure_recorder(cmd, out):
+class Crash(Exception):
+    pass
+
+
+def started(out, logpath):
+    """Whether a recorder is recording: its output exists (pp, perf) or it
+    said so (trace-cmd writes per-CPU files, the output only at the end)."""
+    if os.path.exists(out) or os.path.exists(out + ".cpu0"):
+        return True
+    try:
+        return "Hit Ctrl^C" in open(logpath).read()
+    except OSError:
+        return False
+
+
+def measure_recorder(cmd, out, ok=(0,), workload=None):
     """Start a system-wide recorder, run the workload, stop it with SIGINT.
-    Returns (workload seconds, recorder CPU seconds, recorder peak RSS KiB
-    up to the stop signal, its output, recorder CPU seconds after start-up,
-    recorder CPU seconds per second in steady state or None). CPU comes from the
-    kernel's accounting of the reaped process (wait4), to the microsecond;
-    "after start-up" leaves out what it spent before the workload began
-    (loading, snapshot), which a long recording amortises; "steady state"
-    is the rate from 2 s into the workload to its end, which a long
-    recording pays for every second."""
-    for f in (out, out + ".old"):
-        if os.path.exists(f):
-            os.unlink(f)
-    log = open(os.path.join(TMP, "rec.log"), "w")
+    Returns a dict: wall (workload seconds), cpu (recorder CPU seconds,
+    process tree), rss (peak RSS KiB up to the stop signal), run (CPU seconds
+    after start-up), rate (CPU seconds per second in steady state or None),
+    wl (the workload's stdout with @workload). Raises Crash when the recorder
+    died of a signal or exited with a status not in @ok, or left no output.
+    CPU comes from the kernel's accounting of the reaped process (wait4: it
+    includes its reaped children), to the microsecond; "after start-up"
+    leaves out what it spent before the workload began (loading, snapshot),
+    which a long recording amortises; "steady state" is the rate from 2 s
+    into the workload to its end, which a long recording pays every second."""
+    for f in os.listdir(TMP):
+        if f.startswith(os.path.basename(out)):
+            os.unlink(os.path.join(TMP, f))
+    logpath = os.path.join(TMP, "rec.log")
+    log = open(logpath, "w")
     p = subprocess.Popen(cmd, stdout=log, stderr=log, cwd=TMP)
-    deadline = time.monotonic() + 15
-    while not os.path.exists(out) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 20
+    while not started(out, logpath) and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)
     time.sleep(0.5)             # let it settle: events enabled, snapshot written
-    startup = cpu_ns(p.pid) / 1e9
-    wall, rate = run_workload(p.pid)
-    time.sleep(0.2)
-    rss = peak_rss_kib(p.pid)
-    os.kill(p.pid, signal.SIGINT)
+    res = {"wl": None}
+    if p.poll() is None:
+        res["startup"] = cpu_ns(p.pid) / 1e9
+        if workload:
+            t0 = time.monotonic()
+            c0 = cpu_ns(p.pid)
+            r = subprocess.run(workload, capture_output=True, text=True)
+            res["wall"] = time.monotonic() - t0
+            res["rate"] = (cpu_ns(p.pid) - c0) / 1e9 / res["wall"]
+            res["wl"] = r.stdout
+        else:
+            res["wall"], res["rate"] = run_workload(p.pid)
+        time.sleep(0.2)
+        res["rss"] = peak_rss_kib(p.pid)
+        try:
+            os.kill(p.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
     _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
+    rc = os.waitstatus_to_exitcode(status)
     log.close()
-    text = open(os.path.join(TMP, "rec.log")).read()
-    if p.returncode not in (0, -signal.SIGINT) or not os.path.exists(out):
-        die("recorder failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), text[-2000:]))
-    cpu = ru.ru_utime + ru.ru_stime
-    return wall, cpu, rss, text, cpu - startup, rate
+    text = open(logpath).read()
+    if rc < 0 and rc != -signal.SIGINT:
+        raise Crash("%s killed by signal %d: %s" % (cmd[0], -rc, text.strip()[-300:]))
+    if rc >= 0 and rc not in ok:
+        raise Crash("%s exited %d: %s" % (cmd[0], rc, text.strip()[-300:]))
+    if "wall" not in res:
+        raise Crash("%s stopped before the workload: %s" % (cmd[0], text.strip()[-300:]))
+    if not os.path.exists(out) or not os.path.getsize(out):
+        raise Crash("%s left no output" % cmd[0])
+    res["cpu"] = ru.ru_utime + ru.ru_stime
+    res["run"] = res["cpu"] - res["startup"]
+    res["text"] = text
+    return res
 
 
 def pp_counts(path):
-    out = subprocess.run([PP_ANALYZE, "info", path], capture_output=True, text=True).stdout
+    r = subprocess.run([PP_ANALYZE, "info", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Crash("pp-analyze info failed: " + r.stderr.strip()[-300:])
+    out = r.stdout
     ev = sum(int(n) for n in re.findall(r"^\s+\w+:\w+\s+(\d+)$", out, re.M))
     lost = 0
     m = re.search(r"^lost:\s+(.*)$", out, re.M)
@@ -124,12 +200,13 @@ def pp_counts(path):
 
 
 def perf_counts(path):
-    out = subprocess.run(["perf", "report", "--stats", "-i", path], capture_output=True,
-                         text=True).stdout
+    r = subprocess.run(["perf", "report", "--stats", "-i", path], capture_output=True, text=True)
+    if r.returncode != 0 or "stats:" not in r.stdout:
+        raise Crash("perf report --stats failed (%d): %s" % (r.returncode, r.stderr.strip()[-300:]))
     ev = 0
     lost = 0
-    for sect in re.split(r"\n(?=\S.* stats:)", out):
-        if sect.startswith("sched:") or sect.startswith("cpu-clock"):
+    for sect in re.split(r"\n(?=\S.* stats:)", r.stdout):
+        if re.match(r"(sched|syscalls):|cpu-clock", sect):
             m = re.search(r"SAMPLE events:\s+(\d+)", sect)
             ev += int(m.group(1)) if m else 0
             m = re.search(r"LOST_SAMPLES events:\s+(\d+)", sect)
@@ -140,20 +217,147 @@ def perf_counts(path):
     return ev, lost
 
 
+def tc_counts(path, names=("sched_switch", "sched_wakeup")):
+    """Events in a trace.dat (its report's lines naming them) and lost
+    events: the rings' overruns and drops in the file's statistics, or the
+    LOST EVENTS marks of the report, whichever is more."""
+    pat = re.compile(r"\s(?:%s):" % "|".join(names))
+    ev = 0
+    marks = 0
+    p = subprocess.Popen(["trace-cmd", "report", "-i", path], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, errors="replace")
+    for line in p.stdout:
+        if pat.search(line):
+            ev += 1
+        elif "LOST" in line or "DROPPED" in line:
+            m = re.search(r"(\d+) EVENTS (?:LOST|DROPPED)|LOST (\d+) EVENTS", line)
+            marks += int(next(g for g in m.groups() if g)) if m else 0
+    if p.wait() != 0:
+        raise Crash("trace-cmd report failed (%d)" % p.returncode)
+    st = subprocess.run(["trace-cmd", "report", "--stat", "-i", path], capture_output=True,
+                        text=True, errors="replace").stdout
+    stat = sum(int(n) for n in re.findall(r"^(?:overrun|dropped events):\s+(\d+)", st, re.M))
+    return ev, max(stat, marks)
+
+
 def time_cmd(cmd, stdout=subprocess.DEVNULL):
-    """CPU-free wall time and peak RSS (KiB) of a command."""
+    """Wall time, peak RSS (KiB) and CPU seconds (user + system) of a
+    command; None if it failed."""
     t0 = time.monotonic()
     r = subprocess.run([TIME, "-f", "RUSAGE %U %S %M"] + cmd, stdout=stdout,
-                       stderr=subprocess.PIPE, text=True)
+                       stderr=subprocess.PIPE, text=True, errors="replace")
     wall = time.monotonic() - t0
     m = re.search(r"RUSAGE ([\d.]+) ([\d.]+) (\d+)", r.stderr)
     if r.returncode != 0 or not m:
-        die("command failed: %s\n%s" % (" ".join(cmd), r.stderr[-2000:]))
-    return wall, int(m.group(3))
+        print("bench: %s failed (%d): %s" % (cmd[0], r.returncode, r.stderr.strip()[-300:]),
+              file=sys.stderr)
+        return None
+    return wall, int(m.group(3)), float(m.group(1)) + float(m.group(2))
 
 
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
+
+
+def fmt_cell(v, fmt):
+    if v is None:
+        return "n/a"
+    if v == CRASHED:
+        return CRASHED
+    return fmt % v
+
+
+def ratio(a, b):
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return CRASHED if CRASHED in (a, b) else "n/a"
+    return "%.2fx" % (a / b) if b else "n/a"
+
+
+def row(label, pp, perf, tc, fmt="%.1f"):
+    print("%-32s %12s %12s %12s %9s %9s" % (label, fmt_cell(pp, fmt), fmt_cell(perf, fmt),
+                                            fmt_cell(tc, fmt), ratio(pp, perf), ratio(pp, tc)))
+
+
+def header(title, a, b, c):
+    print()
+    print(title)
+    print("%-32s %12s %12s %12s %9s %9s" % ("", a, b, c, "pp/perf", "pp/tc"))
+
+
+class Runs:
+    """One recorder's figures over rounds; a crash in any round marks it."""
+
+    def __init__(self):
+        self.v = {}
+        self.crash = None
+
+    def add(self, **kw):
+        for k, x in kw.items():
+            self.v.setdefault(k, []).append(x)
+
+    def get(self, k, scale=1.0):
+        if self.crash:
+            return CRASHED
+        xs = [x for x in self.v.get(k, []) if x is not None]
+        return med(xs) * scale if xs else None
+
+
+def record_round(name, cmd, out, counts, ok, res, files):
+    r = res[name]
+    try:
+        m = measure_recorder(cmd, out, ok)
+        ev, lost = counts(out)
+    except Crash as e:
+        print("  %s crashed: %s" % (name, e), flush=True)
+        if name.startswith("pp-record"):
+            die("pp-record failed: %s" % e)
+        r.crash = str(e)
+        return
+    r.add(wall=m["wall"], ev=ev, lost=lost, bpe=os.path.getsize(out) / max(ev, 1),
+          cpu=m["cpu"] * 1e9 / max(ev, 1), rss=m["rss"],
+          run=m["run"] * 1e9 / max(ev, 1))
+    files[name] = out
+
+
+def frontier(tool, cmd_of, counts):
+    """Ramp the getppid event rate; the highest rate recorded with 0 lost
+    (and every event there) and the recorder's CPU at that rate."""
+    secs = "1" if QUICK else "2"
+    rates = [100000, 400000, 1600000] if QUICK else \
+        [100000, 200000, 400000, 800000, 1200000, 1600000, 2400000, 3200000]
+    best = None
+    flat = 0
+    for rate in rates:
+        out = os.path.join(TMP, "front-" + tool + (".trace" if tool == "pp" else ".dat"))
+        try:
+            m = measure_recorder(cmd_of(out), out, (0, 1) if tool == "trace-cmd" else (0,),
+                                 workload=[RATE_GEN, str(rate), secs])
+            ev, lost = counts(out)
+        except Crash as e:
+            print("  frontier %s at %d/s crashed: %s" % (tool, rate, e), flush=True)
+            return best if best else CRASHED
+        mm = re.search(r"calls (\d+) seconds ([\d.]+)", m["wl"] or "")
+        if not mm:
+            die("rate-gen failed")
+        calls, wsecs = int(mm.group(1)), float(mm.group(2))
+        achieved = calls / wsecs
+        missing = max(calls - ev, 0)
+        print("  frontier %-9s %8d/s asked, %8.0f/s made, %d lost, %d missing, CPU %.0f ms/s"
+              % (tool, rate, achieved, lost, missing, m["rate"] * 1e3), flush=True)
+        if lost or missing:
+            return best if best else (0.0, m["rate"], False)
+        if not best or achieved > best[0]:
+            best = (achieved, m["rate"], False)
+            flat = 0
+        elif achieved < rate * 0.9:
+            # The generator made no more than before: on a busy machine one
+            # slow step is noise, two in a row its limit.
+            flat += 1
+            if flat == 2:
+                break
+    # No loss up to the highest rate the generator made: the frontier is
+    # above it ("+" in the table).
+    return (best[0], best[1], True) if best else CRASHED
 
 
 def main():
@@ -164,15 +368,27 @@ def main():
             die("missing %s" % tool)
     if not os.path.exists("/sys/kernel/tracing/events"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"])
+    if not HAVE_TC:
+        print("bench: trace-cmd not installed (scripts/install-deps.sh): its columns say n/a")
 
+    # perf record: -B, else perf 6.1 dies with a build-id assertion at exit
+    # on this kernel. trace-cmd: -d --no-filter (no function tracer; its
+    # own threads are not filtered out), and it exits 1 at teardown after
+    # writing a good file: its status 1 is accepted, the file is checked.
+    tc_ev = []
+    for e in EVENTS.split(","):
+        tc_ev += ["-e", e]
     recorders = {
         "pp-record": lambda o: [PP_RECORD, "-q", "-a", "-e", EVENTS, "-o", o],
         "pp-record -z": lambda o: [PP_RECORD, "-q", "-a", "-e", EVENTS, "-o", o, "-z"],
-        "perf record": lambda o: ["perf", "record", "-q", "-a", "-e", EVENTS, "-o", o],
-        "perf record -z": lambda o: ["perf", "record", "-q", "-a", "-z", "-e", EVENTS, "-o", o],
+        "perf record": lambda o: ["perf", "record", "-B", "-q", "-a", "-e", EVENTS, "-o", o],
+        "perf record -z": lambda o: ["perf", "record", "-B", "-q", "-a", "-z", "-e", EVENTS,
+                                     "-o", o],
     }
-    res = {name: {"slow": [], "ev": [], "lost": [], "bpe": [], "cpu": [], "rss": []}
-           for name in recorders}
+    if HAVE_TC:
+        recorders["trace-cmd zstd"] = lambda o: ["trace-cmd", "record", "-q", "-d", "--no-filter",
+                                                 "--compression", "zstd"] + tc_ev + ["-o", o]
+    res = {name: Runs() for name in recorders}
     base = []
     files = {}
     print("bench: %d round(s) of `%s`, recording %s system-wide" %
@@ -183,18 +399,14 @@ def main():
             order.reverse()
         base.append(run_workload())
         for name in order:
-            ext = ".trace" if name.startswith("pp") else ".data"
+            if res[name].crash:
+                continue
+            ext = ".trace" if name.startswith("pp") else ".dat"
             out = os.path.join(TMP, name.replace(" ", "_") + ext)
-            wall, cpu, rss, _, _, _ = measure_recorder(recorders[name](out), out)
-            ev, lost = pp_counts(out) if ext == ".trace" else perf_counts(out)
-            r = res[name]
-            r["slow"].append(wall)
-            r["ev"].append(ev)
-            r["lost"].append(lost)
-            r["bpe"].append(os.path.getsize(out) / max(ev, 1))
-            r["cpu"].append(cpu * 1e9 / max(ev, 1))
-            r["rss"].append(rss)
-            files[name] = out
+            counts = pp_counts if name.startswith("pp") else \
+                perf_counts if name.startswith("perf") else tc_counts
+            record_round(name, recorders[name](out), out, counts,
+                         (0, 1) if name.startswith("trace-cmd") else (0,), res, files)
         base.append(run_workload())
         print("  round %d done" % (rnd + 1), flush=True)
     b = med(base)
@@ -202,34 +414,29 @@ def main():
     # cpu-clock -g sampling at 999 Hz on the same workload.
     samp = {
         "pp-record -F 999 -g": lambda o: [PP_RECORD, "-q", "-a", "-F", "999", "-g", "-o", o],
-        "perf record -F 999 -g": lambda o: ["perf", "record", "-q", "-a", "-F", "999", "-g",
+        "perf record -F 999 -g": lambda o: ["perf", "record", "-B", "-q", "-a", "-F", "999", "-g",
                                             "-e", "cpu-clock", "-o", o],
     }
-    sres = {name: {"slow": [], "ev": [], "lost": [], "bpe": [], "cpu": [], "rss": []}
-            for name in samp}
+
+    def pp_samples(path):
+        r = subprocess.run([PP_ANALYZE, "info", path], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise Crash("pp-analyze info failed")
+        ev = sum(int(n) for n in re.findall(r"^\s+cpu-clock\s+(\d+)$", r.stdout, re.M))
+        return ev, pp_counts(path)[1]
+
+    sres = {name: Runs() for name in samp}
     for rnd in range(ROUNDS):
         order = list(samp)
         if rnd % 2:
             order.reverse()
         for name in order:
-            ext = ".trace" if name.startswith("pp") else ".data"
+            if sres[name].crash:
+                continue
+            ext = ".trace" if name.startswith("pp") else ".dat"
             out = os.path.join(TMP, name.replace(" ", "_") + ext)
-            wall, cpu, rss, _, _, _ = measure_recorder(samp[name](out), out)
-            if ext == ".trace":
-                info = subprocess.run([PP_ANALYZE, "info", out], capture_output=True,
-                                      text=True).stdout
-                ev = sum(int(n) for n in re.findall(r"^\s+cpu-clock\s+(\d+)$", info, re.M))
-                lost = pp_counts(out)[1]
-            else:
-                ev, lost = perf_counts(out)
-            r = sres[name]
-            r["slow"].append(wall)
-            r["ev"].append(ev)
-            r["lost"].append(lost)
-            r["bpe"].append(os.path.getsize(out) / max(ev, 1))
-            r["cpu"].append(cpu * 1e9 / max(ev, 1))
-            r["rss"].append(rss)
-            files[name] = out
+            record_round(name, samp[name](out), out,
+                         pp_samples if ext == ".trace" else perf_counts, (0,), sres, files)
 
     # Off-CPU profile: BPF aggregation in the kernel vs recording every
     # sched_switch (with its stack) and sched_wakeup for task-state.
@@ -244,13 +451,16 @@ def main():
     for rnd in range(ROUNDS if have_btf else 0):
         for name in (("offcpu", "switches") if rnd % 2 == 0 else ("switches", "offcpu")):
             out = os.path.join(TMP, "off-" + name + ".trace")
-            wall, cpu, rss, _, run, rate = measure_recorder(offcmd[name](out), out)
-            offres[name]["slow"].append(wall)
+            try:
+                m = measure_recorder(offcmd[name](out), out)
+            except Crash as e:
+                die("pp-record failed: %s" % e)
+            offres[name]["slow"].append(m["wall"])
             offres[name]["bytes"].append(os.path.getsize(out))
-            offres[name]["cpu"].append(cpu)
-            offres[name]["run"].append(run)
-            if rate is not None:
-                offres[name]["rate"].append(rate)
+            offres[name]["cpu"].append(m["cpu"])
+            offres[name]["run"].append(m["run"])
+            if m["rate"] is not None:
+                offres[name]["rate"].append(m["rate"])
 
     # Analyzer memory must not grow with the file: the same analysis on a
     # file of N events and one of 10 N (getppid events of a helper).
@@ -270,97 +480,162 @@ def main():
             os.unlink(out)
 
     # Replay of the same events, ns per event.
-    pp_trace, perf_data = files["pp-record"], files["perf record"]
-    ev_pp = med(res["pp-record"]["ev"])
-    ev_perf = med(res["perf record"]["ev"])
     rep = {}
     # What starting any command through time_cmd costs (Python's fork, exec of
     # /usr/bin/time, its fork): not the tools' work, and a third of a 15 ms
     # replay. Subtracted from every replay's wall time.
     launch = med([time_cmd(["/bin/true"])[0] for _ in range(5)])
-    for name, cmd, n in (
-            ("pp-analyze trace", [PP_ANALYZE, "trace", pp_trace], ev_pp),
-            ("perf script", ["perf", "script", "-i", perf_data], ev_perf),
-            ("pp-analyze stat", [PP_ANALYZE, "stat", pp_trace], ev_pp),
-            ("pp-analyze profile", [PP_ANALYZE, "profile", files["pp-record -F 999 -g"]],
-             med(sres["pp-record -F 999 -g"]["ev"])),
-            ("perf report --stdio", ["perf", "report", "--stdio", "-i",
-                                     files["perf record -F 999 -g"]],
-             med(sres["perf record -F 999 -g"]["ev"]))):
-        walls, rsss = [], []
+
+    def replay(name, cmd, runs, file_key):
+        if file_key not in files or runs.crash:
+            rep[name] = (CRASHED if runs.crash else None, None, None)
+            return
+        n = runs.get("ev")
+        walls, rsss, cpus = [], [], []
         for _ in range(ROUNDS):
-            w, rss = time_cmd(cmd)
-            walls.append(w)
-            rsss.append(rss)
-        rep[name] = (max(med(walls) - launch, 0) * 1e9 / max(n, 1), med(rsss))
+            t = time_cmd(cmd)
+            if t is None:
+                rep[name] = (CRASHED, CRASHED, CRASHED)
+                return
+            walls.append(t[0])
+            rsss.append(t[1])
+            cpus.append(t[2])
+        rep[name] = (max(med(walls) - launch, 0) * 1e9 / max(n, 1), med(rsss),
+                     med(cpus) * 1e9 / max(n, 1))
 
-    def row(label, pp, perf, fmt="%.1f", lower_better=True):
-        ratio = pp / perf if perf else float("nan")
-        print("%-34s %12s %12s %9.2fx" % (label, fmt % pp, fmt % perf, ratio))
+    replay("pp-analyze trace", [PP_ANALYZE, "trace", files.get("pp-record", "")],
+           res["pp-record"], "pp-record")
+    replay("perf script", ["perf", "script", "-i", files.get("perf record", "")],
+           res["perf record"], "perf record")
+    if HAVE_TC:
+        replay("trace-cmd report", ["trace-cmd", "report", "-i", files.get("trace-cmd zstd", "")],
+               res["trace-cmd zstd"], "trace-cmd zstd")
+    replay("pp-analyze stat", [PP_ANALYZE, "stat", files.get("pp-record", "")],
+           res["pp-record"], "pp-record")
+    replay("pp-analyze profile", [PP_ANALYZE, "profile", files.get("pp-record -F 999 -g", "")],
+           sres["pp-record -F 999 -g"], "pp-record -F 999 -g")
+    replay("perf report --stdio", ["perf", "report", "--stdio", "-i",
+                                   files.get("perf record -F 999 -g", "")],
+           sres["perf record -F 999 -g"], "perf record -F 999 -g")
 
-    print()
-    print("tracepoints %s, system-wide, median of %d" % (EVENTS, ROUNDS))
-    print("%-34s %12s %12s %10s" % ("", "pp-record", "perf record", "pp/perf"))
+    # The loss frontier: getppid events at rising rates, system-wide.
+    front = {}
+    if os.path.exists(RATE_GEN):
+        getppid_ev = "syscalls:sys_enter_getppid"
+        fr = {
+            "pp": (lambda o: [PP_RECORD, "-q", "-a", "-e", getppid_ev, "-o", o], pp_counts),
+            "perf": (lambda o: ["perf", "record", "-B", "-q", "-a", "-e", getppid_ev, "-o", o],
+                     perf_counts),
+        }
+        if HAVE_TC:
+            fr["trace-cmd"] = (lambda o: ["trace-cmd", "record", "-q", "-d", "--no-filter",
+                                          "--compression", "zstd", "-e", getppid_ev, "-o", o],
+                               lambda p: tc_counts(p, ("sys_enter_getppid",)))
+        for tool, (cmd_of, counts) in fr.items():
+            front[tool] = frontier(tool, cmd_of, counts)
+
+    tc = res.get("trace-cmd zstd", Runs())
+    tcv = (lambda k, s=1.0: tc.get(k, s)) if HAVE_TC else (lambda k, s=1.0: None)
+
+    def slow(runs):
+        v = runs.get("wall")
+        return v / b if isinstance(v, float) else v
+
+    header("tracepoints %s, system-wide, median of %d" % (EVENTS, ROUNDS),
+           "pp-record", "perf record", "trace-cmd")
     pp, pf, pz, ppz = (res["pp-record"], res["perf record"], res["perf record -z"],
                        res["pp-record -z"])
-    row("workload slowdown (x alone)", med(pp["slow"]) / b, med(pf["slow"]) / b, "%.3f")
-    row("events", med(pp["ev"]), med(pf["ev"]), "%.0f")
-    row("lost events", med(pp["lost"]), med(pf["lost"]), "%.0f")
-    row("bytes per event", med(pp["bpe"]), med(pf["bpe"]), "%.2f")
-    row("recorder CPU ns per event", med(pp["cpu"]), med(pf["cpu"]), "%.0f")
-    row("recorder peak RSS KiB", med(pp["rss"]), med(pf["rss"]), "%.0f")
-    print("%-34s %12s %12s %10s" % ("", "pp-record -z", "perf -z", "pp/perf"))
-    row("workload slowdown (x alone)", med(ppz["slow"]) / b, med(pz["slow"]) / b, "%.3f")
-    row("lost events", med(ppz["lost"]), med(pz["lost"]), "%.0f")
-    row("bytes per event", med(ppz["bpe"]), med(pz["bpe"]), "%.2f")
-    row("recorder CPU ns per event", med(ppz["cpu"]), med(pz["cpu"]), "%.0f")
-    print()
-    print("cpu-clock -F 999 -g, system-wide, median of %d" % ROUNDS)
+    row("workload slowdown (x alone)", slow(pp), slow(pf), slow(tc) if HAVE_TC else None, "%.3f")
+    row("events", pp.get("ev"), pf.get("ev"), tcv("ev"), "%.0f")
+    row("lost events", pp.get("lost"), pf.get("lost"), tcv("lost"), "%.0f")
+    row("bytes per event", pp.get("bpe"), pf.get("bpe"), tcv("bpe"), "%.2f")
+    row("recorder CPU ns per event", pp.get("cpu"), pf.get("cpu"), tcv("cpu"), "%.0f")
+    row("  after start-up", pp.get("run"), pf.get("run"), tcv("run"), "%.0f")
+    row("recorder peak RSS KiB", pp.get("rss"), pf.get("rss"), tcv("rss"), "%.0f")
+    header("archival (zstd), same workload", "pp-record -z", "perf -z", "trace-cmd")
+    row("workload slowdown (x alone)", slow(ppz), slow(pz), slow(tc) if HAVE_TC else None,
+        "%.3f")
+    row("events", ppz.get("ev"), pz.get("ev"), tcv("ev"), "%.0f")
+    row("lost events", ppz.get("lost"), pz.get("lost"), tcv("lost"), "%.0f")
+    row("bytes per event", ppz.get("bpe"), pz.get("bpe"), tcv("bpe"), "%.2f")
+    row("recorder CPU ns per event", ppz.get("cpu"), pz.get("cpu"), tcv("cpu"), "%.0f")
+    row("  after start-up", ppz.get("run"), pz.get("run"), tcv("run"), "%.0f")
+    header("cpu-clock -F 999 -g, system-wide, median of %d" % ROUNDS,
+           "pp-record", "perf record", "")
     sp, sf = sres["pp-record -F 999 -g"], sres["perf record -F 999 -g"]
-    row("workload slowdown (x alone)", med(sp["slow"]) / b, med(sf["slow"]) / b, "%.3f")
-    row("samples", med(sp["ev"]), med(sf["ev"]), "%.0f")
-    row("lost samples", med(sp["lost"]), med(sf["lost"]), "%.0f")
-    row("bytes per sample", med(sp["bpe"]), med(sf["bpe"]), "%.2f")
-    row("recorder CPU ns per sample", med(sp["cpu"]), med(sf["cpu"]), "%.0f")
-    print()
-    print("replay, ns per event (output to /dev/null), median of %d, less %.1f ms to launch"
-          " any command" % (ROUNDS, launch * 1e3))
-    print("%-34s %12s %12s %10s" % ("", "pp-analyze", "perf", "pp/perf"))
-    row("trace vs perf script", rep["pp-analyze trace"][0], rep["perf script"][0], "%.0f")
-    row("stat vs perf script", rep["pp-analyze stat"][0], rep["perf script"][0], "%.0f")
+    row("workload slowdown (x alone)", slow(sp), slow(sf), None, "%.3f")
+    row("samples", sp.get("ev"), sf.get("ev"), None, "%.0f")
+    row("lost samples", sp.get("lost"), sf.get("lost"), None, "%.0f")
+    row("bytes per sample", sp.get("bpe"), sf.get("bpe"), None, "%.2f")
+    row("recorder CPU ns per sample", sp.get("cpu"), sf.get("cpu"), None, "%.0f")
+    header("replay, ns per event (output to /dev/null), median of %d, less %.1f ms to launch"
+           " any command" % (ROUNDS, launch * 1e3), "pp-analyze", "perf", "trace-cmd")
+    tcr = rep.get("trace-cmd report", (None, None, None))
+    row("trace vs script/report", rep["pp-analyze trace"][0], rep["perf script"][0], tcr[0],
+        "%.0f")
+    row("  CPU ns per event (user+sys)", rep["pp-analyze trace"][2], rep["perf script"][2],
+        tcr[2], "%.0f")
+    row("stat vs script/report", rep["pp-analyze stat"][0], rep["perf script"][0], tcr[0],
+        "%.0f")
     row("profile vs perf report --stdio", rep["pp-analyze profile"][0],
-        rep["perf report --stdio"][0], "%.0f")
-    row("trace peak RSS KiB", rep["pp-analyze trace"][1], rep["perf script"][1], "%.0f")
+        rep["perf report --stdio"][0], None, "%.0f")
+    row("trace peak RSS KiB", rep["pp-analyze trace"][1], rep["perf script"][1], tcr[1], "%.0f")
+    if front:
+        def fcell(t, i, s=1.0):
+            v = front.get(t)
+            if v is None or v == CRASHED:
+                return v
+            return v[i] * s
+
+        header("loss frontier: getppid events/s, system-wide, highest rate with 0 lost"
+               " (of %s/s asked)" % ("100k..1.6M" if QUICK else "100k..3.2M"),
+               "pp-record", "perf record", "trace-cmd")
+        row("events/s recorded, 0 lost", fcell("pp", 0), fcell("perf", 0), fcell("trace-cmd", 0),
+            "%.0f")
+        row("recorder CPU ms/s at that rate", fcell("pp", 1, 1e3), fcell("perf", 1, 1e3),
+            fcell("trace-cmd", 1, 1e3), "%.1f")
+        row("recorder CPU ns/event there",
+            *[(fcell(t, 1, 1e9) / fcell(t, 0)) if isinstance(fcell(t, 0), float) and fcell(t, 0) > 0
+              else fcell(t, 0)
+              for t in ("pp", "perf", "trace-cmd")], fmt="%.0f")
+        for t in front:
+            if isinstance(front[t], tuple) and front[t][2]:
+                print("  %s lost nothing up to the generator's limit (%.0f/s): its frontier is"
+                      " above" % (t, front[t][0]))
     if have_btf:
-        print()
-        print("off-CPU profile, system-wide, median of %d" % ROUNDS)
-        print("%-34s %12s %12s %10s" % ("", "pp offcpu", "sched+stack", "ratio"))
+        header("off-CPU profile, system-wide, median of %d" % ROUNDS, "pp offcpu", "sched+stack",
+               "")
         o, w = offres["offcpu"], offres["switches"]
-        row("workload slowdown (x alone)", med(o["slow"]) / b, med(w["slow"]) / b, "%.3f")
-        row("file bytes", med(o["bytes"]), med(w["bytes"]), "%.0f")
-        row("recorder CPU ms, whole run", med(o["cpu"]) * 1e3, med(w["cpu"]) * 1e3, "%.1f")
-        row("recorder CPU ms after start-up", med(o["run"]) * 1e3, med(w["run"]) * 1e3, "%.1f")
+        row("workload slowdown (x alone)", med(o["slow"]) / b, med(w["slow"]) / b, None, "%.3f")
+        row("file bytes", med(o["bytes"]), med(w["bytes"]), None, "%.0f")
+        row("recorder CPU ms, whole run", med(o["cpu"]) * 1e3, med(w["cpu"]) * 1e3, None, "%.1f")
+        row("recorder CPU ms after start-up", med(o["run"]) * 1e3, med(w["run"]) * 1e3, None,
+            "%.1f")
         if o["rate"] and w["rate"]:
             row("recorder CPU ms/s, steady state", med(o["rate"]) * 1e3, med(w["rate"]) * 1e3,
-                "%.2f")
-    if mem:
-        print()
-        print("analyzer on growing files (getppid events): peak RSS must not grow")
-        print("%-34s %12s %12s %10s" % ("", "%d ev" % big_n, "%d ev" % (big_n * 10), "ratio"))
+                None, "%.2f")
+    if mem and all(mem[n]["stat"] and mem[n]["trace"] for n in mem):
+        header("analyzer on growing files (getppid events): peak RSS must not grow",
+               "%d ev" % big_n, "%d ev" % (big_n * 10), "")
         small, large = mem[big_n], mem[big_n * 10]
-        row("file bytes", small["size"], large["size"], "%.0f")
-        row("pp-analyze stat peak RSS KiB", small["stat"][1], large["stat"][1], "%.0f")
-        row("pp-analyze trace peak RSS KiB", small["trace"][1], large["trace"][1], "%.0f")
+        row("file bytes", small["size"], large["size"], None, "%.0f")
+        row("pp-analyze stat peak RSS KiB", small["stat"][1], large["stat"][1], None, "%.0f")
+        row("pp-analyze trace peak RSS KiB", small["trace"][1], large["trace"][1], None, "%.0f")
         row("pp-analyze stat ns/event", small["stat"][0] * 1e9 / big_n,
-            large["stat"][0] * 1e9 / (big_n * 10), "%.0f")
+            large["stat"][0] * 1e9 / (big_n * 10), None, "%.0f")
         row("pp-analyze trace ns/event", small["trace"][0] * 1e9 / big_n,
-            large["trace"][0] * 1e9 / (big_n * 10), "%.0f")
+            large["trace"][0] * 1e9 / (big_n * 10), None, "%.0f")
     fb = os.path.join(BUILD, "bench", "format-bench")
-    if os.path.exists(fb):
+    if os.path.exists(fb) and not pf.crash and "perf record" in files:
         print()
         print("format library on the perf.data records above (format-bench):")
         sys.stdout.flush()
-        subprocess.run([fb, perf_data], check=False)
+        subprocess.run([fb, files["perf record"]], check=False)
+    crashed = [n for d in (res, sres) for n, r in d.items() if r.crash]
+    if crashed:
+        print()
+        for n in crashed:
+            print("crashed: %s: %s" % (n, (res.get(n) or sres.get(n)).crash))
     shutil.rmtree(TMP, ignore_errors=True)
     return 0
 

@@ -59,6 +59,24 @@ schema = {
     "breakpoint": {"hit": task + ["breakpoint", "addr", "ip", "sym"],
                    "site": ["breakpoint", "comm", "pid", "tid", "ip", "sym", "hits"]},
     "convert": {"summary": ["format", "output", "events", "lost"]},
+    "kmemleak": {"kmemleak_summary": ["when", "bytes", "objects", "stacks", "allocations",
+                                      "frees", "frees_before_recording", "uncertain_objects",
+                                      "uncertain_bytes", "lost_windows"],
+                 "kmemleak_stack": ["bytes", "objects", "oldest_age_ns", "comms", "stack"]},
+    "kmemprof": {"kmemprof_summary": ["when", "bytes", "calls", "stacks", "allocations"],
+                 "kmemprof_stack": ["bytes", "calls", "comms", "stack"]},
+    "blktrace": {"blktrace": ["dev", "name", "op", "requests", "stages", "Q2C"],
+                 "outlier": ["dev", "name", "op", "sector", "nr_sector", "latency"]},
+    "kvm-exit": {"kinds": ["kernel", "user", "has_kvm_exit", "has_kvm_entry"],
+                 "row": ["kind", "reason", "calls", "latency"],
+                 "outlier": ["comm", "tid", "kind", "reason", "duration"]},
+    "kvmmmu": {"role": ["role", "created", "found", "zapped"],
+               "maps": ["faults", "mapped", "fast", "split"],
+               "latency": ["stage"] + hist, "summary": ["kvm_mmu_get_page"]},
+    "llcstat": {"row": ["cpu", "cache-references", "cache-misses", "LLC_hit_pct"]},
+    "tlbstat": {"row": ["cpu", "dTLB-loads", "dTLB-load-misses", "dTLB_hit_pct", "iTLB_hit_pct"]},
+    "hrtimer": {"sample": task + ["count", "period"],
+                "summary": ["ticks", "hits", "events", "than", "period"]},
 }
 prof, want, members = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
 want = [w for w in want if w]
@@ -131,6 +149,8 @@ fi
 	{ cat "$T/err"; bad "pp-record profile"; }
 "$B/pp-record" -q -g -o "$T/pf" page-faults -- "$H/sched-touch" 20 >/dev/null 2>"$T/err" ||
 	{ echo "page-faults: cannot record here: $(head -1 "$T/err")"; unavailable+="page-faults "; }
+"$B/pp-record" -q -o "$T/mem" kmemleak --user -- "$H/mem-leaks" 3 100 10 >/dev/null 2>"$T/err" ||
+	{ echo "kmemleak, kmemprof: cannot probe libc here: $(head -1 "$T/err")"; unavailable+="kmemleak kmemprof "; }
 # a write breakpoint on a helper's global, written 10 times once told to
 "$H/sched-bpwrite" 10 > "$T/addr" & BP=$!
 for _ in $(seq 50); do [ -s "$T/addr" ] && break; sleep 0.1; done
@@ -145,6 +165,19 @@ if kill -0 $BR 2>/dev/null; then
 else
 	echo "breakpoint: cannot open one here: $(head -1 "$T/err")"; unavailable+="breakpoint "
 fi
+
+# the catalog: block requests of dd's direct writes, a KVM guest (or none), bursts
+"$B/pp-record" -q -o "$T/blk" blktrace -g -- dd if=/dev/zero of="$T/blkf" bs=4k count=20 oflag=direct \
+	>/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record blktrace"; }
+"$B/pp-record" -q -o "$T/kvm" kvm-exit -- "$H/kvm-pio" 5 >/dev/null 2>&1
+"$B/pp-record" -q -o "$T/mmu" kvmmmu -- "$H/kvm-pio" 5 >/dev/null 2>&1
+[ -s "$T/kvm" ] && [ -s "$T/mmu" ] || { echo "kvm-exit, kvmmmu: no kvm tracepoints here"; unavailable+="kvm-exit kvmmmu "; }
+"$B/pp-record" -q -o "$T/hrt" hrtimer -e syscalls:sys_enter_getppid --period 1ms -- "$H/hrtimer-burst" 2 30 20 \
+	>/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record hrtimer"; }
+for p in llcstat tlbstat; do
+	"$B/pp-record" -q -o "$T/$p" $p -- "$H/spin" 0.2 >/dev/null 2>"$T/err" ||
+		{ echo "$p: $(head -1 "$T/err")"; unavailable+="$p "; }
+done
 
 # --- cases: PROFILER|ARGUMENTS|TYPES THAT MUST APPEAR|MEMBERS THAT MUST APPEAR ---
 S=$T/sched
@@ -177,6 +210,16 @@ cases=(
 	"breakpoint|$T/bp|hit,site|stack"
 	"convert|--to=chrome -o $T/conv.json $S|summary|cpu_slices,state_slices,instants"
 	"convert|--to=perf-script -o $T/conv.txt $S|summary|frames"
+	"kmemleak|$T/mem|kmemleak_summary,kmemleak_stack|"
+	"kmemprof|-i 1000 $T/mem|kmemprof_summary,kmemprof_stack|"
+	"blktrace|$T/blk|blktrace|"
+	"blktrace|--than 0 $T/blk|blktrace,outlier|stack"
+	"kvm-exit|--perins $T/kvm|kinds|"
+	"kvm-exit|--than 0 $T/kvm|kinds|"
+	"kvmmmu|--perins $T/mmu|summary|"
+	"llcstat|$T/llcstat|row|"
+	"tlbstat|$T/tlbstat|row|"
+	"hrtimer|-e syscalls:sys_enter_getppid --than 5 $T/hrt|sample,summary|stack"
 )
 
 # Every profiler is covered, and says it takes --json (and --than when it does).

@@ -38,6 +38,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0, end = now() + secs;
+	unsigned long beta;
 
 	if (argc > 2 && !strcmp(argv[2], "fork")) {
 		pid_t c = fork();
@@ -48,9 +49,11 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* PP_SPIN_BETA=N: spin_beta's share of a round (default 1000000, alpha's is 2000000) */
+	beta = getenv("PP_SPIN_BETA") ? strtoul(getenv("PP_SPIN_BETA"), NULL, 10) : 1000000;
 	while (now() < end) {
 		spin_alpha(2000000);
-		spin_beta(1000000);
+		spin_beta(beta);
 	}
 	/*
 	 * PP_SPIN_CPU_FILE=F: append the CPU time we got, in ms, so a test can

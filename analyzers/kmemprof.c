@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kmemprof: allocation hot spots, bytes and calls per allocation stack
+ * (perf-prof kmemprof), per interval with -i. The same events and core as
+ * kmemleak (analyzers/kmem.c).
+ */
+#include "pp/replay.h"
+#include "analyzers.h"
+#include "kmem.h"
+
+static int kmemprof_init(struct pp_session *s)
+{
+	return pp_kmem__init(s, PP_KMEM_PROF);
+}
+
+static const struct pp_mod_opt kmemprof_opts[] = {
+	PP_KMEM_MOD_OPTS,
+	{ NULL, 0, 0, NULL },
+};
+
+const struct pp_analyzer pp_analyzer_kmemprof = {
+	.name = "kmemprof",
+	.desc = "allocation hot spots: bytes and calls per allocation stack (kernel or libc)",
+	.help = "pp-analyze kmemprof [--user [--libc PATH]] [--alloc EV --free EV] [--top N] [-i MS]\n"
+		"                    [--flame-graph FILE] [--json] [FILE | --live ...]\n"
+		"  bytes and calls per allocation stack, over the run or per -i interval; the same\n"
+		"  events as kmemleak (kernel allocators by default, --user for libc's)\n"
+		"  --flame-graph FILE: FILE.folded and FILE.svg weighted by bytes allocated\n"
+		"  example: pp-record kmemprof --user -- ./app; pp-analyze kmemprof -i 1000\n",
+	.opts = PP_OPT_INTERVAL | PP_OPT_FLAME | PP_OPT_JSON,
+	.needs_system_wide = 1,
+	.mod_opts = kmemprof_opts,
+	.events = pp_kmem__events,
+	.src_match = pp_kmem__src_match,
+	.init = kmemprof_init,
+	.sample = pp_kmem__sample,
+	.lost = pp_kmem__lost,
+	.exit = pp_kmem__exit_task,
+	.interval = pp_kmem__interval,
+	.report = pp_kmem__report,
+	.deinit = pp_kmem__deinit,
+};
