@@ -1832,8 +1832,12 @@ static void put_attrs(struct rec *r, struct pp_buf *b)
 			nr += e->fds[k] >= 0;
 		struct perf_event_attr a = e->attr;
 
-		/* --call-graph=dwarf: the samples as written, their stacks unwound */
-		if (a.sample_type != pp_syms_dwarf_sample_type(a.sample_type)) {
+		/*
+		 * --call-graph=dwarf: the samples as written, their stacks unwound
+		 * (only then: without it, a probe's registers and stack, such as
+		 * kmemleak's ustack=, are written as sampled)
+		 */
+		if (r->unw && a.sample_type != pp_syms_dwarf_sample_type(a.sample_type)) {
 			a.sample_type = pp_syms_dwarf_sample_type(a.sample_type);
 			a.sample_regs_user = 0;
 			a.sample_stack_user = 0;
