@@ -1276,8 +1276,18 @@ static uint32_t scan_rec(struct pp_syms *s, const struct pp_rec *rp,
 		} else if (r.type == PERF_RECORD_SAMPLE) {
 			uint64_t st = sample_st ? sample_st :
 				      sample_type_of(pp_sample__id(r.data, r.size), ctx);
-			struct pp_sample_fmt fmt = { .sample_type = st,
-						     .sample_regs_user = PP_UNWIND_REGS_MASK };
+			/*
+			 * Only what comes up to the callchain is read: the fields after
+			 * it (registers, user stack) need the event's own masks, which
+			 * differ between --call-graph=dwarf and a probe's regs/ustack=.
+			 */
+			struct pp_sample_fmt fmt = {
+				.sample_type = st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						     PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						     PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+						     PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+						     PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
+						     PERF_SAMPLE_CALLCHAIN) };
 			struct pp_sample smp;
 			int user;
 
