@@ -1837,7 +1837,7 @@ static void put_attrs(struct rec *r, struct pp_buf *b)
 		 * (only then: without it, a probe's registers and stack, such as
 		 * kmemleak's ustack=, are written as sampled)
 		 */
-		if (r->unw && a.sample_type != pp_syms_dwarf_sample_type(a.sample_type)) {
+		if (r->o->dwarf_stack && a.sample_type != pp_syms_dwarf_sample_type(a.sample_type)) {
 			a.sample_type = pp_syms_dwarf_sample_type(a.sample_type);
 			a.sample_regs_user = 0;
 			a.sample_stack_user = 0;
