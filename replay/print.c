@@ -497,8 +497,33 @@ static struct pfsym *build_syms(struct tep_print_flag_sym *f, size_t *nr)
 	return v;
 }
 
-/* Numeric tree of an argument check_num() accepted. */
+static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg *a);
+
+/*
+ * Numeric tree of an argument check_num() accepted, with constant operators
+ * folded: formats spell masks as ((0x1 | 0x2 | ...) + 1) << 1) - 1, and
+ * walking that for each record was most of the cost of sched_switch.
+ */
 static struct pnode *build_num(struct pp_print_plan *plan, struct tep_print_arg *a)
+{
+	struct pnode *n = build_num1(plan, a);
+	struct ctx c = { .d = NULL, .size = 0 };
+	int64_t v;
+
+	if (!n || n->kind == P_CONST || n->kind == P_FIELD)
+		return n;
+	if ((n->a && n->a->kind != P_CONST) || (n->b && n->b->kind != P_CONST) ||
+	    (n->c && n->c->kind != P_CONST))
+		return n;
+	v = eval_num(&c, n);
+	if (c.bad)
+		return n;	/* e.g. division by zero: keep, fail per record as before */
+	n->kind = P_CONST;	/* children stay on plan->nodes for freeing */
+	n->val = v;
+	return n;
+}
+
+static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg *a)
 {
 	struct pnode *n;
 	int sg;
@@ -754,7 +779,9 @@ int pp_print_plan__run(const struct pp_print_plan *plan, const void *raw, uint32
 			eval_str(&c, o, st->n);
 			continue;
 		}
-		uint64_t v = (uint64_t)eval_num(&c, st->n);
+		/* most arguments are a plain field: read it without the tree walk */
+		uint64_t v = st->n->kind == P_FIELD ? read_field(&c, st->n->f) :
+			     (uint64_t)eval_num(&c, st->n);
 		/* printf's argument conversion for the length modifier */
 		int is_signed = st->conv == 'd';
 
