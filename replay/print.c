@@ -379,6 +379,24 @@ static void put_hex0x(struct pp_out *o, uint64_t v)
 	pp_out__write(o, tmp, (size_t)n);
 }
 
+/*
+ * A NUL-padded string field of at most @max bytes: one pass finds both the
+ * end and whether every byte is printable (the usual case, written as is);
+ * anything else goes through pp_out__text_n() exactly as before.
+ */
+static void put_cstr_n(struct pp_out *o, const char *s, size_t max)
+{
+	size_t i = 0;
+
+	while (i < max && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
+		i++;
+	if (i == max || !s[i]) {
+		pp_out__write(o, s, i);
+		return;
+	}
+	pp_out__text_n(o, s, strnlen(s, max));
+}
+
 static void put_dyn(struct ctx *c, struct pp_out *o, const struct tep_format_field *f)
 {
 	uint32_t loc, off, n;
@@ -398,7 +416,7 @@ static void put_dyn(struct ctx *c, struct pp_out *o, const struct tep_format_fie
 	}
 	if ((uint64_t)off + n > c->size)
 		n = c->size - off;
-	pp_out__text_n(o, (const char *)c->d + off, strnlen((const char *)c->d + off, n));
+	put_cstr_n(o, (const char *)c->d + off, n);
 }
 
 static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
@@ -415,8 +433,7 @@ static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
 			c->bad = 1;
 			return;
 		}
-		pp_out__text_n(o, (const char *)c->d + n->f->offset,
-			       strnlen((const char *)c->d + n->f->offset, (size_t)n->f->size));
+		put_cstr_n(o, (const char *)c->d + n->f->offset, (size_t)n->f->size);
 		return;
 	case P_FLAGS: {
 		uint64_t val = (uint64_t)eval_num(c, n->a);
