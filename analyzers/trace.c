@@ -64,7 +64,8 @@ static void put_uint_w(struct pp_out *o, uint64_t v, int w)
 	if (!d)
 		return;
 	o->len += total;
-	memset(d, ' ', total - n);
+	for (size_t i = 0; i < total - n; i++)	/* a few bytes: no memset call */
+		d[i] = ' ';
 	d += total;
 	do {
 		*--d = (char)('0' + v % 10);
@@ -86,9 +87,9 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 	put_uint_w(o, e->pid, 7);
 	pp_out__putc(o, '/');
 	pp_out__u64(o, e->tid);
-	pp_out__puts(o, " [");
+	pp_out__write(o, " [", 2);
 	put_uint_w(o, e->cpu, 3);
-	pp_out__puts(o, "] ");
+	pp_out__write(o, "] ", 2);
 	pp_out__u64(o, e->time / 1000000000ull);
 	pp_out__putc(o, '.');
 	{
@@ -101,9 +102,9 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 		}
 		pp_out__write(o, d, 6);
 	}
-	pp_out__puts(o, ": ");
+	pp_out__write(o, ": ", 2);
 	pp_out__puts(o, name);
-	pp_out__puts(o, ": ");
+	pp_out__write(o, ": ", 2);
 }
 
 /* The stack of @e: printed when @print, added to the flame graph. */

@@ -379,6 +379,24 @@ static void put_hex0x(struct pp_out *o, uint64_t v)
 	pp_out__write(o, tmp, (size_t)n);
 }
 
+/*
+ * A NUL-padded string field of at most @max bytes: one pass finds both the
+ * end and whether every byte is printable (the usual case, written as is);
+ * anything else goes through pp_out__text_n() exactly as before.
+ */
+static void put_cstr_n(struct pp_out *o, const char *s, size_t max)
+{
+	size_t i = 0;
+
+	while (i < max && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
+		i++;
+	if (i == max || !s[i]) {
+		pp_out__write(o, s, i);
+		return;
+	}
+	pp_out__text_n(o, s, strnlen(s, max));
+}
+
 static void put_dyn(struct ctx *c, struct pp_out *o, const struct tep_format_field *f)
 {
 	uint32_t loc, off, n;
@@ -398,7 +416,7 @@ static void put_dyn(struct ctx *c, struct pp_out *o, const struct tep_format_fie
 	}
 	if ((uint64_t)off + n > c->size)
 		n = c->size - off;
-	pp_out__text_n(o, (const char *)c->d + off, strnlen((const char *)c->d + off, n));
+	put_cstr_n(o, (const char *)c->d + off, n);
 }
 
 static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
@@ -415,8 +433,7 @@ static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
 			c->bad = 1;
 			return;
 		}
-		pp_out__text_n(o, (const char *)c->d + n->f->offset,
-			       strnlen((const char *)c->d + n->f->offset, (size_t)n->f->size));
+		put_cstr_n(o, (const char *)c->d + n->f->offset, (size_t)n->f->size);
 		return;
 	case P_FLAGS: {
 		uint64_t val = (uint64_t)eval_num(c, n->a);
@@ -497,8 +514,33 @@ static struct pfsym *build_syms(struct tep_print_flag_sym *f, size_t *nr)
 	return v;
 }
 
-/* Numeric tree of an argument check_num() accepted. */
+static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg *a);
+
+/*
+ * Numeric tree of an argument check_num() accepted, with constant operators
+ * folded: formats spell masks as ((0x1 | 0x2 | ...) + 1) << 1) - 1, and
+ * walking that for each record was most of the cost of sched_switch.
+ */
 static struct pnode *build_num(struct pp_print_plan *plan, struct tep_print_arg *a)
+{
+	struct pnode *n = build_num1(plan, a);
+	struct ctx c = { .d = NULL, .size = 0 };
+	int64_t v;
+
+	if (!n || n->kind == P_CONST || n->kind == P_FIELD)
+		return n;
+	if ((n->a && n->a->kind != P_CONST) || (n->b && n->b->kind != P_CONST) ||
+	    (n->c && n->c->kind != P_CONST))
+		return n;
+	v = eval_num(&c, n);
+	if (c.bad)
+		return n;	/* e.g. division by zero: keep, fail per record as before */
+	n->kind = P_CONST;	/* children stay on plan->nodes for freeing */
+	n->val = v;
+	return n;
+}
+
+static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg *a)
 {
 	struct pnode *n;
 	int sg;
@@ -754,7 +796,9 @@ int pp_print_plan__run(const struct pp_print_plan *plan, const void *raw, uint32
 			eval_str(&c, o, st->n);
 			continue;
 		}
-		uint64_t v = (uint64_t)eval_num(&c, st->n);
+		/* most arguments are a plain field: read it without the tree walk */
+		uint64_t v = st->n->kind == P_FIELD ? read_field(&c, st->n->f) :
+			     (uint64_t)eval_num(&c, st->n);
 		/* printf's argument conversion for the length modifier */
 		int is_signed = st->conv == 'd';
 
