@@ -167,8 +167,11 @@ else
 fi
 
 # the catalog: block requests of dd's direct writes, a KVM guest (or none), bursts
+# (the file's blocks exist before: a direct write into a hole of a new file
+# may fall back to buffered I/O, written back after the recording ends)
+dd if=/dev/zero of="$T/blkf" bs=4k count=20 2>/dev/null && sync "$T/blkf"
 "$B/pp-record" -q -o "$T/blk" blktrace -g -- dd if=/dev/zero of="$T/blkf" bs=4k count=20 oflag=direct \
-	>/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record blktrace"; }
+	conv=notrunc >/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record blktrace"; }
 "$B/pp-record" -q -o "$T/kvm" kvm-exit -- "$H/kvm-pio" 5 >/dev/null 2>&1
 "$B/pp-record" -q -o "$T/mmu" kvmmmu -- "$H/kvm-pio" 5 >/dev/null 2>&1
 [ -s "$T/kvm" ] && [ -s "$T/mmu" ] || { echo "kvm-exit, kvmmmu: no kvm tracepoints here"; unavailable+="kvm-exit kvmmmu "; }
