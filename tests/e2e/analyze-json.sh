@@ -15,7 +15,7 @@ skip() { echo "skip: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root"
 T=$(mktemp -d /tmp/pp-e2e-json.XXXXXX)
 BP= BR=
-trap 'kill $BP $BR 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $BP $BR 2>/dev/null; [ -n "${BLK_DEV:-}" ] && losetup -d "$BLK_DEV"; rm -rf "$T"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 unavailable=" "		# profilers whose recording this host cannot make
@@ -167,11 +167,15 @@ else
 fi
 
 # the catalog: block requests of dd's direct writes, a KVM guest (or none), bursts
-# (the file's blocks exist before: a direct write into a hole of a new file
-# may fall back to buffered I/O, written back after the recording ends)
-dd if=/dev/zero of="$T/blkf" bs=4k count=20 2>/dev/null && sync "$T/blkf"
-"$B/pp-record" -q -o "$T/blk" blktrace -g -- dd if=/dev/zero of="$T/blkf" bs=4k count=20 oflag=direct \
-	conv=notrunc >/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record blktrace"; }
+# (to a loop device, as e2e/blktrace.sh: a direct write to a file may fall
+# back to buffered I/O, written back after the recording ended)
+truncate -s 4M "$T/blkimg"
+BLK_DEV=$(losetup -f --show "$T/blkimg" 2>/dev/null) || BLK_DEV=
+if [ -z "$BLK_DEV" ]; then
+	dd if=/dev/zero of="$T/blkf" bs=4k count=20 2>/dev/null && sync "$T/blkf"
+fi
+"$B/pp-record" -q -o "$T/blk" blktrace -g -- dd if=/dev/zero of="${BLK_DEV:-$T/blkf}" bs=4k count=20 \
+	oflag=direct conv=notrunc >/dev/null 2>"$T/err" || { cat "$T/err"; bad "pp-record blktrace"; }
 "$B/pp-record" -q -o "$T/kvm" kvm-exit -- "$H/kvm-pio" 5 >/dev/null 2>&1
 "$B/pp-record" -q -o "$T/mmu" kvmmmu -- "$H/kvm-pio" 5 >/dev/null 2>&1
 [ -s "$T/kvm" ] && [ -s "$T/mmu" ] || { echo "kvm-exit, kvmmmu: no kvm tracepoints here"; unavailable+="kvm-exit kvmmmu "; }
