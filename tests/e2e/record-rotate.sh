@@ -7,7 +7,7 @@
 AN=$B/pp-analyze
 GP=syscalls:sys_enter_getppid
 # ts: the time stamps of trace lines ("1986.535630:")
-ts() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print $i + 0; break } }'; }
+ts() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(/:$/, "", $i); print $i; break } }'; }
 # count FILE: getppid events in one file, by the analyzer alone
 count() { $AN stat --json -e $GP "$1" | grep -o '"count":[0-9]*' | cut -d: -f2; }
 $REC -q -e $GP -o "$TMP/probe.trace" -- "$HELP/getppid-n" 1 2> "$TMP/probe.err" ||
