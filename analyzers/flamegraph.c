@@ -81,8 +81,8 @@ static uint32_t hash_ids(const uint32_t *ids, size_t nr, int sliced)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Grow *@arr so it holds @need elements of @size bytes. */
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
+/* Grow *@arr so it holds @need elements of @size bytes (flamegraph.h). */
+int pp_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 64;
 	void *p;
@@ -109,7 +109,7 @@ static int grow32(void **arr, uint32_t *cap, size_t need, size_t size)
 
 	if (need > UINT32_MAX / 2)
 		return -ENOMEM;
-	err = grow(arr, &c, need, size);
+	err = pp_grow(arr, &c, need, size);
 	*cap = (uint32_t)c;
 	return err;
 }
@@ -206,7 +206,7 @@ static int64_t frame_intern(struct pp_flame *fg, const char *name)
 	/* keep one empty slot so probing ends, even after a failed rehash */
 	if (fg->nr_frames + 2 > fg->frame_tab_size || fg->pool_len + len > UINT32_MAX)
 		return -ENOMEM;
-	if (grow((void **)&fg->pool, &fg->pool_cap, fg->pool_len + len, 1))
+	if (pp_grow((void **)&fg->pool, &fg->pool_cap, fg->pool_len + len, 1))
 		return -ENOMEM;
 	if (fg->nr_frames + 1 > fg->frames_cap) {
 		uint32_t cap = fg->frames_cap;
@@ -307,7 +307,7 @@ static int add_tmp(struct pp_flame *fg, uint32_t n, uint64_t weight, uint64_t be
 		}
 	}
 	if (fg->nr_stacks + 2 > fg->stack_tab_size || fg->nr_ids + n > UINT32_MAX ||
-	    grow((void **)&fg->ids, &fg->ids_cap, fg->nr_ids + n, sizeof(uint32_t)) ||
+	    pp_grow((void **)&fg->ids, &fg->ids_cap, fg->nr_ids + n, sizeof(uint32_t)) ||
 	    grow32((void **)&fg->stacks, &fg->stacks_cap, fg->nr_stacks + 1, sizeof(*fg->stacks)))
 		return -ENOMEM;
 	sid = fg->nr_stacks++;
@@ -727,7 +727,7 @@ static int layout(const struct pp_flame *fg, double px_per_unit, struct fg_node 
 			order[c++] = i;
 	qsort_r(order, c, sizeof(*order), stack_cmp, (void *)fg);
 
-	if (grow((void **)&nodes, &cap, 1, sizeof(*nodes)))
+	if (pp_grow((void **)&nodes, &cap, 1, sizeof(*nodes)))
 		goto out;
 	nodes[nr++] = (struct fg_node){ UINT32_MAX, 0, 0, fg->total, 0, FG_ROOT };
 
@@ -743,7 +743,7 @@ static int layout(const struct pp_flame *fg, double px_per_unit, struct fg_node 
 			depth--;
 			if ((double)(x - open_start[depth]) * px_per_unit < SVG_MIN_PX)
 				continue;
-			if (grow((void **)&nodes, &cap, nr + 1, sizeof(*nodes)))
+			if (pp_grow((void **)&nodes, &cap, nr + 1, sizeof(*nodes)))
 				goto out;
 			nodes[nr++] = (struct fg_node){ open_frame[depth], depth + 1,
 							open_start[depth], x - open_start[depth],

@@ -204,4 +204,10 @@ int pp_flame__write_files(const struct pp_flame *fg, const char *name,
  */
 void pp_xml_put(FILE *fp, const char *s);
 
+/**
+ * pp_grow() - grow the array *@arr (capacity *@cap) to hold @need elements
+ * of @size bytes, doubling. Return: 0 or -ENOMEM (nothing changed).
+ */
+int pp_grow(void **arr, size_t *cap, size_t need, size_t size);
+
 #endif /* PP_ANALYZERS_FLAMEGRAPH_H */

@@ -18,6 +18,7 @@
 #include "pp/analyzer.h"
 #include "pp/replay.h"
 #include "pprof.pb-c.h"	/* generated into $(O)/analyzers (Makefile) */
+#include "flamegraph.h"
 #include "pprof.h"
 
 #define PPROF_MAX_FRAMES	1024
@@ -71,25 +72,6 @@ static uint32_t hash_bytes(const void *p, size_t n)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 4 / size)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 static void keyset_free(struct keyset *k)
 {
@@ -149,16 +131,16 @@ static int64_t keyset_get(struct keyset *k, const void *key, size_t n, int *adde
 	if (k->nr == UINT32_MAX - 1 || (uint64_t)(k->nr + 1) >= k->tab_size)
 		return -ENOMEM;
 	/* keys start 8-byte aligned: the u64 keys are read in place */
-	if (grow((void **)&k->pool, &k->pool_cap, k->pool_len + n + 8, 1))
+	if (pp_grow((void **)&k->pool, &k->pool_cap, k->pool_len + n + 8, 1))
 		return -ENOMEM;
 	cap = k->cap;
-	if (grow((void **)&k->off, &cap, k->nr + 1, sizeof(*k->off)))
+	if (pp_grow((void **)&k->off, &cap, k->nr + 1, sizeof(*k->off)))
 		return -ENOMEM;
 	cap = k->cap;
-	if (grow((void **)&k->len, &cap, k->nr + 1, sizeof(*k->len)))
+	if (pp_grow((void **)&k->len, &cap, k->nr + 1, sizeof(*k->len)))
 		return -ENOMEM;
 	cap = k->cap;
-	if (grow((void **)&k->hash, &cap, k->nr + 1, sizeof(*k->hash)))
+	if (pp_grow((void **)&k->hash, &cap, k->nr + 1, sizeof(*k->hash)))
 		return -ENOMEM;
 	k->cap = (uint32_t)cap;
 	id = k->nr++;
@@ -336,7 +318,7 @@ int pp_pprof__add(struct pp_pprof *pp, struct pp_session *s, uint32_t pid, uint3
 	if (id < 0)
 		return -ENOMEM;
 	if (added) {
-		if (grow((void **)&pp->values, &pp->values_cap, (size_t)(id + 1) * nt,
+		if (pp_grow((void **)&pp->values, &pp->values_cap, (size_t)(id + 1) * nt,
 			 sizeof(*pp->values)))
 			return -ENOMEM;
 		memset(pp->values + (size_t)id * nt, 0, nt * sizeof(*pp->values));
