@@ -237,6 +237,78 @@ static void add_event_arg(struct opts *o, char *arg)
  * pp-record PROFILER [profiler options] [-- COMMAND]: record exactly the
  * events the analyzer module asks for, so `pp-analyze PROFILER` can replay.
  */
+/*
+ * Whether pp-record's option word @w (a short option of @shortopts or a
+ * long one of @lopts) takes the next word as its value: `-m 64`, `--rotate 1s`,
+ * `-g dwarf`. Return: -1 when @w is no pp-record option.
+ */
+static int record_opt_arity(const char *w, const char *next, const char *shortopts,
+			    const struct option *lopts)
+{
+	int has = -1;
+
+	if (w[1] == '-') {
+		size_t n = strcspn(w + 2, "=");
+
+		for (const struct option *l = lopts; l->name; l++) {
+			if (strlen(l->name) == n && !strncmp(l->name, w + 2, n))
+				has = w[2 + n] ? no_argument : l->has_arg;
+		}
+	} else if (w[1] != ':' && w[1] != '+') {
+		const char *p = strchr(shortopts, w[1]);
+
+		if (p)
+			has = p[1] != ':' || w[2] ? no_argument : required_argument;
+		if (p && w[1] == 'g' && !w[2])
+			has = optional_argument;
+	}
+	if (has == optional_argument)	/* -g dwarf: the getopt loop looks ahead */
+		return next && !pp_call_graph_mode(next, NULL, NULL, 0);
+	return has < 0 ? -1 : has == required_argument;
+}
+
+/*
+ * pp-record PROFILER [options] [-- COMMAND]: perf-prof puts every option after
+ * the profiler's name. Words before `--` the profiler does not take but
+ * pp-record does (`-q`, `-z`, `-m 64`, `--rotate 1s`) are moved, with their
+ * value, to @rec (after the program name @rec[0]); the rest stay in @words,
+ * compacted. Return: the number of words left in @words.
+ */
+static int split_record_words(const struct pp_analyzer *a, int n, char **words, char **rec,
+			      int *nrec, const char *shortopts, const struct option *lopts)
+{
+	int i, m = 0, ar;
+
+	for (i = 0; i < n && strcmp(words[i], "--"); i++) {
+		const char *w = words[i];
+
+		/*
+		 * `task-state -g dwarf`: the profiler takes -g (it wants stacks),
+		 * the mode is pp-record's: both get -g, pp-record the mode.
+		 */
+		if ((!strcmp(w, "-g") || !strcmp(w, "--call-graph")) && i + 1 < n &&
+		    pp_opts__takes(a, w) && !pp_call_graph_mode(words[i + 1], NULL, NULL, 0)) {
+			words[m++] = words[i];
+			rec[(*nrec)++] = words[i];
+			rec[(*nrec)++] = words[++i];
+			continue;
+		}
+		if (w[0] != '-' || !w[1] || pp_opts__takes(a, w) || !strcmp(w, "-h") ||
+		    !strcmp(w, "--help") ||
+		    (ar = record_opt_arity(w, i + 1 < n ? words[i + 1] : NULL, shortopts, lopts)) < 0) {
+			words[m++] = words[i];
+			continue;
+		}
+		rec[(*nrec)++] = words[i];
+		if (ar && i + 1 < n)
+			rec[(*nrec)++] = words[++i];
+	}
+	while (i < n)
+		words[m++] = words[i++];
+	words[m] = NULL;
+	return m;
+}
+
 static void record_profiler(struct opts *o, int argc, char **argv)
 {
 	const struct pp_analyzer *a = pp_analyzer__find(argv[0]);
@@ -305,13 +377,15 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 
 static void die_usage(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("pp-record: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (see pp-record --help)\n", stderr);
+	/* a profiler's message names its own help: one hint is enough */
+	fprintf(stderr, "pp-record: %s%s\n", msg,
+		strstr(msg, "(see ") ? "" : " (see pp-record --help)");
 	exit(EXIT_USAGE);
 }
 
@@ -460,7 +534,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	};
 	char err[512];
 	size_t cl = 0;
-	int c, i, z_chunk = 0, chunk_set = 0, pages_set = 0;
+	static const char shortopts[] = "+e:F:gaC:p:t:o:d:m:qvhVzr:";
+	int c, i, z_chunk = 0, chunk_set = 0, pages_set = 0, pass2 = 0;
 
 	o->output = "pp.trace";
 	o->mmap_pages = 256;
@@ -480,7 +555,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		strcat(o->cmdline, argv[i]);
 	}
 
-	while ((c = getopt_long(argc, argv, "+e:F:gaC:p:t:o:d:m:qvhVzr:", lopts, NULL)) != -1) {
+parse:
+	while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			add_event_arg(o, optarg);
@@ -634,17 +710,37 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			exit(EXIT_USAGE);
 		}
 	}
-	if (z_chunk && !chunk_set)
-		o->chunk_size = 1 << 20;
 	/*
 	 * The first word that is no option: after `--` a COMMAND; else a
 	 * PROFILER when it names one, `help`, a COMMAND when it is one (a path,
 	 * or a program in PATH), and anything else a mistyped profiler.
+	 * pp-record's own options after the PROFILER get a second pass.
 	 */
-	if (optind < argc && strcmp(argv[optind - 1], "--") && pp_analyzer__find(argv[optind])) {
-		record_profiler(o, argc - optind, &argv[optind]);
+	if (pass2) {
+		if (optind < argc)
+			die_usage("unexpected argument '%s'", argv[optind]);
+	} else if (optind < argc && strcmp(argv[optind - 1], "--") &&
+		   pp_analyzer__find(argv[optind])) {
+		char **rec = calloc((size_t)(argc - optind) + 2, sizeof(*rec));
+		int np, nrec = 1;
+
+		if (!rec)
+			die_usage("out of memory");
+		rec[0] = argv[0];
+		np = 1 + split_record_words(pp_analyzer__find(argv[optind]), argc - optind - 1,
+					    &argv[optind + 1], rec, &nrec, shortopts, lopts);
+		record_profiler(o, np, &argv[optind]);
 		optind = argc;
+		if (nrec > 1) {
+			argc = nrec;
+			argv = rec;
+			optind = 0;	/* glibc: start getopt afresh on the new vector */
+			pass2 = 1;
+			goto parse;
+		}
 	}
+	if (z_chunk && !chunk_set)
+		o->chunk_size = 1 << 20;
 	if (optind < argc) {
 		int dashdash = !strcmp(argv[optind - 1], "--");
 

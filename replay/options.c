@@ -192,6 +192,42 @@ static const struct opt_def opt_defs[] = {
 	{ NULL, 0, 0, 0 },
 };
 
+/* The common option named @name (long) or @c (short), NULL when there is none. */
+static const struct opt_def *find_opt_def(const char *name, char c)
+{
+	for (const struct opt_def *d = opt_defs; d->l; d++) {
+		if (name ? !strcmp(d->l, name) : d->s == c)
+			return d;
+	}
+	return NULL;
+}
+
+int pp_opts__takes(const struct pp_analyzer *a, const char *arg)
+{
+	const struct opt_def *d;
+	char name[32];
+	const char *ln = NULL;
+	char c = 0;
+
+	if (arg[0] != '-' || !arg[1] || !strcmp(arg, "--"))
+		return 0;
+	if (arg[1] == '-') {
+		size_t n = strcspn(arg + 2, "=");
+
+		if (n >= sizeof(name))
+			return 0;
+		memcpy(name, arg + 2, n);
+		name[n] = '\0';
+		ln = name;
+	} else {
+		c = arg[1];
+	}
+	d = find_opt_def(ln, c);
+	if (d)
+		return !d->bit || (a->opts & d->bit);
+	return find_mod_opt(a, ln, c) != NULL;
+}
+
 /**
  * pp_opts__parse() - parse common options for module @a.
  * @a: module; @argc, @argv: arguments after the profiler name.
@@ -229,11 +265,10 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				return opt_err(err, errlen, "unknown option '%s'", arg);
 			memcpy(name, arg + 2, n);
 			name[n] = '\0';
-			for (d = opt_defs; d->l && strcmp(d->l, name); d++)
-				;
+			d = find_opt_def(name, 0);
 			if (eq)
 				val = eq + 1;
-			if (!d->l) {
+			if (!d) {
 				int ret = add_mod(a, argc, argv, &i, name, 0, val, o, err, errlen);
 
 				if (ret)
@@ -241,11 +276,10 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				continue;
 			}
 		} else {
-			for (d = opt_defs; d->l && d->s != arg[1]; d++)
-				;
-			if (d->l && arg[2])
+			d = find_opt_def(NULL, arg[1]);
+			if (d && arg[2])
 				val = arg + 2;
-			if (!d->l) {
+			if (!d) {
 				int ret = add_mod(a, argc, argv, &i, NULL, arg[1], arg[2] ? arg + 2 : NULL,
 						  o, err, errlen);
 

@@ -82,9 +82,10 @@ done | sort -k1,1 > "$defs"
 # The module table, the one way replay/ reaches analyzers/ (analyzers/registry.c).
 registry_api=" pp_analyzer__find pp_analyzer__nth "
 # What the pp-record tool asks of the module table (replay/modules.c), and
-# the targets a profiler's own options name (replay/options.c).
+# the targets a profiler's own options name and which words are its options
+# (replay/options.c).
 record_tool_api=" pp_analyzer__find pp_analyzer__help pp_analyzer__record_events \
-pp_analyzer__source_events pp_opts__parse "
+pp_analyzer__source_events pp_opts__parse pp_opts__takes "
 
 call_ok() {	# object_rel symbol defining_object_rel
 	local from=${1%%/*} to=${3%%/*} sym=$2

@@ -430,6 +430,16 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 		   char *err, size_t errlen);
 
 /**
+ * pp_opts__takes() - whether module @a takes the option word @arg.
+ * @a: module; @arg: "-x", "-xVALUE", "--name" or "--name=VALUE".
+ *
+ * pp-record uses it to tell its own options from the profiler's when both
+ * follow the profiler's name (perf-prof's order: `pp-record profile -F 99 -q`).
+ * Return: 1 when pp_opts__parse() would take it as an option, else 0.
+ */
+int pp_opts__takes(const struct pp_analyzer *a, const char *arg);
+
+/**
  * pp_analyzer__record_events() - the events `pp-record PROFILER [options]` opens.
  * @profiler: module name.
  * @argc, @argv: the options after the name (as for pp-analyze).

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # pp-record PROFILER records exactly what `pp-analyze PROFILER` needs:
 # profile -> cpu-clock stacks resolving to the helper's functions; stat -e EV
-# -> exactly N events; -o and -d after the profiler name are the recorder's;
-# an unknown option of the profiler is a usage error.
+# -> exactly N events; -o and -d after the profiler name are the recorder's,
+# and so are -q, -z, -m and -g's mode (perf-prof's order); an unknown option of the profiler is a usage error.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 AN=$B/pp-analyze
 [ -x "$AN" ] || skip "no $AN"
@@ -32,6 +32,27 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 $REC -q -o "$TMP/a.trace" stat -e syscalls:sys_enter_getppid -o "$TMP/b.trace" -- true 2> "$TMP/err"
 rc=$?
 [ $rc = 2 ] && grep -q "two output files" "$TMP/err" || { cat "$TMP/err"; fail "two -o: exit $rc"; }
+
+# perf-prof's order: pp-record's own options after the profiler's name.
+# -z is pp-record's (zstd DATA chunks), -m 64 with its value, -g dwarf both
+# the profiler's (stacks) and pp-record's (the unwind mode: nap_in_libc is
+# only found with the CFI, Debian's libc has no frame pointers).
+cp "$HELP/nap-libc" "$TMP/nap-copy"
+$REC task-state -g dwarf -q -z -m 64 -o "$TMP/t.trace" -- "$TMP/nap-copy" 10 20 2> "$TMP/err" ||
+	{ cat "$TMP/err"; fail "pp-record task-state -g dwarf -q -z -m 64"; }
+[ -s "$TMP/err" ] && { cat "$TMP/err"; fail "-q after the profiler name: not quiet"; }
+rm -f "$TMP/nap-copy"
+nz=$(python3 - "$TMP/t.trace" "$(dirname "$0")/../helpers" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import pptrace
+_, cs = pptrace.read(sys.argv[1])
+print(sum(1 for c in cs if c.type == 0x10 and c.codec == 2))
+PY
+)
+[ "$nz" -ge 1 ] || fail "-z after the profiler name: no zstd DATA chunk"
+$AN trace -g "$TMP/t.trace" > "$TMP/t.out" 2>&1 || fail "pp-analyze trace -g"
+grep -q ' nap_in_libc (nap-copy)$' "$TMP/t.out" || { head -40 "$TMP/t.out"; fail "-g dwarf after the profiler name: no CFI-unwound stack"; }
 
 $REC -q -o "$TMP/x.trace" profile --no-such-option -- true 2> "$TMP/err"
 rc=$?
