@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "pp/reader.h"
 #include "format-internal.h"
@@ -366,11 +367,31 @@ struct pp_reader *pp_reader__open_path(const char *path, const struct pp_reader_
 {
 	struct pp_reader *r;
 	struct pp_io *io;
+	struct stat st;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Non-blocking: a FIFO with no writer must not hang the open. The
+	 * reader seeks (the footer, the index, damage): only a file or a block
+	 * device will do.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
+	err = 0;
+	if (fstat(fd, &st))
+		err = errno;
+	else if (S_ISDIR(st.st_mode))
+		err = EISDIR;
+	else if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		err = ESPIPE;
+	else if (fcntl(fd, F_SETFL, 0) < 0)
+		err = errno;
+	if (err) {
+		close(fd);
+		errno = err;
+		return NULL;
+	}
 	io = pp_io_file__new(fd, 1);
 	if (!io) {
 		err = errno;
@@ -675,6 +696,10 @@ const char *pp_reader__strerror(int err)
 		return "unsupported pp trace format version";
 	case EPROTO:
 		return "the file has a chunk type this version of pp does not understand";
+	case EBADMSG:
+		return "file header is corrupt";
+	case ESPIPE:
+		return "not a regular file (a trace is read with seeks: save a stream to a file first)";
 	default:
 		return strerror(err);
 	}

@@ -315,7 +315,7 @@ static int cmd_dump(const char *path)
 		return 1;
 	r = pp_reader__open_path(path, &ro);
 	if (!r) {
-		fprintf(stderr, "pp-analyze: %s: %s\n", path, errno == EINVAL ? "not a pp trace file" : strerror(errno));
+		fprintf(stderr, "pp-analyze: %s: %s\n", path, pp_reader__strerror(errno));
 		pp_session__free(s);
 		return 1;
 	}

@@ -1763,10 +1763,7 @@ int pp_session__open_file(struct pp_session *s, const char *path)
 	s->reader = pp_reader__open_path(path, &ro);
 	if (!s->reader) {
 		ret = -errno;
-		fprintf(stderr, "pp-analyze: %s: %s\n", path,
-			errno == EINVAL ? "not a pp trace file" :
-			errno == EPROTONOSUPPORT ? "unsupported format version" :
-			errno == EBADMSG ? "file header is corrupt" : strerror(errno));
+		fprintf(stderr, "pp-analyze: %s: %s\n", path, pp_reader__strerror(errno));
 		return ret;
 	}
 	if (pp_reader__header(s->reader)->word_size == 4)
