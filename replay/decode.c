@@ -568,12 +568,8 @@ size_t pp_session__format_time(struct pp_session *s, uint64_t ts, char *buf)
 		cached_sec = sec;
 	}
 	memcpy(buf, cached, 8);
-	buf[8] = '.';
-	for (int i = 14; i > 8; i--) {
-		buf[i] = (char)('0' + us % 10);
-		us /= 10;
-	}
-	buf[15] = '\0';
+	memcpy(buf + 8, ".000000", 8);	/* and the NUL */
+	pp_dec_put(buf + 15, us);
 	return 15;
 }
 

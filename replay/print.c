@@ -44,10 +44,32 @@ struct ctx {
 
 struct pnode;
 
+/*
+ * The memo: a record's printed fields depend on its bytes alone, and tracing
+ * records repeat (the same task switches to the same task again, which is
+ * why DATA's record cache pays). A direct-mapped table of recent records
+ * and their text lets a repeat cost a hash, a compare and a copy instead of
+ * a walk over every field. Records and texts too long for a slot are not
+ * kept.
+ */
+#define MEMO_SLOTS	1024
+#define MEMO_RAW	64
+#define MEMO_OUT	188
+
+struct memo_slot {
+	uint16_t raw_len;	/* 0: empty */
+	uint16_t out_len;
+	uint8_t raw[MEMO_RAW];
+	char out[MEMO_OUT];
+};
+
 struct pp_print_plan {
 	size_t nr;
 	char *lits;		/* literal text, owned */
 	struct pnode *nodes;	/* every node, for freeing */
+	struct memo_slot *memo;	/* MEMO_SLOTS, allocated on first use; NULL: none */
+	int memo_off;		/* 1: no memory for it, do without */
+	uint32_t memo_from;	/* bytes before it are read by no field: not compared */
 	struct step steps[];
 };
 
@@ -706,6 +728,21 @@ struct pp_print_plan *pp_print_plan__compile(struct tep_handle *tep, struct tep_
 		goto fail;
 	lits[litlen] = '\0';
 	plan->nr = nr;
+	/*
+	 * The memo compares a record from the first byte a field the plan
+	 * reads starts at: the common header (flags, preempt count) varies
+	 * between records that print the same. A dynamic string may point
+	 * anywhere: then every byte counts.
+	 */
+	plan->memo_from = UINT32_MAX;
+	for (const struct pnode *pn = plan->nodes; pn; pn = pn->next_alloc) {
+		if (pn->kind == P_SDYN)
+			plan->memo_from = 0;
+		else if (pn->f && (uint32_t)pn->f->offset < plan->memo_from)
+			plan->memo_from = (uint32_t)pn->f->offset;
+	}
+	if (plan->memo_from == UINT32_MAX)
+		plan->memo_from = 0;
 	(void)tep;
 	return plan;
 fail:
@@ -779,8 +816,8 @@ static void put_padded_num(struct pp_out *o, const struct step *st, uint64_t v, 
  * @plan: plan; @raw, @size: the tracepoint record; @o: output.
  * Return: 0, or -EINVAL when a field lies outside the record (nothing printed).
  */
-int pp_print_plan__run(const struct pp_print_plan *plan, const void *raw, uint32_t size,
-		       struct pp_out *o)
+static int plan_run(const struct pp_print_plan *plan, const void *raw, uint32_t size,
+		    struct pp_out *o)
 {
 	struct ctx c = { .d = raw, .size = size };
 	size_t saved = o->len;
@@ -845,6 +882,63 @@ int pp_print_plan__run(const struct pp_print_plan *plan, const void *raw, uint32
 	return 0;
 }
 
+/* The memo slot of record @raw of @size bytes (a multiplicative hash of its words). */
+static size_t memo_hash(const uint8_t *raw, uint32_t size)
+{
+	uint64_t h = size, w;
+	uint32_t i;
+
+	for (i = 0; i + 8 <= size; i += 8) {
+		memcpy(&w, raw + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	}
+	if (i < size) {
+		w = 0;
+		memcpy(&w, raw + i, size - i);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	}
+	return (size_t)(h >> 40) % MEMO_SLOTS;
+}
+
+int pp_print_plan__run(struct pp_print_plan *plan, const void *raw, uint32_t size,
+		       struct pp_out *o)
+{
+	struct memo_slot *m;
+	const uint8_t *key;
+	uint32_t klen;
+	size_t start;
+	int ret;
+
+	if (size > MEMO_RAW + plan->memo_from || size <= plan->memo_from || plan->memo_off)
+		return plan_run(plan, raw, size, o);
+	if (!plan->memo) {
+		plan->memo = calloc(MEMO_SLOTS, sizeof(*plan->memo));
+		if (!plan->memo) {
+			plan->memo_off = 1;
+			return plan_run(plan, raw, size, o);
+		}
+	}
+	key = (const uint8_t *)raw + plan->memo_from;
+	klen = size - plan->memo_from;
+	m = &plan->memo[memo_hash(key, klen)];
+	if (m->raw_len == klen && !memcmp(m->raw, key, klen)) {
+		pp_out__write(o, m->out, m->out_len);
+		return 0;
+	}
+	/* room for a slot's text first: no flush can split a text that fits one */
+	if (!pp_out__reserve(o, MEMO_OUT) || o->error)
+		return plan_run(plan, raw, size, o);
+	start = o->len;
+	ret = plan_run(plan, raw, size, o);
+	if (!ret && o->len >= start && o->len - start <= MEMO_OUT && !o->error) {
+		m->raw_len = (uint16_t)klen;
+		m->out_len = (uint16_t)(o->len - start);
+		memcpy(m->raw, key, klen);
+		memcpy(m->out, o->buf + start, m->out_len);
+	}
+	return ret;
+}
+
 /**
  * pp_print_plan__free() - free a plan; accepts NULL.
  * @plan: plan.
@@ -861,5 +955,6 @@ void pp_print_plan__free(struct pp_print_plan *plan)
 		free(n);
 	}
 	free(plan->lits);
+	free(plan->memo);
 	free(plan);
 }

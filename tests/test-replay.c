@@ -798,6 +798,45 @@ static void test_text_escape(void **state)
 	assert_string_equal(buf, "ok\\x1b[31m|clean|");
 }
 
+/* Decimal output without printf: every digit count, both 32/64-bit paths, padding. */
+static void test_out_decimal(void **state)
+{
+	static const uint64_t vals[] = {
+		0, 9, 10, 99, 100, 999, 1000, 9999, 10000, 12345, 99999, 100000, 1000000,
+		4294967295ull, 4294967296ull, 10000000000ull, 18446744073709551615ull,
+	};
+	char want[8192], buf[8192];
+	struct pp_out o;
+	size_t n, w = 0;
+	FILE *f;
+
+	(void)state;
+	f = tmpfile();
+	assert_non_null(f);
+	pp_out__init(&o, fileno(f));
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		char one[32];
+
+		snprintf(one, sizeof(one), "%llu", (unsigned long long)vals[i]);
+		assert_int_equal(pp_dec_len(vals[i]), strlen(one));
+		pp_out__u64(&o, vals[i]);
+		pp_out__putc(&o, '|');
+		pp_out__u64_pad(&o, vals[i], 7, ' ');
+		pp_out__putc(&o, '|');
+		pp_out__u64_pad(&o, vals[i], 6, '0');
+		pp_out__putc(&o, '\n');
+		w += (size_t)snprintf(want + w, sizeof(want) - w, "%llu|%7llu|%06llu\n",
+				      (unsigned long long)vals[i], (unsigned long long)vals[i],
+				      (unsigned long long)vals[i]);
+	}
+	pp_out__exit(&o);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_string_equal(buf, want);
+}
+
 static void test_json_str(void **state)
 {
 	static const struct { const char *in, *out; } cases[] = {
@@ -847,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_trace_output),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_json_str),
+		cmocka_unit_test(test_out_decimal),
 		cmocka_unit_test(test_text_escape),
 	};
 

@@ -114,6 +114,11 @@ static inline void pp_out__putc(struct pp_out *o, char c)
 }
 void pp_out__printf(struct pp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pp_out__u64(struct pp_out *o, uint64_t v);
+/* Decimal digits without printf (replay/out.c): their number, and writing them backwards from @end. */
+size_t pp_dec_len(uint64_t v);
+void pp_dec_put(char *end, uint64_t v);
+/** pp_out__u64_pad() - @v in decimal, right-aligned in @width characters of @pad. */
+void pp_out__u64_pad(struct pp_out *o, uint64_t v, size_t width, char pad);
 void pp_out__i64(struct pp_out *o, int64_t v);
 /** pp_out__json_str() - write @s as a JSON string with quotes. */
 void pp_out__json_str(struct pp_out *o, const char *s);
@@ -420,7 +425,7 @@ struct pp_print_plan *pp_print_plan__compile(struct tep_handle *tep, struct tep_
  * pp_print_plan__run() - print one record's fields with @plan.
  * Return: 0, or -EINVAL when the record does not fit (caller falls back).
  */
-int pp_print_plan__run(const struct pp_print_plan *plan, const void *raw, uint32_t size,
+int pp_print_plan__run(struct pp_print_plan *plan, const void *raw, uint32_t size,
 		       struct pp_out *o);
 /** pp_print_plan__free() - accepts NULL. */
 void pp_print_plan__free(struct pp_print_plan *plan);
