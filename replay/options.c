@@ -91,6 +91,8 @@ static int add_events(struct pp_opts *o, char *arg, char *err, size_t errlen)
 
 	if (n < 0)
 		return opt_err(err, errlen, "too many events (at most %d)", PP_MAX_EVENTS);
+	if (!n)
+		return opt_err(err, errlen, "-e needs an event name");
 	for (int i = 0; i < n; i++)
 		o->event_group[o->nr_events++] = o->nr_event_groups;
 	o->nr_event_groups++;
@@ -325,6 +327,8 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 			break;
 		}
 		case 'o':
+			if (!*val)
+				return opt_err(err, errlen, "empty output file name");
 			o->output = val;
 			break;
 		case 'd':

@@ -53,6 +53,9 @@ expect 1 "syscalls: $S holds none of its events: raw_syscalls:sys_enter, raw_sys
 expect 1 "task-state: $D/spin.trace holds none of its events" task-state "$D/spin.trace"
 expect 1 "offcpu: $S holds no offcpu aggregates (record them with: pp-record offcpu" offcpu "$S"
 expect 1 "lock: $S holds no lock aggregates (record them with: pp-record lock" lock "$S"
+expect 2 "trace: -e needs an event name" trace -e '' "$S"
+expect 2 "trace: -e needs an event name" trace -e , "$S"
+expect 2 "trace: empty output file name" trace -o '' "$S"
 # Inputs that are no trace file: a FIFO with no writer must not hang the open.
 mkfifo "$T/fifo"
 expect 1 "$T/fifo: not a regular file (a trace is read with seeks" trace "$T/fifo"
