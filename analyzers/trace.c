@@ -33,6 +33,9 @@ struct trace {
 	char names[256][128];
 	const char *frames[256];
 	struct head_slot heads[HEAD_SLOTS];
+	uint64_t sec;		/* the second of the last event's time... */
+	char sec_text[24];	/* ...in decimal, and a dot */
+	uint8_t sec_len;	/* 0: none yet */
 };
 
 static int trace_init(struct pp_session *s)
@@ -108,8 +111,16 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 			memcpy(h->text, o->buf + start, h->len);
 		}
 	}
-	pp_out__u64(o, e->time / 1000000000ull);
-	pp_out__putc(o, '.');
+	/* "SEC.USEC: ": SEC and its dot kept while the second lasts */
+	if (e->time / 1000000000ull != t->sec || !t->sec_len) {
+		char *d = t->sec_text;
+
+		t->sec = e->time / 1000000000ull;
+		t->sec_len = (uint8_t)(pp_dec_len(t->sec) + 1);
+		pp_dec_put(d + t->sec_len - 1, t->sec);
+		d[t->sec_len - 1] = '.';
+	}
+	pp_out__write(o, t->sec_text, t->sec_len);
 	pp_out__u64_pad(o, e->time % 1000000000ull / 1000, 6, '0');
 	pp_out__write(o, ": ", 2);
 	pp_out__puts(o, name);
