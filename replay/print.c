@@ -811,11 +811,7 @@ static void put_padded_num(struct pp_out *o, const struct step *st, uint64_t v, 
 	pp_out__write(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-/**
- * pp_print_plan__run() - print one record's fields with @plan.
- * @plan: plan; @raw, @size: the tracepoint record; @o: output.
- * Return: 0, or -EINVAL when a field lies outside the record (nothing printed).
- */
+/* Print one record's fields with @plan: 0, or -EINVAL when a field lies outside it. */
 static int plan_run(const struct pp_print_plan *plan, const void *raw, uint32_t size,
 		    struct pp_out *o)
 {
@@ -900,6 +896,12 @@ static size_t memo_hash(const uint8_t *raw, uint32_t size)
 	return (size_t)(h >> 40) % MEMO_SLOTS;
 }
 
+/**
+ * pp_print_plan__run() - print one record's fields with @plan, from its memo
+ * when the same bytes were printed lately.
+ * @plan: plan; @raw, @size: the tracepoint record; @o: output.
+ * Return: 0, or -EINVAL when a field lies outside the record (nothing printed).
+ */
 int pp_print_plan__run(struct pp_print_plan *plan, const void *raw, uint32_t size,
 		       struct pp_out *o)
 {
