@@ -389,27 +389,29 @@ static void test_nr_running_min(void **state)
 	CPU_SET(1, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	pp_bpf_filter_opts__init(&o);
-	assert_int_equal(pp_bpf_filter__parse_opt(&o, "nr_running_min", "3", err, sizeof(err)), 0);
+	assert_int_equal(pp_bpf_filter__parse_opt(&o, "nr_running_min", "5", err, sizeof(err)), 0);
 	f = pp_bpf_filter__new(&o, err, sizeof(err));
 	assert_non_null(f);
 	/*
-	 * Other work on a shared host can sit on CPU 0 too: the one-task
-	 * phase is retried, up to three times, until it is quiet.
+	 * Other work on a shared host can sit on CPU 0 too (a parallel build
+	 * puts two or three tasks there): a threshold of 5 is reached by one
+	 * spinner only under heavier load, and the one-task phase is retried,
+	 * up to three times, until it is quiet.
 	 */
 	for (int i = 0; i < 3; i++) {
 		nr_running_phase(f, 1, &p1, &k1);
 		if (k1 * 4 <= p1)
 			break;
 	}
-	nr_running_phase(f, 4, &p3, &k3);
-	print_message("nr_running_min=3 on CPU 0: 1 spinner %llu -> %llu, 4 spinners %llu -> %llu\n",
+	nr_running_phase(f, 6, &p3, &k3);
+	print_message("nr_running_min=5 on CPU 0: 1 spinner %llu -> %llu, 6 spinners %llu -> %llu\n",
 		      (unsigned long long)p1, (unsigned long long)k1,
 		      (unsigned long long)p3, (unsigned long long)k3);
 	sched_setaffinity(0, sizeof(old), &old);
+	pp_bpf_filter__free(f);			/* before a failed assert leaves */
 	assert_true(p1 > 300 && p3 > 300);
 	assert_true(k1 * 4 <= p1);		/* under 25% kept with one task */
-	assert_true(k3 * 10 >= p3 * 9);		/* over 90% kept with four */
-	pp_bpf_filter__free(f);
+	assert_true(k3 * 10 >= p3 * 9);		/* over 90% kept with six */
 }
 
 int main(void)
