@@ -315,8 +315,26 @@ def record_round(name, cmd, out, counts, ok, res, files):
         return
     r.add(wall=m["wall"], ev=ev, lost=lost, bpe=os.path.getsize(out) / max(ev, 1),
           cpu=m["cpu"] * 1e9 / max(ev, 1), rss=m["rss"],
-          run=m["run"] * 1e9 / max(ev, 1))
+          run=m["run"] * 1e9 / max(ev, 1), run_s=m["run"])
     files[name] = out
+
+
+def idle_round(name, cmd, out, ok, res):
+    """The recorder's CPU per second with nothing to record (2 s of sleep),
+    then its marginal cost per event in each round: CPU after start-up less
+    that idle rate over the same time, divided by the events."""
+    r = res[name]
+    if r.crash:
+        return
+    try:
+        m = measure_recorder(cmd, out, ok, workload=["sleep", "2"])
+    except Crash as e:
+        print("  %s crashed idle: %s" % (name, e), flush=True)
+        return
+    idle = m["rate"]
+    for run_s, wall, ev in zip(r.v.get("run_s", []), r.v.get("wall", []), r.v.get("ev", [])):
+        # "run" spans the workload and the 0.2 s before the stop signal
+        r.add(marginal=max(run_s - idle * (wall + 0.2), 0) * 1e9 / max(ev, 1))
 
 
 def frontier(tool, cmd_of, counts):
@@ -410,6 +428,11 @@ def main():
         base.append(run_workload())
         print("  round %d done" % (rnd + 1), flush=True)
     b = med(base)
+    for name in recorders:
+        ext = ".trace" if name.startswith("pp") else ".dat"
+        out = os.path.join(TMP, "idle-" + name.replace(" ", "_") + ext)
+        idle_round(name, recorders[name](out), out,
+                   (0, 1) if name.startswith("trace-cmd") else (0,), res)
 
     # cpu-clock -g sampling at 999 Hz on the same workload.
     samp = {
@@ -551,6 +574,8 @@ def main():
     row("bytes per event", pp.get("bpe"), pf.get("bpe"), tcv("bpe"), "%.2f")
     row("recorder CPU ns per event", pp.get("cpu"), pf.get("cpu"), tcv("cpu"), "%.0f")
     row("  after start-up", pp.get("run"), pf.get("run"), tcv("run"), "%.0f")
+    row("  marginal (less idle cost)", pp.get("marginal"), pf.get("marginal"), tcv("marginal"),
+        "%.0f")
     row("recorder peak RSS KiB", pp.get("rss"), pf.get("rss"), tcv("rss"), "%.0f")
     header("archival (zstd), same workload", "pp-record -z", "perf -z", "trace-cmd")
     row("workload slowdown (x alone)", slow(ppz), slow(pz), slow(tc) if HAVE_TC else None,
@@ -560,6 +585,8 @@ def main():
     row("bytes per event", ppz.get("bpe"), pz.get("bpe"), tcv("bpe"), "%.2f")
     row("recorder CPU ns per event", ppz.get("cpu"), pz.get("cpu"), tcv("cpu"), "%.0f")
     row("  after start-up", ppz.get("run"), pz.get("run"), tcv("run"), "%.0f")
+    row("  marginal (less idle cost)", ppz.get("marginal"), pz.get("marginal"),
+        tcv("marginal"), "%.0f")
     header("cpu-clock -F 999 -g, system-wide, median of %d" % ROUNDS,
            "pp-record", "perf record", "")
     sp, sf = sres["pp-record -F 999 -g"], sres["perf record -F 999 -g"]
