@@ -97,6 +97,47 @@ size_t pp_codec_compress(uint8_t codec, int level, const void *src, size_t len,
 	}
 }
 
+size_t pp_codec_compress_cuts(uint8_t codec, int level, const void *src, size_t len,
+			      void *dst, size_t cap, const size_t *cuts, int nr_cuts)
+{
+	ZSTD_outBuffer ob = { dst, cap, 0 };
+	struct zctx *z;
+	size_t from = 0;
+
+	if (codec != PP_CODEC_ZSTD || !nr_cuts)
+		return pp_codec_compress(codec, level, src, len, dst, cap);
+	z = zctx_get();
+	if (z && !z->c)
+		z->c = ZSTD_createCCtx();
+	if (!z || !z->c)
+		return pp_codec_compress(codec, level, src, len, dst, cap);
+	ZSTD_CCtx_reset(z->c, ZSTD_reset_session_and_parameters);
+	/* The pledged size puts raw_size in the frame header (spec 4.3). */
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_compressionLevel, level ? level : 3)) ||
+	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(z->c, len)))
+		return 0;
+	for (int i = 0; i <= nr_cuts; i++) {
+		size_t to = i < nr_cuts ? cuts[i] : len;
+		ZSTD_EndDirective end = i < nr_cuts ? ZSTD_e_flush : ZSTD_e_end;
+		ZSTD_inBuffer ib;
+		size_t left;
+
+		if (to < from || to > len)
+			return 0;
+		ib = (ZSTD_inBuffer){ (const uint8_t *)src + from, to - from, 0 };
+		do {
+			left = ZSTD_compressStream2(z->c, &ob, &ib, end);
+			if (ZSTD_isError(left))
+				return 0;
+			/* Output full with input or a flush left: it does not fit. */
+			if (left && ob.pos == ob.size)
+				return 0;
+		} while (left || ib.pos < ib.size);
+		from = to;
+	}
+	return ob.pos;
+}
+
 int pp_codec_decompress(uint8_t codec, const void *src, size_t stored,
 			void *dst, size_t raw)
 {

@@ -28,6 +28,13 @@ size_t pp_codec_bound(uint8_t codec, size_t len);
 /* Compress; return the stored size, or 0 if it did not fit/failed. */
 size_t pp_codec_compress(uint8_t codec, int level, const void *src, size_t len,
 			 void *dst, size_t cap);
+/*
+ * Compress with zstd block boundaries at the @nr_cuts offsets @cuts
+ * (increasing, inside @len): each column gets its own entropy tables.
+ * Still one frame; other codecs ignore the cuts.
+ */
+size_t pp_codec_compress_cuts(uint8_t codec, int level, const void *src, size_t len,
+			      void *dst, size_t cap, const size_t *cuts, int nr_cuts);
 /* Decompress exactly @raw bytes; return 0 or -EBADMSG / -EPROTONOSUPPORT / -ENOMEM. */
 int pp_codec_decompress(uint8_t codec, const void *src, size_t stored,
 			void *dst, size_t raw);
@@ -40,5 +47,14 @@ int64_t pp_reccache_plain_size(const uint8_t *src, size_t len);
 int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t *dst_len);
 int pp_reccache_literals(const uint8_t *src, size_t len,
 			 void (*fn)(const uint8_t *rec, uint16_t size, void *ctx), void *ctx);
+
+/* DATA encoding 2 (field cache), spec 5.8. */
+size_t pp_fieldcode_bound(size_t len, uint32_t nr_layout);
+#define PP_FC_CUTS	8
+size_t pp_fieldcode_encode(const uint8_t *src, size_t len, const struct pp_rec_layout *lay,
+			   uint32_t nr_lay, uint8_t *dst, size_t *cuts, int *nr_cuts);
+int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *dst, size_t *dst_len);
+int pp_fieldcode_literals(const uint8_t *src, size_t len,
+			  void (*fn)(const uint8_t *rec, uint16_t size, void *ctx), void *ctx);
 
 #endif

@@ -203,13 +203,19 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 	c->data = r->raw;
 	c->size = h->raw_size;
 	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN && !r->raw_only) {
-		int64_t plain = h->encoding == PP_DATA_CACHED ?
+		int64_t plain = h->encoding == PP_DATA_CACHED || h->encoding == PP_DATA_FIELDS ?
 				pp_reccache_plain_size(r->raw, h->raw_size) : -EPROTONOSUPPORT;
 		size_t out = 0;
 
 		if (plain >= 0 && grow(&r->plain, &r->plain_cap, plain ? (size_t)plain : 1))
 			return no_memory(r, h, off, (size_t)plain);
-		if (plain < 0 || pp_reccache_decode(r->raw, h->raw_size, r->plain, &out)) {
+		err = plain < 0 ? (int)plain :
+		      h->encoding == PP_DATA_FIELDS ?
+		      pp_fieldcode_decode(r->raw, h->raw_size, r->plain, &out) :
+		      pp_reccache_decode(r->raw, h->raw_size, r->plain, &out);
+		if (err == -ENOMEM)
+			return no_memory(r, h, off, (size_t)plain);
+		if (err) {
 			rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
 				 (unsigned long long)h->seq, (unsigned long long)off,
 				 plain == -EPROTONOSUPPORT ? "unknown data encoding"
@@ -535,8 +541,10 @@ int pp_reader__sideband_at(struct pp_reader *r, uint64_t off,
 		return rc;
 	if (rc != RC_OK || c.hdr->type != PP_CHUNK_DATA)
 		return -EBADMSG;
-	if (c.hdr->encoding == PP_DATA_CACHED) {
-		if (!pp_reccache_literals(c.data, c.size, fn, ctx))
+	if (c.hdr->encoding == PP_DATA_CACHED || c.hdr->encoding == PP_DATA_FIELDS) {
+		if (!(c.hdr->encoding == PP_DATA_FIELDS ?
+		      pp_fieldcode_literals(c.data, c.size, fn, ctx) :
+		      pp_reccache_literals(c.data, c.size, fn, ctx)))
 			return 1;
 		rd_print(r, 0, "chunk %llu at offset %llu: records do not decode, chunk skipped",
 			 (unsigned long long)c.hdr->seq, (unsigned long long)off);

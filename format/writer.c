@@ -134,16 +134,23 @@ int pp_writer__compress(uint8_t codec, int level, const struct pp_chunk_desc *de
 	uint8_t *buf;
 
 	uint8_t *tmp = NULL;
+	size_t cuts[PP_FC_CUTS];
+	int nr_cuts = 0;
 
 	if (len > PP_CHUNK_MAX_RAW || codec > PP_CODEC_ZSTD)
 		return -EINVAL;
 	if (desc->type == PP_CHUNK_DATA && desc->encoding != PP_DATA_PLAIN) {
-		if (desc->encoding != PP_DATA_CACHED)
+		int fields = desc->encoding == PP_DATA_FIELDS;
+
+		if (desc->encoding != PP_DATA_CACHED && !fields)
 			return -EINVAL;
-		tmp = malloc(pp_reccache_bound(len, desc->nr_layout));
+		tmp = malloc(fields ? pp_fieldcode_bound(len, desc->nr_layout)
+				    : pp_reccache_bound(len, desc->nr_layout));
 		if (!tmp)
 			return -ENOMEM;
-		len = pp_reccache_encode(data, len, desc->layout, desc->nr_layout, tmp);
+		len = fields ? pp_fieldcode_encode(data, len, desc->layout, desc->nr_layout, tmp,
+						   cuts, &nr_cuts)
+			     : pp_reccache_encode(data, len, desc->layout, desc->nr_layout, tmp);
 		if (!len || len > PP_CHUNK_MAX_RAW) {
 			free(tmp);
 			return len ? -E2BIG : -ENOMEM;
@@ -159,7 +166,8 @@ int pp_writer__compress(uint8_t codec, int level, const struct pp_chunk_desc *de
 		return -ENOMEM;
 	}
 	if (codec != PP_CODEC_NONE && len)
-		stored = pp_codec_compress(codec, level, data, len, buf + PP_CH_HEADER_SIZE, bound);
+		stored = pp_codec_compress_cuts(codec, level, data, len, buf + PP_CH_HEADER_SIZE,
+						bound, cuts, nr_cuts);
 	if (!stored || stored >= len) {
 		codec = PP_CODEC_NONE;
 		stored = len;

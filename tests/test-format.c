@@ -748,6 +748,216 @@ static void test_cached_encoding(void **state)
 	}
 }
 
+/* Append a sched_switch-like (@id 42) or sched_wakeup-like (43) sample. */
+static size_t put_sched(uint8_t *p, uint64_t id, uint16_t size, uint32_t pid, uint32_t other,
+			uint64_t t, uint32_t state)
+{
+	static const char *comms[] = { "sched-messaging", "kworker/0:1", "sched-messaging",
+				       "bash", "sched-messaging" };
+	uint32_t type = 9, w;
+
+	memset(p, 0, size);
+	memcpy(p, &type, 4);
+	memcpy(p + 6, &size, 2);
+	memcpy(p + 8, &id, 8);
+	memcpy(p + 16, &pid, 4);
+	memcpy(p + 20, &pid, 4);
+	memcpy(p + 24, &t, 8);
+	w = size - 44u;
+	memcpy(p + 40, &w, 4);
+	w = id == 42 ? 0x03010174 : 0x05010176;
+	memcpy(p + 44, &w, 4);
+	memcpy(p + 48, &pid, 4);
+	strcpy((char *)p + 52, comms[(id == 42 ? pid : other) % 5]);
+	memcpy(p + 68, id == 42 ? &pid : &other, 4);
+	w = 120;
+	memcpy(p + 72, &w, 4);
+	memcpy(p + 76, &state, 4);
+	if (size >= 112) {
+		strcpy((char *)p + 84, comms[other % 5]);
+		memcpy(p + 100, &other, 4);
+		memcpy(p + 104, &w, 4);
+	}
+	return size;
+}
+
+/* Field cache (encoding 2): sched-like samples, side-band, escapes, a torn tail. */
+static void test_fields_encoding(void **state)
+{
+	static struct lit_ctx want, got;
+	static uint8_t plain[160 * 1024], enc[512 * 1024], enc1[512 * 1024], dec[160 * 1024];
+	static uint8_t z1[512 * 1024], z2[512 * 1024];
+	const struct pp_rec_layout lay[2] = { { .id = 42, .time_off = 24 }, { .id = 43, .time_off = 24 } };
+	size_t len = 0, elen, dlen, cuts[PP_FC_CUTS], p;
+	uint32_t cur = 1000, nt, nw, joins = 0;
+	uint64_t x = 88172645463325252ull, t = 5000000;
+	int nr_cuts;
+
+	for (int i = 0; len + 300 < sizeof(plain) - 16; i++) {
+		uint32_t next, wakee;
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		t += 200 + x % 60000;
+		if (i == 500)
+			t += 5000000000ull;	/* a gap of 5 s: an escaped delta */
+		if (i == 900)
+			t -= 100000;		/* out of order: a negative delta */
+		next = 1000 + (uint32_t)(x >> 20) % 40;
+		wakee = 1000 + (uint32_t)(x >> 30) % 40;
+		if (i % 3 == 0) {
+			/* a wake-up, now and then one 4 bytes longer */
+			len += put_sched(plain + len, 43, i % 97 ? 80 : 84, cur, wakee, t, 1);
+		} else if (i % 61 == 0) {
+			uint32_t type = 3;	/* side-band: a COMM, not a sample */
+			uint16_t size = 40;
+
+			memset(plain + len, 0, size);
+			memcpy(plain + len, &type, 4);
+			memcpy(plain + len + 6, &size, 2);
+			memcpy(plain + len + 8, &i, 4);	/* each a new one */
+			strcpy((char *)plain + len + 16, "renamed");
+			len += size;
+		} else if (i % 53 == 0) {
+			/* a sample of an event without a layout entry: a plain literal */
+			len += put_sched(plain + len, 44, 80, cur, wakee, t, 0);
+		} else {
+			len += put_sched(plain + len, 42, 112, cur, next, t, (uint32_t)(x >> 40) % 2);
+			cur = next;
+		}
+	}
+	for (size_t off = 0; off < len;) {
+		uint16_t size;
+
+		memcpy(&size, plain + off + 6, 2);
+		if (plain[off] != 9)
+			lit_cb(plain + off, size, &want);
+		off += size;
+	}
+	assert_true(want.n > 10);
+	memcpy(plain + len, "\x01\x02\x03", 3);
+	len += 3;
+
+	elen = pp_fieldcode_encode(plain, len, lay, 2, enc, cuts, &nr_cuts);
+	assert_true(elen > 0 && elen <= pp_fieldcode_bound(len, 2));
+	assert_int_equal(pp_fieldcode_decode(enc, elen, dec, &dlen), 0);
+	assert_int_equal(dlen, len);
+	assert_memory_equal(dec, plain, len);
+	/* two tables (the two events), a text group (comms), two escaped deltas */
+	assert_int_equal(pp_get_le32(enc + 12), 2);
+	p = 16 + 2 * 16;
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pp_get_le32(enc + p), (uint32_t)i);
+		nw = pp_get_le32(enc + p + 4);
+		assert_int_equal(nw, i ? 21 : 28);
+		for (uint32_t k = 0; k < nw; k++)
+			joins += enc[p + 8 + 8 * k + 6];
+		p += 8 + 8 * nw;
+	}
+	assert_true(joins >= 3);
+	nt = pp_get_le32(enc + p + 8);
+	assert_int_equal(pp_get_le32(enc + p + 12), 2);
+	assert_true(nt > 1000);
+	assert_int_equal(nr_cuts, 5);
+	/* zstd of encoding 2, with its block cuts, beats zstd of encoding 1 */
+	{
+		size_t e1 = pp_reccache_encode(plain, len, lay, 2, enc1);
+		size_t s1 = pp_codec_compress(PP_CODEC_ZSTD, 4, enc1, e1, z1, sizeof(z1));
+		size_t s2 = pp_codec_compress_cuts(PP_CODEC_ZSTD, 4, enc, elen, z2, sizeof(z2),
+						   cuts, nr_cuts);
+
+		assert_true(s1 > 0 && s2 > 0 && s2 < s1);
+		assert_int_equal(pp_codec_decompress(PP_CODEC_ZSTD, z2, s2, enc1, elen), 0);
+		assert_memory_equal(enc1, enc, elen);
+	}
+	/* the side-band, walked without decoding the samples */
+	got.len = 0;
+	got.n = 0;
+	assert_int_equal(pp_fieldcode_literals(enc, elen, lit_cb, &got), 0);
+	assert_int_equal(got.n, want.n);
+	assert_memory_equal(got.buf, want.buf, want.len);
+
+	/* Through the writer and the reader, every codec. */
+	for (uint8_t codec = 0; codec <= PP_CODEC_ZSTD; codec++) {
+		struct pp_writer_opts o = { .codec = codec };
+		struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+		struct pp_writer *w = pp_writer__new(io, &o);
+		struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .encoding = PP_DATA_FIELDS,
+					   .layout = lay, .nr_layout = 2 };
+		struct pp_reader *r;
+		struct pp_chunk c;
+
+		assert_int_equal(pp_writer__append_chunk(w, &d, plain, len), 0);
+		assert_int_equal(pp_writer__close(w), 0);
+		r = pp_reader__open(io, NULL);
+		assert_int_equal(pp_reader__next(r, &c), 1);
+		assert_int_equal(c.hdr->encoding, PP_DATA_FIELDS);
+		assert_int_equal(c.size, len);
+		assert_memory_equal(c.data, plain, len);
+		got.len = 0;
+		got.n = 0;
+		assert_int_equal(pp_reader__sideband_at(r, c.offset, lit_cb, &got), 1);
+		assert_int_equal(got.n, want.n);
+		assert_memory_equal(got.buf, want.buf, want.len);
+		pp_reader__free(r);
+		pp_io__free(io);
+	}
+
+	/*
+	 * Damage: every flipped byte is refused or decodes within the plain size
+	 * (an exact buffer, for ASan); every cut is refused.
+	 */
+	{
+		uint8_t *exact = malloc(len);
+		size_t t0 = 16 + 2 * 16;	/* table 0 */
+		uint8_t save;
+
+		assert_non_null(exact);
+		/* every byte of the header and tables, then a sample of the columns */
+		for (size_t i = 0; i < elen; i += i < 1024 ? 1 : 61) {
+			for (int v = 0; v < 3; v++) {
+				save = enc[i];
+				enc[i] = v == 0 ? save ^ 0x5a : v == 1 ? 0xff : 0;
+				if (pp_reccache_plain_size(enc, elen) == (int64_t)len)
+					(void)pp_fieldcode_decode(enc, elen, exact, &dlen);
+				got.len = 0;
+				got.n = 0;
+				(void)pp_fieldcode_literals(enc, elen, lit_cb, &got);
+				enc[i] = save;
+			}
+		}
+		for (size_t cut = 0; cut < elen; cut += cut < 1024 ? 1 : 101) {
+			assert_int_not_equal(pp_fieldcode_decode(enc, cut, exact, &dlen), 0);
+			assert_int_equal(pp_fieldcode_literals(enc, cut, lit_cb, &got), -EBADMSG);
+		}
+		/* a predictor naming a later word of the record */
+		enc[t0 + 8 + 8 * 3 + 4] = 5;
+		enc[t0 + 8 + 8 * 3 + 5] = 0;
+		assert_int_equal(pp_fieldcode_decode(enc, elen, exact, &dlen), -EBADMSG);
+		assert_int_equal(pp_fieldcode_encode(plain, len, lay, 2, enc, cuts, &nr_cuts), elen);
+		/* word 0 joined to nothing; a join of 2 */
+		enc[t0 + 8 + 6] = 1;
+		assert_int_equal(pp_fieldcode_decode(enc, elen, exact, &dlen), -EBADMSG);
+		enc[t0 + 8 + 6] = 0;
+		enc[t0 + 8 + 8 + 6] = 2;
+		assert_int_equal(pp_fieldcode_decode(enc, elen, exact, &dlen), -EBADMSG);
+		enc[t0 + 8 + 8 + 6] = 0;
+		/* a table for a layout entry that does not exist; too many words */
+		pp_put_le32(enc + t0, 2);
+		assert_int_equal(pp_fieldcode_decode(enc, elen, exact, &dlen), -EBADMSG);
+		pp_put_le32(enc + t0, 0);
+		pp_put_le32(enc + t0 + 4, 129);
+		assert_int_equal(pp_fieldcode_decode(enc, elen, exact, &dlen), -EBADMSG);
+		pp_put_le32(enc + t0 + 4, 28);
+		/* more tables than layout entries */
+		pp_put_le32(enc + 12, 3);
+		assert_int_equal(pp_fieldcode_decode(enc, elen, exact, &dlen), -EBADMSG);
+		pp_put_le32(enc + 12, 2);
+		assert_int_equal(pp_fieldcode_decode(enc, elen, exact, &dlen), 0);
+		assert_memory_equal(exact, plain, len);
+		free(exact);
+	}
+}
+
 static void test_items(void **state)
 {
 	struct pp_buf b;
@@ -884,6 +1094,7 @@ int main(void)
 		cmocka_unit_test(test_oversized_refused),
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_cached_encoding),
+		cmocka_unit_test(test_fields_encoding),
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_foreign_byte_order),

@@ -101,6 +101,7 @@ enum pp_chunk_type {
 enum pp_data_encoding {
 	PP_DATA_PLAIN = 0,		/* perf records as read from the ring */
 	PP_DATA_CACHED = 1,		/* record cache, spec 5.8; the reader undoes it */
+	PP_DATA_FIELDS = 2,		/* record cache with field-coded literals, spec 5.8 */
 };
 
 /*

@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 		{ PP_CODEC_LZ4,  PP_DATA_CACHED, "lz4   cached" },
 		{ PP_CODEC_ZSTD, PP_DATA_PLAIN, "zstd  plain" },
 		{ PP_CODEC_ZSTD, PP_DATA_CACHED, "zstd  cached" },
+		{ PP_CODEC_ZSTD, PP_DATA_FIELDS, "zstd  fields" },
 	};
 	size_t chunk = (argc > 2 ? (size_t)atoi(argv[2]) : 256) * 1024;
 	uint32_t time_off = argc > 3 ? (uint32_t)atoi(argv[3]) : 32;

@@ -100,5 +100,7 @@ int main(int argc, char **argv)
 	seed(argv[1], "lz4-killed.trace", PP_CODEC_LZ4, 0, PP_DATA_PLAIN);
 	seed(argv[1], "none-cached.trace", PP_CODEC_NONE, 1, PP_DATA_CACHED);
 	seed(argv[1], "lz4-cached.trace", PP_CODEC_LZ4, 1, PP_DATA_CACHED);
+	seed(argv[1], "none-fields.trace", PP_CODEC_NONE, 1, PP_DATA_FIELDS);
+	seed(argv[1], "zstd-fields.trace", PP_CODEC_ZSTD, 1, PP_DATA_FIELDS);
 	return 0;
 }
