@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mru.h"
 #include "format-internal.h"
 
 #define FC_MRU		254	/* list entries; op 255 is a field literal */
@@ -55,58 +56,6 @@ static uint32_t fc_pred(uint16_t p, const uint8_t *rec, uint32_t size, uint32_t 
 }
 
 /* ---- encoder ---- */
-
-/* The encoder's MRU list, as encoding 1's (see reccache.c), 254 entries. */
-struct fc_node {
-	const uint8_t *rec;
-	uint16_t size;
-};
-
-#define FC_ORD_SLOTS	2048
-
-struct fc_mru {
-	struct fc_node n[FC_MRU];
-	unsigned int head;
-	int nr;
-	uint8_t ord[FC_ORD_SLOTS];
-};
-
-static unsigned int fc_mru_pos(const struct fc_mru *s, uint8_t i)
-{
-	const uint8_t *f = &s->ord[s->head], *p = memchr(f, i, (size_t)s->nr);
-
-	return (unsigned int)(p - f);
-}
-
-static void fc_mru_touch(struct fc_mru *s, uint8_t i, unsigned int pos, const uint8_t *rec)
-{
-	memmove(&s->ord[s->head + 1], &s->ord[s->head], pos);
-	s->ord[s->head] = i;
-	s->n[i].rec = rec;
-}
-
-static uint8_t fc_mru_insert(struct fc_mru *s, const uint8_t *rec, uint16_t size)
-{
-	uint8_t i;
-
-	if (s->nr < FC_MRU) {
-		i = (uint8_t)s->nr;
-	} else {
-		i = s->ord[s->head + (unsigned int)s->nr - 1];
-		s->nr--;
-	}
-	if (!s->head) {
-		unsigned int to = FC_ORD_SLOTS - (unsigned int)s->nr;
-
-		memmove(&s->ord[to], &s->ord[0], (size_t)s->nr);
-		s->head = to;
-	}
-	s->ord[--s->head] = i;
-	s->nr++;
-	s->n[i].rec = rec;
-	s->n[i].size = size;
-	return i;
-}
 
 /* A literal to field-code: the record, its table, its event's previous record. */
 struct fc_lit {
@@ -306,7 +255,7 @@ size_t pp_fieldcode_encode(const uint8_t *src, size_t len, const struct pp_rec_l
 	uint64_t *esc, prev_time = 0;
 	struct fc_lit *fl;
 	struct fc_tab *tabs = NULL;
-	struct fc_mru *st;
+	struct pp_mru *st;
 
 	hash = calloc((size_t)1 << FC_HASH_BITS, sizeof(*hash));
 	st = malloc(sizeof(*st));
@@ -318,8 +267,7 @@ size_t pp_fieldcode_encode(const uint8_t *src, size_t len, const struct pp_rec_l
 		goto nomem;
 	sel = ops + maxrec;
 	lits = sel + maxrec;
-	st->head = FC_ORD_SLOTS;
-	st->nr = 0;
+	pp_mru_init(st, FC_MRU);
 	for (int i = 0; i < FC_TABLES; i++)
 		tab_of[i] = -1;
 	while (off < len) {
@@ -340,7 +288,7 @@ size_t pp_fieldcode_encode(const uint8_t *src, size_t len, const struct pp_rec_l
 			toff = fc_time_off(&lay[li], size);
 		h = fc_hash(rec, size, toff) >> (64 - FC_HASH_BITS);
 		if (hash[h].rec) {
-			const struct fc_node *n = &st->n[hash[h].node];
+			const struct pp_mru_node *n = &st->n[hash[h].node];
 
 			if (n->rec == hash[h].rec && n->size == size &&
 			    fc_same(n->rec, rec, size, toff))
@@ -357,10 +305,10 @@ size_t pp_fieldcode_encode(const uint8_t *src, size_t len, const struct pp_rec_l
 				esc[nesc++] = d;
 		}
 		if (hit >= 0) {
-			unsigned int pos = fc_mru_pos(st, (uint8_t)hit);
+			unsigned int pos = pp_mru_pos(st, (uint8_t)hit);
 
 			ops[nops++] = (uint8_t)(pos + 1);
-			fc_mru_touch(st, (uint8_t)hit, pos, rec);
+			pp_mru_touch(st, (uint8_t)hit, pos, rec);
 			hash[h].node = (uint8_t)hit;
 		} else if (li >= 0 && li < FC_TABLES && toff && !(toff & 3) && !(size & 3) &&
 			   size <= FC_MAXW * 4) {
@@ -376,14 +324,14 @@ size_t pp_fieldcode_encode(const uint8_t *src, size_t len, const struct pp_rec_l
 			l->ptoff = last_toff[li];
 			l->tab = (uint8_t)li;		/* the layout entry, for now */
 			ops[nops++] = FC_OP;
-			hash[h].node = fc_mru_insert(st, rec, size);
+			hash[h].node = pp_mru_insert(st, rec, size);
 		} else {
 			ops[nops++] = 0;
 			memcpy(lits + nlits, rec, size);
 			if (toff)
 				memset(lits + nlits + toff, 0, 8);
 			nlits += size;
-			hash[h].node = fc_mru_insert(st, rec, size);
+			hash[h].node = pp_mru_insert(st, rec, size);
 		}
 		hash[h].rec = rec;
 		if (li >= 0 && li < FC_TABLES) {
@@ -522,47 +470,6 @@ nomem:
 
 /* ---- decoder ---- */
 
-/* The decoder's MRU list, as encoding 1's ring (see reccache.c). */
-#define FC_SLOTS	2048
-
-struct fc_ring {
-	const uint8_t *rec[FC_SLOTS];
-	uint16_t size[FC_SLOTS];
-	unsigned int head;
-	int nr;
-};
-
-static int fc_ring_hit(struct fc_ring *r, unsigned int pos, const uint8_t **rec, uint16_t *size)
-{
-	unsigned int h = r->head;
-
-	if ((int)pos >= r->nr)
-		return -1;
-	*rec = r->rec[h + pos];
-	*size = r->size[h + pos];
-	memmove(&r->rec[h + 1], &r->rec[h], pos * sizeof(r->rec[0]));
-	memmove(&r->size[h + 1], &r->size[h], pos * sizeof(r->size[0]));
-	r->rec[h] = *rec;
-	r->size[h] = *size;
-	return 0;
-}
-
-static void fc_ring_insert(struct fc_ring *r, const uint8_t *rec, uint16_t size)
-{
-	if (r->nr == FC_MRU)
-		r->nr--;
-	if (!r->head) {
-		unsigned int to = FC_SLOTS - (unsigned int)r->nr;
-
-		memmove(&r->rec[to], &r->rec[0], (size_t)r->nr * sizeof(r->rec[0]));
-		memmove(&r->size[to], &r->size[0], (size_t)r->nr * sizeof(r->size[0]));
-		r->head = to;
-	}
-	r->head--;
-	r->rec[r->head] = rec;
-	r->size[r->head] = size;
-	r->nr++;
-}
 
 struct fc_dlay {
 	uint64_t id;
@@ -760,7 +667,7 @@ static int fc_get(struct fc_dtab *t, uint32_t k, uint8_t *o, uint32_t size, uint
 int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_len)
 {
 	struct fc_hdr h;
-	struct fc_ring *st = NULL;
+	struct pp_mru_ring *st = NULL;
 	struct fc_dlay *lay = NULL;
 	struct fc_dtab *tabs = NULL;
 	size_t lpos = 0, out = 0, spos = 0;
@@ -777,8 +684,7 @@ int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_
 		err = -ENOMEM;
 		goto out;
 	}
-	st->head = FC_SLOTS;
-	st->nr = 0;
+	pp_mru_ring_init(st, FC_MRU);
 	if (fc_tables(src, &h, tabs))
 		goto out;
 	for (uint32_t i = 0; i < h.nr_lay; i++) {
@@ -828,11 +734,11 @@ int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_
 			for (uint32_t k = 2; k < size / 4u; k++)
 				if (fc_get(t, k, rec, size, toff))
 					goto out;
-			fc_ring_insert(st, rec, size);
+			pp_mru_ring_insert(st, rec, size);
 		} else if (op) {
 			const uint8_t *from;
 
-			if (fc_ring_hit(st, op - 1u, &from, &size) || size > h.plain - out)
+			if (pp_mru_ring_hit(st, op - 1u, &from, &size) || size > h.plain - out)
 				goto out;
 			memcpy(rec, from, size);
 			st->rec[st->head] = rec;
@@ -844,7 +750,7 @@ int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_
 				goto out;
 			memcpy(rec, h.lits + lpos, size);
 			lpos += size;
-			fc_ring_insert(st, rec, size);
+			pp_mru_ring_insert(st, rec, size);
 		}
 		memcpy(&type, rec, 4);
 		if (type == 9 /* PERF_RECORD_SAMPLE */ && size >= 16) {

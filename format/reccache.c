@@ -10,137 +10,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mru.h"
 #include "format-internal.h"
 
-#define MRU_SIZE	255
+#define MRU_SIZE	PP_MRU_MAX
 #define HASH_BITS	12
 #define HDR_SIZE	16	/* plain_size, nr_records, nr_layout, 0 */
 #define COLS_SIZE	16	/* ops_len, times_len, lits_len, 0 */
-
-/*
- * The encoder's most-recently-used list: the records in nodes, and their
- * order as an array of node numbers, most recent first, in the decoder's
- * layout (entries head..head+nr-1 of a longer array, see struct rc_ring).
- * The position of a node is found with memchr and a hit moves the entries
- * before it by one with memmove: both vectorised over at most 255 bytes,
- * where walking a linked list chased up to 255 dependent pointers (the
- * encoder's hottest loop when many distinct records recur).
- */
-#define RC_ORD_SLOTS	2048
-
-struct rc_node {
-	const uint8_t *rec;
-	uint16_t size;
-};
-
-struct rc_state {
-	struct rc_node n[MRU_SIZE];
-	unsigned int head;
-	int nr;
-	uint8_t ord[RC_ORD_SLOTS];
-};
-
-static void mru_init(struct rc_state *s)
-{
-	s->head = RC_ORD_SLOTS;
-	s->nr = 0;
-}
-
-/* List position of node @i (in the list). */
-static unsigned int mru_pos(const struct rc_state *s, uint8_t i)
-{
-	const uint8_t *f = &s->ord[s->head], *p = memchr(f, i, (size_t)s->nr);
-
-	return (unsigned int)(p - f);
-}
-
-/* Node @i (a hit at position @pos) to the front, now standing for @rec. */
-static void mru_touch(struct rc_state *s, uint8_t i, unsigned int pos, const uint8_t *rec)
-{
-	memmove(&s->ord[s->head + 1], &s->ord[s->head], pos);
-	s->ord[s->head] = i;
-	s->n[i].rec = rec;
-}
-
-/* A literal: a new node, or the least recently used one, at the front. */
-static uint8_t mru_insert(struct rc_state *s, const uint8_t *rec, uint16_t size)
-{
-	uint8_t i;
-
-	if (s->nr < MRU_SIZE) {
-		i = (uint8_t)s->nr;
-	} else {
-		i = s->ord[s->head + (unsigned int)s->nr - 1];
-		s->nr--;
-	}
-	if (!s->head) {
-		unsigned int to = RC_ORD_SLOTS - (unsigned int)s->nr;
-
-		memmove(&s->ord[to], &s->ord[0], (size_t)s->nr);
-		s->head = to;
-	}
-	s->ord[--s->head] = i;
-	s->nr++;
-	s->n[i].rec = rec;
-	s->n[i].size = size;
-	return i;
-}
-
-/*
- * The decoder's view of the same list: entries head..head+nr-1 of an array
- * much longer than the list. A literal goes in front by moving head down
- * (O(1); when head reaches 0 the live entries are moved back to the end,
- * once every RC_SLOTS - 255 literals); a hit at position p moves the p
- * entries before it by one with memmove, where the linked list chased p
- * pointers.
- */
-#define RC_SLOTS	2048
-
-struct rc_ring {
-	const uint8_t *rec[RC_SLOTS];
-	uint16_t size[RC_SLOTS];
-	unsigned int head;
-	int nr;
-};
-
-static void ring_init(struct rc_ring *r)
-{
-	r->head = RC_SLOTS;
-	r->nr = 0;
-}
-
-/* Entry at position @pos to the front, now standing for @rec. Return: 0 or -1. */
-static int ring_hit(struct rc_ring *r, unsigned int pos, const uint8_t **rec, uint16_t *size)
-{
-	unsigned int h = r->head;
-
-	if ((int)pos >= r->nr)
-		return -1;
-	*rec = r->rec[h + pos];
-	*size = r->size[h + pos];
-	memmove(&r->rec[h + 1], &r->rec[h], pos * sizeof(r->rec[0]));
-	memmove(&r->size[h + 1], &r->size[h], pos * sizeof(r->size[0]));
-	r->rec[h] = *rec;
-	r->size[h] = *size;
-	return 0;
-}
-
-static void ring_insert(struct rc_ring *r, const uint8_t *rec, uint16_t size)
-{
-	if (r->nr == MRU_SIZE)
-		r->nr--;		/* the last one falls off */
-	if (!r->head) {
-		unsigned int to = RC_SLOTS - (unsigned int)r->nr;
-
-		memmove(&r->rec[to], &r->rec[0], (size_t)r->nr * sizeof(r->rec[0]));
-		memmove(&r->size[to], &r->size[0], (size_t)r->nr * sizeof(r->size[0]));
-		r->head = to;
-	}
-	r->head--;
-	r->rec[r->head] = rec;
-	r->size[r->head] = size;
-	r->nr++;
-}
 
 /*
  * Where layout entry @l puts the time in a record of @size, 0 for none. The
@@ -296,11 +172,11 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 	uint8_t *ops, *times, *lits;
 	size_t nops = 0, ntimes = 0, nlits = 0, off = 0, p;
 	struct rc_slot { const uint8_t *rec; uint8_t node; } *hash;
-	struct rc_state st;
+	struct pp_mru st;
 	uint64_t prev_time = 0;
 	uint32_t nrec = 0;
 
-	mru_init(&st);
+	pp_mru_init(&st, MRU_SIZE);
 	hash = calloc((size_t)1 << HASH_BITS, sizeof(*hash));
 	ops = malloc(cap);
 	if (!hash || !ops) {
@@ -325,7 +201,7 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 		toff = time_off_of(lay, nr_lay, src + off, type, size);
 		h = rec_hash(src + off, size, toff) >> (64 - HASH_BITS);
 		if (hash[h].rec) {
-			const struct rc_node *n = &st.n[hash[h].node];
+			const struct pp_mru_node *n = &st.n[hash[h].node];
 
 			/* Still in the list (the node was not reused) and the same record? */
 			if (n->rec == hash[h].rec && n->size == size &&
@@ -339,10 +215,10 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 			prev_time = t;
 		}
 		if (hit >= 0) {
-			unsigned int pos = mru_pos(&st, (uint8_t)hit);
+			unsigned int pos = pp_mru_pos(&st, (uint8_t)hit);
 
 			ops[nops++] = (uint8_t)(pos + 1);
-			mru_touch(&st, (uint8_t)hit, pos, src + off);
+			pp_mru_touch(&st, (uint8_t)hit, pos, src + off);
 			hash[h].node = (uint8_t)hit;
 		} else {
 			ops[nops++] = 0;
@@ -350,7 +226,7 @@ size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_la
 			if (toff)
 				memset(lits + nlits + toff, 0, 8);
 			nlits += size;
-			hash[h].node = mru_insert(&st, src + off, size);
+			hash[h].node = pp_mru_insert(&st, src + off, size);
 		}
 		hash[h].rec = src + off;
 		nrec++;
@@ -461,7 +337,7 @@ int pp_reccache_literals(const uint8_t *src, size_t len,
  */
 int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_len)
 {
-	struct rc_ring st;
+	struct pp_mru_ring st;
 	struct pp_rec_layout *lay = NULL;
 	size_t p = HDR_SIZE, tpos = 0, lpos = 0, out = 0;
 	uint32_t plain, nrec, nr_lay, nops, ntimes, nlits;
@@ -471,7 +347,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 
 	if (len < HDR_SIZE)
 		return -EBADMSG;
-	ring_init(&st);
+	pp_mru_ring_init(&st, MRU_SIZE);
 	plain = pp_get_le32(src);
 	nrec = pp_get_le32(src + 4);
 	nr_lay = pp_get_le32(src + 8);
@@ -510,7 +386,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 		if (ops[r]) {
 			const uint8_t *from;
 
-			if (ring_hit(&st, ops[r] - 1u, &from, &size) || size > plain - out)
+			if (pp_mru_ring_hit(&st, ops[r] - 1u, &from, &size) || size > plain - out)
 				goto out;
 			memcpy(o + out, from, size);
 			/* Entries point into @o, which does not move. */
@@ -523,7 +399,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 				goto out;
 			memcpy(o + out, lits + lpos, size);
 			lpos += size;
-			ring_insert(&st, o + out, size);
+			pp_mru_ring_insert(&st, o + out, size);
 		}
 		rec = o + out;
 		memcpy(&type, rec, 4);
