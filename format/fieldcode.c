@@ -447,6 +447,7 @@ size_t pp_fieldcode_encode(const uint8_t *src, size_t len, const struct pp_rec_l
 		}
 	}
 	p += fields;
+out:
 	free(tabs);
 	free(idx);
 	free(fl);
@@ -457,15 +458,8 @@ size_t pp_fieldcode_encode(const uint8_t *src, size_t len, const struct pp_rec_l
 	free(hash);
 	return p;
 nomem:
-	free(tabs);
-	free(idx);
-	free(fl);
-	free(esc);
-	free(tdelta);
-	free(ops);
-	free(st);
-	free(hash);
-	return 0;
+	p = 0;
+	goto out;
 }
 
 /* ---- decoder ---- */
