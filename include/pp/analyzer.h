@@ -173,6 +173,8 @@ struct pp_event {
 	uint64_t regs_mask;		/* which registers @regs holds, lowest perf_regs bit first */
 	const uint8_t *user_stack;	/* PERF_SAMPLE_STACK_USER (ustack=N): from the user sp, else NULL */
 	uint64_t user_stack_size;	/* bytes of @user_stack the kernel could copy */
+	uint64_t weight;		/* PERF_SAMPLE_WEIGHT(_STRUCT) as recorded (a load's latency), else 0 */
+	uint64_t data_src;		/* PERF_SAMPLE_DATA_SRC (union perf_mem_data_src), else 0 */
 };
 
 /* A window of lost records (kernel PERF_RECORD_LOST[_SAMPLES] or LOST chunk). */
