@@ -179,7 +179,7 @@ static void test_row(void **state)
 	pp_hist__add(&h, 199);
 	pp_hist__add(&h, 392);
 	pp_ldlat__row(&o, "Local RAM hit", &h, 14);
-	pp_out__flush(&o);
+	pp_out__exit(&o);
 	close(fd);
 	assert_string_equal(slurp(path),
 		"all loads                               14  50.00%      30     111      50     496     496     496\n"
