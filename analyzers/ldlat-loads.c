@@ -167,9 +167,9 @@ int pp_ldlat__events(const char *root, const struct pp_opts *o, struct pp_event_
 		}
 	}
 	/* Intel: the core PMU's mem-loads alias (hybrid: the P-cores'), else AMD IBS op. */
-	if (pp_pmu_has(root, "cpu", "events/mem-loads"))
+	if (pp_analyzer__pmu_has(root, "cpu", "events/mem-loads"))
 		pmu = "cpu";
-	else if (pp_pmu_has(root, "cpu_core", "events/mem-loads"))
+	else if (pp_analyzer__pmu_has(root, "cpu_core", "events/mem-loads"))
 		pmu = "cpu_core";
 	if (pmu) {
 		if (ldlat < 3) {
@@ -178,9 +178,9 @@ int pp_ldlat__events(const char *root, const struct pp_opts *o, struct pp_event_
 			return -EINVAL;
 		}
 		snprintf(spec, sizeof(spec), "%s/mem-loads,ldlat=%lu/pp", pmu, ldlat);
-	} else if (pp_pmu_has(root, "ibs_op", NULL)) {
+	} else if (pp_analyzer__pmu_has(root, "ibs_op", NULL)) {
 		/* IBS's own threshold (where it has one) takes its own range: only when asked */
-		if (v && pp_pmu_has(root, "ibs_op", "format/ldlat"))
+		if (v && pp_analyzer__pmu_has(root, "ibs_op", "format/ldlat"))
 			snprintf(spec, sizeof(spec), "ibs_op/ldlat=%lu/", ldlat);
 		else
 			snprintf(spec, sizeof(spec), "ibs_op//");

@@ -396,6 +396,15 @@ int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host
 			       struct pp_event_reqs *out, char *err, size_t errlen);
 
 /**
+ * pp_analyzer__pmu_has() - for a module's ->events(), which chooses its
+ * events from the hardware of the host that records: whether the PMU @pmu
+ * exists under @root (PP_PMU_SYSFS; tests: a copy) and, when @file is not
+ * NULL, has that file ("events/mem-loads", "format/ldlat").
+ * Return: 1 or 0.
+ */
+int pp_analyzer__pmu_has(const char *root, const char *pmu, const char *file);
+
+/**
  * pp_analyzer__find() - look a module up by name in the static registry.
  * Return: the module, or NULL.
  */
