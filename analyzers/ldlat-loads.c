@@ -171,6 +171,12 @@ int pp_ldlat__events(const char *root, const struct pp_opts *o, struct pp_event_
 		pmu = "cpu";
 	else if (pp_analyzer__pmu_has(root, "cpu_core", "events/mem-loads"))
 		pmu = "cpu_core";
+	if (pmu && pp_analyzer__pmu_has(root, pmu, "events/mem-loads-aux")) {
+		/* Sapphire Rapids, Alder Lake P-cores: the kernel opens mem-loads only in a group */
+		snprintf(out->err, sizeof(out->err), "this CPU samples mem-loads only in a group led by "
+			 "%s/mem-loads-aux/, which pp does not open", pmu);
+		return -ENODEV;
+	}
 	if (pmu) {
 		if (ldlat < 3) {
 			snprintf(out->err, sizeof(out->err), "--ldlat %lu: PEBS counts loads of 3 "

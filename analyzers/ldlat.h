@@ -30,7 +30,8 @@ int pp_ldlat__classify(uint64_t sample_type, uint64_t weight, uint64_t data_src,
  * mem-loads alias, else ibs_op.
  * @o: its options (--ldlat, -F, -g, exclusions); @out: receives one request.
  * Return: 0; -ENODEV with @out->err "no PEBS mem-loads or AMD IBS op PMU on
- * this host"; -EINVAL on a bad --ldlat.
+ * this host" (or naming the mem-loads-aux group a CPU needs); -EINVAL on a
+ * bad --ldlat.
  */
 int pp_ldlat__events(const char *root, const struct pp_opts *o, struct pp_event_reqs *out);
 

@@ -323,6 +323,10 @@ static void test_events(void **state)
 	assert_string_equal(r.req[0].spec, "cpu/mem-loads,ldlat=50/pp");
 	assert_int_equal(r.req[0].freq, 99);
 	assert_int_equal(events_for(ldlat2, 2, &r), -EINVAL);
+	put("cpu/events/mem-loads-aux", "event=0x03,umask=0x82\n");
+	assert_int_equal(events_for(NULL, 0, &r), -ENODEV);
+	assert_string_equal(r.err, "this CPU samples mem-loads only in a group led by "
+			    "cpu/mem-loads-aux/, which pp does not open");
 	rm_root();
 	mkdir(root, 0755);
 	intel_root("cpu_core");	/* hybrid: the P-cores' PMU */
