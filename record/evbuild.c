@@ -90,19 +90,22 @@ static int sampling_supported(uint32_t type, uint64_t config)
 	return 1;
 }
 
-/* Can an event of @a (type, config, precision, sample bits) be opened? errno when not. */
-static int sampling_supported_attr(const struct perf_event_attr *a)
+/*
+ * Can the event @a (type, config, precision, sample bits, clock) be opened
+ * here? A PMU event's terms and sample bits are the kernel's to judge.
+ * Return: 0 or -errno.
+ */
+static int attr_opens(const struct perf_event_attr *a)
 {
 	struct perf_event_attr t = *a;
 	int fd;
 
 	t.disabled = 1;
-	t.use_clockid = 0;
 	fd = pp_perf_event__open(&t, -1, 0, -1, 0);
 	if (fd < 0)
-		return 0;
+		return fd;
 	close(fd);
-	return 1;
+	return 0;
 }
 
 static int add_tracepoints(struct pp_evdescs *ds, const struct pp_evspec *sp, int idx, int stack,
@@ -339,9 +342,10 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		d->sampling = 1;
 		d->attr.exclude_user = bo->exclude_user || sp->kernel_only;
 		d->attr.exclude_kernel = bo->exclude_kernel || sp->user_only;
-		if (!sampling_supported_attr(&d->attr)) {
+		r = attr_opens(&d->attr);
+		if (r) {
 			snprintf(err, errlen, "%s cannot be opened here: %s", sp->pattern,
-				 strerror(errno));
+				 strerror(-r));
 			return -EOPNOTSUPP;
 		}
 		break;
