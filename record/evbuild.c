@@ -343,6 +343,12 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		d->attr.exclude_user = bo->exclude_user || sp->kernel_only;
 		d->attr.exclude_kernel = bo->exclude_kernel || sp->user_only;
 		r = attr_opens(&d->attr);
+		if (r == -EINVAL && (d->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) {
+			/* before Linux 5.12: the weight as one u64 (the same latency) */
+			d->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_WEIGHT_STRUCT;
+			d->attr.sample_type |= PERF_SAMPLE_WEIGHT;
+			r = attr_opens(&d->attr);
+		}
 		if (r) {
 			snprintf(err, errlen, "%s cannot be opened here: %s", sp->pattern,
 				 strerror(-r));

@@ -72,6 +72,11 @@ if [ ! -e $D/cpu/events/mem-loads ] && [ ! -e $D/cpu_core/events/mem-loads ] && 
 	rc=$?
 	[ $rc != 0 ] && [ "$(cat "$TMP/err")" = "pp-analyze: $msg" ] ||
 		{ cat "$TMP/err"; fail "pp-analyze ldlat-loads --live: exit $rc"; }
+	# the raw PMU event itself: one line naming the PMU
+	$REC -q -o "$TMP/x" -e 'cpu/mem-loads,ldlat=30/pp' -- true > /dev/null 2> "$TMP/err"
+	rc=$?
+	[ $rc != 0 ] && [ "$(cat "$TMP/err")" = "pp-record: no PMU 'cpu' on this host ($D/cpu)" ] ||
+		{ cat "$TMP/err"; fail "pp-record -e cpu/mem-loads,ldlat=30/pp: exit $rc"; }
 	skip "the report is checked; recording needs Intel PEBS mem-loads or AMD IBS op, absent here"
 fi
 # A host with PEBS or IBS: record a spinning helper for real, exactly the one event.
