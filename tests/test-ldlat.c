@@ -536,6 +536,24 @@ static void test_report(void **state)
 	assert_non_null(strstr(t, "\"by\":\"addr\",\"key\":\"0x7f0000003000\",\"calls\":5,"));
 	assert_null(strstr(t, "0x7f0000006000"));	/* the store's */
 
+	/* the flame graph: comm;symbol;[source], weighed by the loads' cycles */
+	{
+		char name[64], folded[80];
+		const char *fg[] = { "--flame-graph", name };
+
+		snprintf(name, sizeof(name), "/tmp/pp-test-ldlat-fg-%d", getpid());
+		run(trace, fg, 2);
+		snprintf(folded, sizeof(folded), "%s.folded", name);
+		assert_string_equal(slurp(folded),
+			"loader;0x401000;[L1 hit] 124\n"
+			"loader;0x401000;[LFB/MAB hit] 72\n"
+			"loader;0x401000;[L3 hit] 272\n"
+			"loader;0x402000;[Local RAM hit] 591\n"
+			"loader;0x402000;[Remote node, same socket RAM hit] 496\n");
+		unlink(folded);
+		snprintf(folded, sizeof(folded), "%s.svg", name);
+		unlink(folded);
+	}
 	t = run(trace, than, 3);
 	assert_non_null(strstr(t, "\"loads\":3,\"not_loads\":1,\"under_than\":11,"));
 	assert_null(strstr(t, "\"key\":\"L1 hit\""));
