@@ -414,6 +414,9 @@ static void ldlat_print(struct pp_session *s, uint64_t now)
 		if (l->not_loads)
 			pp_out__printf(out, ", %llu samples of other ops skipped",
 				       (unsigned long long)l->not_loads);
+		if (l->no_weight)
+			pp_out__printf(out, ", %llu samples without a latency skipped",
+				       (unsigned long long)l->no_weight);
 		pp_out__printf(out, "; latency in cycles\n");
 		if (l->all.calls) {
 			pp_out__printf(out, "%-32s %9s %7s %7s %7s %7s %7s %7s %7s\n", "ALL", "loads",
@@ -445,7 +448,12 @@ static void ldlat_report(struct pp_session *s)
 			.count_name = "cycles",
 		};
 
-		pp_flame__write_files(l->fg, o->flame_graph, &fo);
+		int ret = pp_flame__write_files(l->fg, o->flame_graph, &fo);
+
+		if (!ret)
+			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
+				o->flame_graph);
+		pp_session__fail(s, ret);
 	}
 }
 
