@@ -37,7 +37,8 @@
 	M(hrtimer) \
 	M(kvmmmu) \
 	M(llcstat) \
-	M(tlbstat)
+	M(tlbstat) \
+	M(ldlat_loads)
 
 #define PP_DECLARE(n) extern const struct pp_analyzer pp_analyzer_##n;
 PP_MODULES(PP_DECLARE)

@@ -90,6 +90,24 @@ static int sampling_supported(uint32_t type, uint64_t config)
 	return 1;
 }
 
+/*
+ * Can the event @a (type, config, precision, sample bits, clock) be opened
+ * here? A PMU event's terms and sample bits are the kernel's to judge.
+ * Return: 0 or -errno.
+ */
+static int attr_opens(const struct perf_event_attr *a)
+{
+	struct perf_event_attr t = *a;
+	int fd;
+
+	t.disabled = 1;
+	fd = pp_perf_event__open(&t, -1, 0, -1, 0);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 static int add_tracepoints(struct pp_evdescs *ds, const struct pp_evspec *sp, int idx, int stack,
 			   const struct pp_evbuild_opts *bo,
 			   char *err, size_t errlen)
@@ -307,6 +325,33 @@ int pp_evdescs__add_spec(struct pp_evdescs *ds, const struct pp_evspec *sp, int 
 		if (sp->kind != PP_EV_SOFTWARE && !sampling_supported(d->attr.type, d->attr.config)) {
 			snprintf(err, errlen, "%s is not supported here (no hardware PMU?); use "
 				 "cpu-clock", sp->pattern);
+			return -EOPNOTSUPP;
+		}
+		break;
+	case PP_EV_PMU:
+		r = pp_pmu_attr(&d->attr, PP_PMU_SYSFS, sp->pmu, sp->terms, err, errlen);
+		if (r)
+			return r;
+		d->attr.precise_ip = (uint32_t)sp->precise;
+		d->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+		if (pp_evspec__is_mem(sp))
+			d->attr.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT |
+					       PERF_SAMPLE_DATA_SRC;
+		d->attr.freq = 1;
+		d->attr.sample_freq = freq ? freq : DEFAULT_SAMPLE_HZ;
+		d->sampling = 1;
+		d->attr.exclude_user = bo->exclude_user || sp->kernel_only;
+		d->attr.exclude_kernel = bo->exclude_kernel || sp->user_only;
+		r = attr_opens(&d->attr);
+		if (r == -EINVAL && (d->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) {
+			/* before Linux 5.12: the weight as one u64 (the same latency) */
+			d->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_WEIGHT_STRUCT;
+			d->attr.sample_type |= PERF_SAMPLE_WEIGHT;
+			r = attr_opens(&d->attr);
+		}
+		if (r) {
+			snprintf(err, errlen, "%s cannot be opened here: %s", sp->pattern,
+				 strerror(-r));
 			return -EOPNOTSUPP;
 		}
 		break;

@@ -61,6 +61,36 @@ static const struct {
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ENTRY_MAX	2048
 
+static const char *const pmu_names[] = PP_EVSPEC_PMUS;
+
+/* The length of the PMU name when @s (up to @end) begins "PMU/", else 0. */
+static size_t pmu_head(const char *s, const char *end)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(pmu_names); i++) {
+		size_t n = strlen(pmu_names[i]);
+
+		if ((size_t)(end - s) > n && !strncmp(s, pmu_names[i], n) && s[n] == '/')
+			return n;
+	}
+	return 0;
+}
+
+/* Where a PMU entry "PMU/TERMS/MODS" starting at @s ends: its commas are the terms'. */
+static char *pmu_entry_end(char *s, size_t n)
+{
+	char *close = strchr(s + n + 1, '/'), *p;
+
+	if (!close)
+		return s + strlen(s);
+	for (p = close + 1; (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'); p++)
+		;
+	if (*p && *p != ',') {
+		p = strchr(p, ',');
+		return p ? p : s + strlen(s);
+	}
+	return p;
+}
+
 /**
  * pp_evspec__is_named() - whether @name is a named software/hardware event.
  * @name: an event name.
@@ -122,9 +152,12 @@ int pp_evspec__split(char *arg, char **entries, int max)
 
 	while (*p) {
 		char *start = p, *comma = strchr(p, ','), *lim = comma ? comma : p + strlen(p);
-		char *h = (char *)head_end(start, lim);
+		size_t pn = pmu_head(start, start + strlen(start));
+		char *h = pn ? start : (char *)head_end(start, lim);
 
-		if (*h == '/') {
+		if (pn) {
+			lim = pmu_entry_end(start, pn);
+		} else if (*h == '/') {
 			/* blocks: the first '/' followed by ',' or NUL past HEAD's own */
 			char *q = h + 1;
 
@@ -436,6 +469,83 @@ static int entry_copy(const char *entry, char *buf, size_t size, struct pp_evspe
 	return 0;
 }
 
+/* A term's name: letters, digits, '_', '-', '.'; not a path. */
+static int term_name_ok(const char *s, size_t n)
+{
+	if (!n || s[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+/* One term "NAME[=VALUE]": its name's length and value (1 when none). Return: 0, -EINVAL. */
+static int term_split(const char *t, size_t len, size_t *nlen, uint64_t *v)
+{
+	const char *eq = memchr(t, '=', len);
+	char num[32], *end;
+
+	*nlen = eq ? (size_t)(eq - t) : len;
+	*v = 1;
+	if (!term_name_ok(t, *nlen))
+		return -EINVAL;
+	if (!eq)
+		return 0;
+	if ((size_t)(t + len - eq - 1) >= sizeof(num) || eq + 1 == t + len)
+		return -EINVAL;
+	memcpy(num, eq + 1, (size_t)(t + len - eq - 1));
+	num[t + len - eq - 1] = '\0';
+	errno = 0;
+	*v = strtoull(num, &end, 0);
+	return errno || *end || num[0] == '-' ? -EINVAL : 0;
+}
+
+/* "PMU/TERMS/MODS": the PMU, its terms (checked, resolved when built) and modifiers. */
+static int parse_pmu(const char *s, size_t n, struct pp_evspec *sp, char *err, size_t errlen)
+{
+	const char *terms = s + n + 1, *close = strchr(terms, '/'), *t;
+
+	if (!close) {
+		snprintf(err, errlen, "'%s': expected PMU/TERMS/[MODIFIERS]", s);
+		return -EINVAL;
+	}
+	if ((size_t)(close - terms) >= sizeof(sp->terms)) {
+		snprintf(err, errlen, "'%s': terms too long", s);
+		return -EINVAL;
+	}
+	memcpy(sp->pmu, s, n);
+	sp->pmu[n] = '\0';
+	memcpy(sp->terms, terms, (size_t)(close - terms));
+	sp->terms[close - terms] = '\0';
+	for (t = sp->terms; *t;) {
+		const char *c = strchr(t, ',');
+		size_t len = c ? (size_t)(c - t) : strlen(t), nlen;
+		uint64_t v;
+
+		if (term_split(t, len, &nlen, &v)) {
+			snprintf(err, errlen, "'%s': bad term '%.*s' (NAME or NAME=NUMBER)", s, (int)len, t);
+			return -EINVAL;
+		}
+		t += len + !!c;
+	}
+	for (const char *m = close + 1; *m; m++) {
+		if (*m == 'p' && sp->precise < 3) {
+			sp->precise++;
+		} else if (*m == 'u') {
+			sp->user_only = 1;
+		} else if (*m == 'k') {
+			sp->kernel_only = 1;
+		} else {
+			snprintf(err, errlen, "'%s': bad modifier '%c' (p, pp, ppp, u, k)", s, *m);
+			return -EINVAL;
+		}
+	}
+	sp->kind = PP_EV_PMU;
+	return set_str(sp->pattern, sizeof(sp->pattern), s, "event", err, errlen);
+}
+
 /**
  * pp_evspec__parse() - parse one entry "HEAD[/FILTER/ATTR.../][ help]".
  * @entry: the entry; @sp: receives the parts; @err, @errlen: message.
@@ -448,6 +558,8 @@ int pp_evspec__parse(const char *entry, struct pp_evspec *sp, char *err, size_t 
 
 	if (entry_copy(entry, buf, sizeof(buf), sp, err, errlen))
 		return -EINVAL;
+	if (pmu_head(buf, buf + strlen(buf)))
+		return parse_pmu(buf, pmu_head(buf, buf + strlen(buf)), sp, err, errlen);
 	h = (char *)head_end(buf, buf + strlen(buf));
 	if (*h == '/') {
 		*h = '\0';
@@ -490,23 +602,180 @@ int pp_evspec__parse_source(const char *entry, struct pp_evspec *sp, char *err, 
 	return set_str(sp->pattern, sizeof(sp->pattern), buf, "profiler", err, errlen);
 }
 
-/* The PMU type number from sysfs, or -errno. */
-static int pmu_type(const char *pmu)
+/* A small sysfs file @root/@pmu/@file into @buf, its newline cut. Return: 0 or -errno. */
+static int pmu_read(const char *root, const char *pmu, const char *file, char *buf, size_t size)
 {
-	char path[256], buf[32];
+	char path[512];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, pmu, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -EINVAL;
 	buf[n] = 0;
-	return atoi(buf);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+/* The PMU type number from sysfs, or -errno. */
+static int pmu_type(const char *pmu)
+{
+	char buf[32];
+	int r = pmu_read(PP_PMU_SYSFS, pmu, "type", buf, sizeof(buf));
+
+	return r ? r : atoi(buf);
+}
+
+/**
+ * pp_evspec__is_mem() - does PMU event @sp sample memory accesses?
+ * Return: 1 or 0.
+ */
+int pp_evspec__is_mem(const struct pp_evspec *sp)
+{
+	const char *t = sp->terms;
+
+	if (sp->kind != PP_EV_PMU)
+		return 0;
+	if (!strcmp(sp->pmu, "ibs_op"))
+		return 1;
+	while (*t) {
+		size_t len = strcspn(t, ",");
+
+		if ((len == 9 && !strncmp(t, "mem-loads", 9)) || (len == 10 && !strncmp(t, "mem-stores", 10)))
+			return 1;
+		t += len + (t[len] == ',');
+	}
+	return 0;
+}
+
+/**
+ * pp_pmu_has() - whether PMU @pmu (and its @file, when not NULL) exists under @root.
+ * Return: 1 or 0.
+ */
+int pp_pmu_has(const char *root, const char *pmu, const char *file)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", root, pmu, file ? file : "type");
+	return !access(path, R_OK);
+}
+
+/*
+ * Put @v into the bits a format file names ("config:0-7", "config1:0-15",
+ * "config:0-7,32-35": the value's low bits go to the first range).
+ */
+static int format_apply(struct perf_event_attr *a, const char *fmt, uint64_t v)
+{
+	__u64 *cfg;
+	const char *p;
+
+	if (!strncmp(fmt, "config:", 7)) {
+		cfg = &a->config;
+		p = fmt + 7;
+	} else if (!strncmp(fmt, "config1:", 8)) {
+		cfg = &a->config1;
+		p = fmt + 8;
+	} else if (!strncmp(fmt, "config2:", 8)) {
+		cfg = &a->config2;
+		p = fmt + 8;
+	} else {
+		return -EINVAL;
+	}
+	while (*p) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo, w;
+		uint64_t mask;
+
+		if (end == p)
+			return -EINVAL;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p)
+				return -EINVAL;
+		}
+		if (lo > 63 || hi > 63 || hi < lo)
+			return -EINVAL;
+		w = hi - lo + 1;
+		mask = w == 64 ? ~0ull : (1ull << w) - 1;
+		*cfg = (*cfg & ~(mask << lo)) | ((v & mask) << lo);
+		v = w == 64 ? 0 : v >> w;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	return v ? -ERANGE : 0;
+}
+
+/* Apply the comma-separated @terms; @alias: 1 when they may name event aliases. */
+static int pmu_terms(struct perf_event_attr *a, const char *root, const char *pmu,
+		     const char *terms, int alias, char *err, size_t errlen)
+{
+	const char *t = terms;
+
+	while (*t) {
+		const char *c = strchr(t, ',');
+		size_t len = c ? (size_t)(c - t) : strlen(t), nlen;
+		char name[96], file[128], val[256];
+		uint64_t v;
+		int r;
+
+		if (term_split(t, len, &nlen, &v) || nlen >= sizeof(name)) {
+			snprintf(err, errlen, "%s: bad term '%.*s'", pmu, (int)len, t);
+			return -EINVAL;
+		}
+		memcpy(name, t, nlen);
+		name[nlen] = '\0';
+		snprintf(file, sizeof(file), "format/%s", name);
+		if (!pmu_read(root, pmu, file, val, sizeof(val))) {
+			r = format_apply(a, val, v);
+			if (r) {
+				snprintf(err, errlen, "%s: term '%.*s' does not fit its format '%s'", pmu,
+					 (int)len, t, val);
+				return -EINVAL;
+			}
+		} else {
+			snprintf(file, sizeof(file), "events/%s", name);
+			if (!alias || memchr(t, '=', len) ||
+			    pmu_read(root, pmu, file, val, sizeof(val))) {
+				snprintf(err, errlen, "%s: unknown term '%s' (not in %s/%s/format or "
+					 "events)", pmu, name, root, pmu);
+				return -ENOENT;
+			}
+			r = pmu_terms(a, root, pmu, val, 0, err, errlen);
+			if (r)
+				return r;
+		}
+		t += len + !!c;
+	}
+	return 0;
+}
+
+/**
+ * pp_pmu_attr() - type and config of the PMU event @pmu/@terms from sysfs under @root.
+ * @attr: attributes; @root, @pmu, @terms: the event; @err, @errlen: message.
+ * Return: 0, -ENODEV, -ENOENT or -EINVAL.
+ */
+int pp_pmu_attr(struct perf_event_attr *attr, const char *root, const char *pmu,
+		const char *terms, char *err, size_t errlen)
+{
+	char buf[32];
+
+	if (pmu_read(root, pmu, "type", buf, sizeof(buf))) {
+		snprintf(err, errlen, "no PMU '%s' on this host (%s/%s)", pmu, root, pmu);
+		return -ENODEV;
+	}
+	attr->type = (uint32_t)atoi(buf);
+	attr->config = attr->config1 = attr->config2 = 0;
+	return pmu_terms(attr, root, pmu, terms, 1, err, errlen);
 }
 
 /* Bit of "retprobe" in the PMU's format/retprobe ("config:0"). */

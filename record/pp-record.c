@@ -318,7 +318,7 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 	struct pp_event_reqs reqs;
 	struct pp_opts po;
 	char err[512];
-	int k, n = argc - 1, parsed;
+	int k, n = argc - 1, parsed, ret;
 
 	/*
 	 * Help, as pp-analyze gives it: `PROFILER help`, and -h/--help before
@@ -342,7 +342,10 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 	if (parsed && po.input)
 		die_usage("%s: unexpected argument '%s' (a COMMAND to record goes after --: "
 			  "pp-record %s [OPTIONS] -- COMMAND)", argv[0], po.input, argv[0]);
-	if (pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err)))
+	ret = pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err));
+	if (ret == -ENODEV)	/* the host lacks the hardware: no usage error */
+		die("%s: %s", argv[0], err);
+	if (ret)
 		die_usage("%s: %s", argv[0], err);
 	if (k < n) {
 		if (k + 1 == n)

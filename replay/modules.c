@@ -172,6 +172,15 @@ int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host
 }
 
 /**
+ * pp_analyzer__pmu_has() - whether PMU @pmu (and its @file) exists under @root.
+ * Return: 1 or 0.
+ */
+int pp_analyzer__pmu_has(const char *root, const char *pmu, const char *file)
+{
+	return pp_pmu_has(root, pmu, file);
+}
+
+/**
  * pp_analyzer__help() - print @a's help (what `pp-analyze NAME help` shows) to @f.
  */
 void pp_analyzer__help(const struct pp_analyzer *a, FILE *f)

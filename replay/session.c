@@ -744,6 +744,8 @@ static inline int fast_parse(const struct pp_sample_layout *f, const uint8_t *re
 	e->regs_mask = 0;
 	e->user_stack = NULL;
 	e->user_stack_size = 0;
+	e->weight = 0;
+	e->data_src = 0;
 	return 0;
 }
 
@@ -1318,6 +1320,8 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		e.regs_mask = smp.user_regs ? ev->sample_regs_user : 0;
 		e.user_stack = smp.user_stack;
 		e.user_stack_size = smp.user_stack ? smp.user_stack_dyn_size : 0;
+		e.weight = smp.weight;
+		e.data_src = smp.data_src;
 		if (e.user_stack_size > smp.user_stack_size)
 			e.user_stack_size = smp.user_stack_size;
 	}

@@ -173,6 +173,8 @@ struct pp_event {
 	uint64_t regs_mask;		/* which registers @regs holds, lowest perf_regs bit first */
 	const uint8_t *user_stack;	/* PERF_SAMPLE_STACK_USER (ustack=N): from the user sp, else NULL */
 	uint64_t user_stack_size;	/* bytes of @user_stack the kernel could copy */
+	uint64_t weight;		/* PERF_SAMPLE_WEIGHT(_STRUCT) as recorded (a load's latency), else 0 */
+	uint64_t data_src;		/* PERF_SAMPLE_DATA_SRC (union perf_mem_data_src), else 0 */
 };
 
 /* A window of lost records (kernel PERF_RECORD_LOST[_SAMPLES] or LOST chunk). */
@@ -392,6 +394,15 @@ const struct pp_analyzer *pp_analyzer__source(const char *entry, const struct pp
  */
 int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host,
 			       struct pp_event_reqs *out, char *err, size_t errlen);
+
+/**
+ * pp_analyzer__pmu_has() - for a module's ->events(), which chooses its
+ * events from the hardware of the host that records: whether the PMU @pmu
+ * exists under @root (PP_PMU_SYSFS; tests: a copy) and, when @file is not
+ * NULL, has that file ("events/mem-loads", "format/ldlat").
+ * Return: 1 or 0.
+ */
+int pp_analyzer__pmu_has(const char *root, const char *pmu, const char *file);
 
 /**
  * pp_analyzer__find() - look a module up by name in the static registry.

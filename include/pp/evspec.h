@@ -13,7 +13,9 @@
  * software or hardware event ("cpu-clock", "page-faults", "cycles"), a probe
  * "uprobe:FUNC@/path", "uretprobe:...", "kprobe:FUNC", "kretprobe:FUNC", a
  * USDT probe "usdt:PROVIDER:NAME@/path", or a breakpoint
- * "mem:ADDR[/LEN][:rwx]". A probe's path and a breakpoint's length contain
+ * "mem:ADDR[/LEN][:rwx]", or a raw PMU event "PMU/TERMS/MODS" as perf
+ * writes it ("cpu/mem-loads,ldlat=30/pp", "ibs_op//") for the PMUs of
+ * PP_EVSPEC_PMUS. A probe's path and a breakpoint's length contain
  * slashes, so their blocks start at "//" (an empty filter):
  * "uprobe:f@/bin/x//stack/". A USDT probe has fields (arg1..argN) and so a
  * filter: its blocks start at the first '/' after the path of an existing
@@ -37,7 +39,11 @@ enum pp_evspec_kind {
 	PP_EV_BREAKPOINT,	/* mem:ADDR[/LEN][:rwx] */
 	PP_EV_USDT,		/* usdt:PROVIDER:NAME@/path (record/usdt.c) */
 	PP_EV_HW_CACHE,		/* a hardware cache event: "dTLB-load-misses", "LLC-loads" */
+	PP_EV_PMU,		/* PMU/TERMS/MODS: "cpu/mem-loads,ldlat=30/pp", "ibs_op//" */
 };
+
+/* The PMUs whose events an entry may name as PMU/TERMS/MODS (perf's syntax). */
+#define PP_EVSPEC_PMUS		{ "cpu", "cpu_core", "cpu_atom", "ibs_op", "ibs_fetch" }
 
 #define PP_EVSPEC_FILTER_MAX	1024
 #define PP_EVSPEC_ATTR_MAX	64	/* one key=VALUE value */
@@ -66,6 +72,11 @@ enum pp_evspec_kind {
  * @ustack: ATTR ustack=N: a probe's samples carry N bytes of the user stack
  *          from the stack pointer (and the registers carry sp): what a
  *          returning function wrote into its caller's frame.
+ * @pmu, @terms: a PMU event's PMU ("cpu") and its terms ("mem-loads,ldlat=30"):
+ *               format terms of /sys/bus/event_source/devices/PMU/format and
+ *               event aliases of .../events, resolved when the event is built.
+ * @precise: its modifiers' p count (precise_ip 0..3).
+ * @user_only, @kernel_only: its modifiers u and k.
  * @help: the entry ended in " help": print the event's format, record nothing.
  * @freq: sampling frequency for this event (a module's request), 0 = -F.
  * @source: the entry names a profiler used as an event source
@@ -101,6 +112,10 @@ struct pp_evspec {
 	int trigger;
 	int regs;
 	uint32_t ustack;
+	char pmu[32];
+	char terms[256];
+	int precise;
+	int user_only, kernel_only;
 	int help;
 	uint32_t freq;
 	int source;
@@ -170,6 +185,38 @@ struct pp_event_reqs {
 	int task_only;
 	char err[192];
 };
+
+/**
+ * pp_pmu_attr() - fill @attr's type, config, config1 and config2 for the
+ * PMU event @pmu/@terms from the PMU's sysfs directory under @root.
+ * @attr: attributes; @root: "/sys/bus/event_source/devices" (tests: a copy);
+ * @pmu: "cpu"; @terms: "mem-loads,ldlat=30": each term is a format field
+ *        (format/NAME: "config1:0-15", value 1 when none is given) or an
+ *        event alias (events/NAME: its own terms), later terms overriding
+ *        earlier ones field by field.
+ * @err, @errlen: message on failure.
+ * Return: 0, -ENODEV (no such PMU), -ENOENT (unknown term) or -EINVAL.
+ */
+int pp_pmu_attr(struct perf_event_attr *attr, const char *root, const char *pmu,
+		const char *terms, char *err, size_t errlen);
+
+/**
+ * pp_evspec__is_mem() - whether PMU event @sp samples memory accesses: its
+ * terms name a mem-loads or mem-stores alias (Intel PEBS), or its PMU is
+ * ibs_op (AMD IBS). Such an event records the data address, the weight
+ * (the load latency in cycles) and the data source, as perf mem does.
+ * Return: 1 or 0.
+ */
+int pp_evspec__is_mem(const struct pp_evspec *sp);
+
+/**
+ * pp_pmu_has() - whether the PMU @pmu exists under @root, and when @file is
+ * not NULL, whether it has that file ("events/mem-loads", "format/ldlat").
+ * Return: 1 or 0.
+ */
+int pp_pmu_has(const char *root, const char *pmu, const char *file);
+
+#define PP_PMU_SYSFS		"/sys/bus/event_source/devices"
 
 /* What a whole command line adds to every event built (-g, -F, --exclude-*). */
 struct pp_evbuild_opts {

@@ -75,6 +75,8 @@ schema = {
                "latency": ["stage"] + hist, "summary": ["kvm_mmu_get_page"]},
     "llcstat": {"row": ["cpu", "cache-references", "cache-misses", "LLC_hit_pct"]},
     "tlbstat": {"row": ["cpu", "dTLB-loads", "dTLB-load-misses", "dTLB_hit_pct", "iTLB_hit_pct"]},
+    "ldlat-loads": {"ldlat_summary": ["loads", "not_loads", "under_than", "latency"],
+                    "ldlat": ["by", "key"] + hist},
     "hrtimer": {"sample": task + ["count", "period"],
                 "summary": ["ticks", "hits", "events", "than", "period"]},
 }
@@ -186,6 +188,9 @@ for p in llcstat tlbstat; do
 		{ echo "$p: $(head -1 "$T/err")"; unavailable+="$p "; }
 done
 
+# memory-load samples need PEBS or IBS: a trace of known ones written by the unit test
+"$B/tests/test-ldlat" write "$T/ldlat" || bad "test-ldlat write"
+
 # --- cases: PROFILER|ARGUMENTS|TYPES THAT MUST APPEAR|MEMBERS THAT MUST APPEAR ---
 S=$T/sched
 cases=(
@@ -226,6 +231,8 @@ cases=(
 	"kvmmmu|--perins $T/mmu|summary|"
 	"llcstat|$T/llcstat|row|"
 	"tlbstat|$T/tlbstat|row|"
+	"ldlat-loads|$T/ldlat|ldlat_summary,ldlat|"
+	"ldlat-loads|--than 100 --addr -i 5 $T/ldlat|ldlat_summary,ldlat|"
 	"hrtimer|-e syscalls:sys_enter_getppid --than 5 $T/hrt|sample,summary|stack"
 )
 
