@@ -1043,6 +1043,8 @@ void pp_kmem__bpf_item(struct pp_session *s, const struct pp_bpf_item *it)
 	if (it->state == PP_BPF_MEM_FREES) {
 		km->frees += it->count + it->frees_unknown;
 		km->frees_unknown += it->frees_unknown;
+		km->failed += it->failed;
+		km->posix_unknown += it->untracked;
 		return;
 	}
 	/* user frames only, as the uprobe mode keeps them, outermost first as events' */

@@ -27,8 +27,6 @@ const volatile struct pp_mem_cfg cfg = {};
 
 unsigned int gen;			/* written by user space */
 unsigned long long dropped;		/* allocations or frees not counted: maps full */
-unsigned long long failed;		/* allocator calls that returned no memory */
-unsigned long long untracked;		/* posix_memalign blocks whose pointer was unreadable */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -62,7 +60,8 @@ struct {
 #define PP_STACK_CTX	struct pt_regs
 #include "stack.bpf.h"
 
-static __always_inline void count_free(__u32 tgid, int known)
+/* One more of counter @what (enum pp_mem_count) of process @tgid. */
+static __always_inline void count_proc(__u32 tgid, int what)
 {
 	struct pp_mem_free_key k = { .tgid = tgid, .gen = gen & 1 };
 	struct pp_mem_free_val *v = bpf_map_lookup_elem(&frees, &k);
@@ -77,10 +76,14 @@ static __always_inline void count_free(__u32 tgid, int known)
 			return;
 		}
 	}
-	if (known)
+	if (what == PP_MEM_FREED)
 		__sync_fetch_and_add(&v->frees, 1);
-	else
+	else if (what == PP_MEM_UNKNOWN)
 		__sync_fetch_and_add(&v->unknown, 1);
+	else if (what == PP_MEM_FAILED)
+		__sync_fetch_and_add(&v->failed, 1);
+	else
+		__sync_fetch_and_add(&v->untracked, 1);
 }
 
 /* A block of @tgid goes back to the allocator. */
@@ -90,7 +93,7 @@ static __always_inline void free_block(__u32 tgid, __u64 ptr)
 
 	if (!cfg.track)
 		return;
-	count_free(tgid, !bpf_map_delete_elem(&objs, &k));
+	count_proc(tgid, bpf_map_delete_elem(&objs, &k) ? PP_MEM_UNKNOWN : PP_MEM_FREED);
 }
 
 /* @size bytes allocated from @stack: into the window's sums. */
@@ -201,14 +204,14 @@ int pp_mem_return(struct pt_regs *ctx)
 	if (c.fn == PP_MEM_POSIX_MEMALIGN) {
 		/* it returns an error code and writes the pointer to *memptr */
 		if (ax) {
-			__sync_fetch_and_add(&failed, 1);
+			count_proc(tgid, PP_MEM_FAILED);
 			return 0;
 		}
 		if (c.memptr)
 			bpf_probe_read_user(&ptr, sizeof(ptr), (const void *)c.memptr);
 		stack = stack_of(ctx, BPF_F_USER_STACK);
 		if (!ptr) {
-			__sync_fetch_and_add(&untracked, 1);
+			count_proc(tgid, PP_MEM_UNTRACKED);
 			count_alloc(tgid, tid, stack, c.size);
 			return 0;
 		}
@@ -221,11 +224,11 @@ int pp_mem_return(struct pt_regs *ctx)
 			free_block(tgid, c.old);
 		if (!ax) {
 			if (c.size)
-				__sync_fetch_and_add(&failed, 1);
+				count_proc(tgid, PP_MEM_FAILED);
 			return 0;
 		}
 	} else if (!ax) {
-		__sync_fetch_and_add(&failed, 1);
+		count_proc(tgid, PP_MEM_FAILED);
 		return 0;
 	}
 	stack = stack_of(ctx, BPF_F_USER_STACK);

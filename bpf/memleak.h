@@ -65,7 +65,7 @@ struct pp_mem_val {
 	char comm[16];
 };
 
-/* A process's frees in a window. */
+/* A process's frees (and failed calls) in a window. */
 struct pp_mem_free_key {
 	unsigned int tgid;
 	unsigned int gen;
@@ -74,6 +74,11 @@ struct pp_mem_free_key {
 struct pp_mem_free_val {
 	unsigned long long frees;	/* of blocks allocated while probed */
 	unsigned long long unknown;	/* of blocks allocated before */
+	unsigned long long failed;	/* allocator calls that returned no memory */
+	unsigned long long untracked;	/* posix_memalign blocks whose pointer was unreadable */
 };
+
+/* Which counter of struct pp_mem_free_val. */
+enum pp_mem_count { PP_MEM_FREED, PP_MEM_UNKNOWN, PP_MEM_FAILED, PP_MEM_UNTRACKED };
 
 #endif /* PP_BPF_MEMLEAK_H */

@@ -390,6 +390,8 @@ int pp_bpf_mem__drain(struct pp_bpf_mem *mc, struct pp_buf *payload, uint64_t *f
 			s.pid = fk[i].tgid;
 			s.count = fv[i].frees;
 			s.addr = fv[i].unknown;
+			s.total_ns = fv[i].failed;
+			s.max_ns = fv[i].untracked;
 			s.state = PP_MEM_FREES;
 			pp_bpf_put_mem(payload, &s, 0, 0);
 			items++;

@@ -117,7 +117,12 @@ static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
 	if (agg == PP_AGG_MEM) {
 		it.bytes = e->s.total_ns;
 		it.oldest_ns = e->s.state == PP_MEM_LIVE ? e->s.max_ns : 0;
-		it.frees_unknown = e->s.state == PP_MEM_FREES ? e->s.addr : 0;
+		if (e->s.state == PP_MEM_FREES) {
+			it.frees_unknown = e->s.addr;
+			it.failed = e->s.total_ns;
+			it.untracked = e->s.max_ns;
+			it.bytes = 0;
+		}
 		it.total_ns = it.max_ns = it.addr = 0;
 	}
 	copy_ips(ba->ips, e->kernel_ips, (unsigned int)nk);

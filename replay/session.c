@@ -2235,8 +2235,9 @@ static int check_names(struct pp_session *s)
 	}
 	if (s->a.bpf_agg) {
 		fprintf(stderr, "pp-analyze: %s: %s holds no %s aggregates (record them with: "
-			"pp-record %s %s%s...)\n", s->a.name, s->path, s->a.name, s->a.name,
-			s->a.bpf_agg_opt ? "--" : "", s->a.bpf_agg_opt ? s->a.bpf_agg_opt : "");
+			"pp-record %s %s%s%s...)\n", s->a.name, s->path, s->a.name, s->a.name,
+			s->a.bpf_agg_opt ? "--" : "", s->a.bpf_agg_opt ? s->a.bpf_agg_opt : "",
+			s->a.bpf_agg_opt ? " " : "");
 		return -ENOENT;
 	}
 	if (s->a.events && !s->nr_specs && !module_events_held(s, names, sizeof(names))) {

@@ -250,7 +250,9 @@ enum pp_bpf_item_kind {
  *     @oldest_ns when the oldest was allocated, @tid its thread);
  *     PP_BPF_MEM_FREES ('F', no stack) the process's frees in the window (@count
  *     of blocks allocated while probed, @frees_unknown of blocks allocated
- *     before). The live blocks of each window replace the last window's.
+ *     before, @failed allocator calls that returned no memory, @untracked
+ *     posix_memalign blocks whose pointer could not be read). The live
+ *     blocks of each window replace the last window's.
  * @addr: lock: the futex user address; offcpu: 0.
  * @state: offcpu: 'S', 'D' or 'R' (preempted); lock: 0.
  * @kernel_ips, @nr_kernel; @user_ips, @nr_user: the stacks, innermost
@@ -278,7 +280,7 @@ struct pp_bpf_item {
 	char waker_comm[16];
 	const uint64_t *waker_ips;
 	uint32_t nr_waker;
-	uint64_t bytes, oldest_ns, frees_unknown;	/* mem */
+	uint64_t bytes, oldest_ns, frees_unknown, failed, untracked;	/* mem */
 };
 
 /**

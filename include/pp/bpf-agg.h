@@ -36,7 +36,9 @@ enum pp_bpf_agg_kind {
  * 'O' live blocks at the window's end: total_ns = bytes, count = blocks,
  *     max_ns = allocation time of the oldest (CLOCK_MONOTONIC), tid its thread;
  * 'F' frees of the window, no stack: count = of blocks allocated while
- *     probed, addr = of blocks allocated before.
+ *     probed, addr = of blocks allocated before, total_ns = allocator calls
+ *     that failed, max_ns = posix_memalign blocks whose pointer could not
+ *     be read (counted in the sums, not kept as live).
  */
 #define PP_MEM_ALLOCS	'A'
 #define PP_MEM_LIVE	'O'
