@@ -6,6 +6,8 @@
  * and the live blocks into BPF_AGG items of kind MEM.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,41 @@ struct pp_bpf_mem {
 	struct pp_buf synth;
 };
 
+/*
+ * Where the probe of the function at file offset @off of @fd goes. The
+ * kernel emulates a probed push, jump or nop, but runs most other
+ * instructions out of line with a single step: a second trap per call,
+ * which made probing free() (test %rdi,%rdi) the most expensive part of
+ * the whole mode. An instruction that only sets the flags (test reg,reg;
+ * cmp $imm,disp(%rip)) changes nothing the programs read (the argument
+ * registers, the stack pointer, the return address at its top) and
+ * cannot branch, so every call reaches the next instruction in the same
+ * state: the probe goes there (a function that branches back to its own
+ * second instruction would be counted twice; compilers do not emit that
+ * at an entry). Return: the offset to probe.
+ */
+static uint64_t probe_point(int fd, uint64_t off)
+{
+#if defined(__x86_64__)
+	uint8_t b[16];
+	size_t i = 0, len = 0;
+
+	if (fd < 0 || pread(fd, b, sizeof(b), (off_t)off) != (ssize_t)sizeof(b))
+		return off;
+	if ((b[0] & 0xf0) == 0x40)
+		i = 1;					/* REX */
+	if ((b[i] == 0x84 || b[i] == 0x85) && (b[i + 1] & 0xc0) == 0xc0)
+		len = i + 2;				/* test reg, reg */
+	else if ((b[i] == 0x80 || b[i] == 0x83) && b[i + 1] == 0x3d)
+		len = i + 7;				/* cmp $imm8, disp32(%rip) */
+	else if (b[i] == 0x81 && b[i + 1] == 0x3d)
+		len = i + 10;				/* cmp $imm32, disp32(%rip) */
+	return off + len;
+#else
+	return off;
+#endif
+}
+
 static int attach(struct pp_bpf_mem *mc, struct bpf_program *prog, int ret, pid_t pid,
 		  const char *libc, uint64_t off, int fn)
 {
@@ -78,7 +115,7 @@ struct pp_bpf_mem *pp_bpf_mem__new(const struct pp_bpf_mem_opts *o, char *err, s
 	uint64_t offs[PP_MEM_NR];
 	int have[PP_MEM_NR] = { 0 };
 	pid_t targets[MEM_MAX_TARGETS];
-	int nr_targets = 0;
+	int nr_targets = 0, fd;
 	struct pp_bpf_mem *mc = NULL;
 	struct pp_mem_cfg *c;
 	int ret;
@@ -95,9 +132,11 @@ struct pp_bpf_mem *pp_bpf_mem__new(const struct pp_bpf_mem_opts *o, char *err, s
 		return NULL;
 	}
 	/* the offsets first: a file that is no libc fails before any BPF work */
+	fd = open(o->libc, O_RDONLY | O_CLOEXEC);
 	for (int f = 0; f < PP_MEM_NR; f++) {
 		ret = pp_elf_sym_offset(o->libc, mem_fn_names[f], &offs[f]);
 		if (!ret) {
+			offs[f] = probe_point(fd, offs[f]);
 			have[f] = 1;
 			/* two names of one function (memalign, aligned_alloc): probed once */
 			for (int g = 0; g < f; g++)
@@ -113,9 +152,13 @@ struct pp_bpf_mem *pp_bpf_mem__new(const struct pp_bpf_mem_opts *o, char *err, s
 		else
 			snprintf(err, errlen, "%s: %s", o->libc,
 				 ret == -ENOEXEC ? "not an ELF file" : strerror(-ret));
+		if (fd >= 0)
+			close(fd);
 		errno = -ret;
 		return NULL;
 	}
+	if (fd >= 0)
+		close(fd);
 	if (o->pid > 0)
 		targets[nr_targets++] = o->pid;
 	for (int i = 0; o->pids && i < o->nr_pids && nr_targets < MEM_MAX_TARGETS; i++)
