@@ -374,12 +374,9 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 	o->profiler = argv[0];
 	/*
 	 * The module says which in-kernel aggregator it reads (struct
-	 * pp_analyzer.bpf_agg), and which option asks for it when it may also
-	 * record events (kmemleak --bpf).
+	 * pp_analyzer.bpf_agg, when its options ask for it: kmemleak --bpf).
 	 */
-	o->agg_kind = a->bpf_agg;
-	if (a->bpf_agg_opt && !(parsed && pp_opts__mod(&po, a->bpf_agg_opt)))
-		o->agg_kind = 0;
+	o->agg_kind = reqs.agg;
 	snprintf(o->agg_path, sizeof(o->agg_path), "%s", reqs.agg_path);
 }
 
