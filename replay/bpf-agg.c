@@ -184,6 +184,12 @@ int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
 			ba->win_skip = s->win && (w.end_ns < s->win_start || w.start_ns > s->win_end);
 			if (ba->win_skip)
 				continue;
+			/*
+			 * -i: the boundaries passed before the window began end
+			 * their intervals; its sums go to the interval it began in
+			 * (a window is the drain period, a second).
+			 */
+			pp_session__tick(s, w.start_ns);
 			memset(&wi, 0, sizeof(wi));
 			wi.kind = PP_BPF_ITEM_WINDOW;
 			wi.agg = (int)w.source;

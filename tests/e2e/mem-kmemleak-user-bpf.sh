@@ -57,6 +57,11 @@ $ANA kmemleak --json "$TMP/b.trace" > "$TMP/leak.json" || fail "kmemleak"
 check_leak "$TMP/leak.json" recorded
 $ANA kmemprof --json "$TMP/b.trace" > "$TMP/prof.json" || fail "kmemprof"
 check_prof "$TMP/prof.json" recorded
+# -i: each window's sums go to one interval, so the intervals add up to every call
+$ANA kmemprof -i 100 --json "$TMP/b.trace" > "$TMP/iv.json" || fail "kmemprof -i"
+sum=$(python3 -c 'import json, sys
+print(sum(d["calls"] for d in map(json.loads, open(sys.argv[1])) if d["type"] == "kmemprof_summary"))' "$TMP/iv.json")
+[ "$sum" = $allocs ] || fail "kmemprof -i: the intervals hold $sum calls, not $allocs"
 # the same text reports as the uprobe mode (but the oldest block's age)
 for m in kmemleak kmemprof; do
 	$ANA $m "$TMP/b.trace" | sed 's/oldest [^,]*,//' > "$TMP/b.$m" || fail "$m text"
