@@ -96,6 +96,9 @@ struct kstk {
 	uint64_t tot_calls, tot_bytes;	/* kmemprof: the whole run */
 	uint32_t tid;			/* a task that allocated here (its comm) */
 	int32_t *fids;			/* flame graph frame ids, lazily */
+	/* --bpf: the live blocks of the last window, and who allocated here */
+	uint64_t live_bytes, live_objs, live_oldest;
+	char comm[16];
 	/* kmemleak, filled at each report */
 	uint64_t out_bytes, out_objs, oldest;
 	char comms[KMEM_MAX_COMMS][16];
@@ -115,6 +118,9 @@ struct upend {
 struct kmem {
 	int mode;
 	int top;
+	int bpf;			/* the file (or live run) holds --bpf aggregates */
+	uint64_t bpf_now;		/* end of the last window */
+	uint64_t bpf_windows, bpf_dropped, bpf_stacks_lost;
 	struct kev *evs;
 	size_t nr_evs;
 	/* outstanding objects: open addressing, linear probing */
@@ -261,8 +267,14 @@ int pp_kmem__events(const struct pp_opts *o, struct pp_event_reqs *out)
 	const char *v, *libc_opt = pp_opts__mod(o, "libc");
 	int user = pp_opts__mod(o, "user") != NULL;
 	int explicit = pp_opts__mod(o, "alloc") || pp_opts__mod(o, "free");
+	int bpf = pp_opts__mod(o, "bpf") != NULL;
 
 	out->nr = 0;
+	if (bpf && !user) {
+		snprintf(out->err, sizeof(out->err), "--bpf sums libc's allocators in the kernel: "
+			 "it goes with --user");
+		return -EINVAL;
+	}
 	if (explicit) {
 		if (!pp_opts__mod(o, "alloc") || !pp_opts__mod(o, "free")) {
 			snprintf(out->err, sizeof(out->err), "--alloc and --free go together");
@@ -300,6 +312,16 @@ int pp_kmem__events(const struct pp_opts *o, struct pp_event_reqs *out)
 			snprintf(out->err, sizeof(out->err), "--user: no libc %s%s (give --libc PATH)",
 				 pid ? "mapped by process " : "found", pid ? o->pids : "");
 			return -ENOENT;
+		}
+		if (bpf) {
+			/* no event: the aggregator (.bpf_agg) probes this libc */
+			if (strlen(libc) >= sizeof(out->agg_path)) {
+				snprintf(out->err, sizeof(out->err), "--libc path too long");
+				return -E2BIG;
+			}
+			snprintf(out->agg_path, sizeof(out->agg_path), "%s", libc);
+			out->task_only = 1;
+			return 0;
 		}
 		for (int f = 0; f < UF_NR; f++) {
 			for (int ret = 0; ret < 2; ret++) {
@@ -467,6 +489,16 @@ int pp_kmem__init(struct pp_session *s, int mode)
 	if (explicit && (!pp_opts__mod(o, "alloc") || !pp_opts__mod(o, "free"))) {
 		fprintf(stderr, "pp-analyze: %s: --alloc and --free go together\n", mod);
 		return -EINVAL;
+	}
+	if (pp_session__bpf_agg(s) == PP_AGG_MEM) {
+		/* the kernel paired them: the items say it all (pp_kmem__bpf_item) */
+		if (explicit) {
+			fprintf(stderr, "pp-analyze: %s: the trace holds --bpf aggregates of libc's "
+				"allocators: no --alloc/--free\n", mod);
+			return -EINVAL;
+		}
+		km->bpf = 1;
+		return 0;
 	}
 	evs = pp_session__evsels(s, &nr);
 	km->evs = calloc(nr ? nr : 1, sizeof(*km->evs));
@@ -643,25 +675,17 @@ unknown:
 	return 0;
 }
 
-static uint32_t stack_intern(struct pp_session *s, struct kmem *km, const struct pp_event *e,
-			     int user_only)
+/*
+ * The stack of @n frames @ips (@kern: which are kernel frames), of process
+ * @pid when it has user frames (else 0), interned. Return: its index, or
+ * UINT32_MAX without memory.
+ */
+static uint32_t stack_intern_ips(struct kmem *km, uint32_t pid, const uint64_t *ips,
+				 const uint8_t *kern, size_t n, uint32_t tid)
 {
-	uint64_t ips[KMEM_MAX_FRAMES];
-	uint8_t kern[KMEM_MAX_FRAMES];
-	size_t n = pp_session__stack_ips(s, e, ips, kern, KMEM_MAX_FRAMES), m = 0;
 	uint64_t h = 0x9e3779b97f4a7c15ull;
-	uint32_t pid = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (user_only && kern[i])
-			continue;
-		ips[m] = ips[i];
-		kern[m++] = kern[i];
-		if (!kern[i])
-			pid = e->pid;
-	}
-	n = m;
 	h = mix64(h ^ pid);
 	for (i = 0; i < n; i++)
 		h = mix64(h ^ ips[i] ^ ((uint64_t)kern[i] << 63));
@@ -721,7 +745,8 @@ static uint32_t stack_intern(struct pp_session *s, struct kmem *km, const struct
 	memcpy(km->ips + km->nr_ips, ips, n * 8);
 	memcpy(km->kern + km->nr_ips, kern, n);
 	km->stks[km->nr_stks] = (struct kstk){ .hash = h, .pid = pid, .nr = (uint32_t)n,
-					       .off = km->nr_ips, .tid = e->tid };
+					       .off = km->nr_ips, .tid = tid,
+					       .live_oldest = UINT64_MAX };
 	km->nr_ips += n;
 	for (i = h & (km->stk_hash_cap - 1); km->stk_hash[i]; i = (i + 1) & (km->stk_hash_cap - 1))
 		;
@@ -732,22 +757,47 @@ nomem:
 	return UINT32_MAX;
 }
 
+static uint32_t stack_intern(struct pp_session *s, struct kmem *km, const struct pp_event *e,
+			     int user_only)
+{
+	uint64_t ips[KMEM_MAX_FRAMES];
+	uint8_t kern[KMEM_MAX_FRAMES];
+	size_t n = pp_session__stack_ips(s, e, ips, kern, KMEM_MAX_FRAMES), m = 0;
+	uint32_t pid = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (user_only && kern[i])
+			continue;
+		ips[m] = ips[i];
+		kern[m++] = kern[i];
+		if (!kern[i])
+			pid = e->pid;
+	}
+	return stack_intern_ips(km, pid, ips, kern, m, e->tid);
+}
+
 /* --- events in ----------------------------------------------------------- */
 
-static void count_alloc(struct kmem *km, uint32_t stack, uint64_t size)
+/* @calls allocations of @size bytes in all from @stack. */
+static void count_allocs(struct kmem *km, uint32_t stack, uint64_t calls, uint64_t size)
 {
-	km->allocs++;
+	km->allocs += calls;
 	km->alloc_bytes += size;
-	km->int_calls++;
+	km->int_calls += calls;
 	km->int_bytes += size;
 	if (stack != UINT32_MAX) {
 		struct kstk *st = &km->stks[stack];
 
-		st->calls++;
+		st->calls += calls;
 		st->bytes += size;
-		st->tot_calls++;
+		st->tot_calls += calls;
 		st->tot_bytes += size;
 	}
+}
+
+static void count_alloc(struct kmem *km, uint32_t stack, uint64_t size)
+{
+	count_allocs(km, stack, 1, size);
 }
 
 static void new_object(struct kmem *km, uint32_t space, uint64_t ptr, uint64_t size,
@@ -962,6 +1012,67 @@ void pp_kmem__exit_task(struct pp_session *s, const struct pp_task_event *t)
 		p->active = 0;
 }
 
+/*
+ * pp_kmem__bpf_item() - one aggregate of --user --bpf: what a stack
+ * allocated in a window (kmemprof's calls and bytes), a process's frees,
+ * or the blocks of a stack still allocated at the window's end; those of a
+ * window replace the last one's (kmemleak's outstanding objects).
+ */
+void pp_kmem__bpf_item(struct pp_session *s, const struct pp_bpf_item *it)
+{
+	struct kmem *km = pp_session__priv(s);
+	uint8_t kern[KMEM_MAX_FRAMES] = { 0 };
+	uint64_t ips[KMEM_MAX_FRAMES];
+	uint32_t stack, n;
+	struct kstk *st;
+
+	if (!km || !km->bpf || it->agg != PP_AGG_MEM)
+		return;
+	if (it->kind == PP_BPF_ITEM_WINDOW) {
+		for (size_t i = 0; i < km->nr_stks; i++) {
+			km->stks[i].live_bytes = km->stks[i].live_objs = 0;
+			km->stks[i].live_oldest = UINT64_MAX;
+		}
+		km->bpf_windows++;
+		km->bpf_dropped += it->dropped;
+		km->bpf_stacks_lost += it->stacks_lost;
+		if (it->end_ns > km->bpf_now)
+			km->bpf_now = it->end_ns;
+		return;
+	}
+	if (it->state == PP_BPF_MEM_FREES) {
+		km->frees += it->count + it->frees_unknown;
+		km->frees_unknown += it->frees_unknown;
+		km->failed += it->failed;
+		km->posix_unknown += it->untracked;
+		return;
+	}
+	/* user frames only, as the uprobe mode keeps them, outermost first as events' */
+	n = it->nr_user < KMEM_MAX_FRAMES ? it->nr_user : KMEM_MAX_FRAMES;
+	for (uint32_t i = 0; i < n; i++)
+		ips[i] = it->user_ips[n - 1 - i];
+	stack = stack_intern_ips(km, n ? it->pid : 0, ips, kern, n, it->tid);
+	if (stack == UINT32_MAX)
+		return;
+	st = &km->stks[stack];
+	if (!st->comm[0] && it->comm[0])
+		memcpy(st->comm, it->comm, sizeof(st->comm));
+	if (it->state == PP_BPF_MEM_ALLOCS) {
+		count_allocs(km, stack, it->count, it->bytes);
+	} else if (it->state == PP_BPF_MEM_LIVE) {
+		st->live_bytes += it->bytes;
+		st->live_objs += it->count;
+		if (it->oldest_ns < st->live_oldest)
+			st->live_oldest = it->oldest_ns;
+	}
+}
+
+/* The comm of stack @st's allocations. */
+static const char *stack_comm(struct pp_session *s, const struct kstk *st)
+{
+	return st->comm[0] ? st->comm : pp_session__comm(s, st->tid);
+}
+
 /* --- reports ------------------------------------------------------------- */
 
 /* A row of the report: the stacks whose frames have the same names. */
@@ -1042,7 +1153,17 @@ static struct krow *make_rows(struct pp_session *s, struct kmem *km, int total, 
 		st->oldest = UINT64_MAX;
 		st->nr_comms = 0;
 	}
-	if (km->mode == PP_KMEM_LEAK) {
+	if (km->mode == PP_KMEM_LEAK && km->bpf) {
+		for (size_t i = 0; i < km->nr_stks; i++) {
+			struct kstk *st = &km->stks[i];
+
+			st->out_bytes = st->live_bytes;
+			st->out_objs = st->live_objs;
+			st->oldest = st->live_oldest;
+			if (st->out_objs)
+				add_comm(st->comms, &st->nr_comms, stack_comm(s, st));
+		}
+	} else if (km->mode == PP_KMEM_LEAK) {
 		for (size_t i = 0; i < km->obj_cap; i++) {
 			const struct kobj *ob = &km->objs[i];
 			struct kstk *st;
@@ -1070,7 +1191,7 @@ static struct krow *make_rows(struct pp_session *s, struct kmem *km, int total, 
 			st->out_bytes = total ? st->tot_bytes : st->bytes;
 			st->out_objs = total ? st->tot_calls : st->calls;
 			if (st->out_objs)
-				add_comm(st->comms, &st->nr_comms, pp_session__comm(s, st->tid));
+				add_comm(st->comms, &st->nr_comms, stack_comm(s, st));
 		}
 	}
 	rows = calloc(km->nr_stks ? km->nr_stks : 1, sizeof(*rows));
@@ -1284,7 +1405,22 @@ static void flame(struct pp_session *s, struct kmem *km, const char *name)
 		pp_session__fail(s, -ENOMEM);
 		return;
 	}
-	if (leak) {
+	if (leak && km->bpf) {
+		for (size_t i = 0; i < km->nr_stks; i++) {
+			struct kstk *st = &km->stks[i];
+			int32_t *fids;
+
+			if (!st->live_bytes)
+				continue;
+			fids = stack_fids(s, km, fg, st);
+			if (!fids)
+				break;
+			ids[0] = (uint32_t)pp_flame__intern(fg, stack_comm(s, st));
+			for (uint32_t f = 0; f < st->nr; f++)
+				ids[1 + f] = (uint32_t)fids[f];
+			pp_flame__add_ids(fg, ids, st->nr + 1, st->live_bytes);
+		}
+	} else if (leak) {
 		for (size_t i = 0; i < km->obj_cap; i++) {
 			const struct kobj *ob = &km->objs[i];
 			struct kstk *st;
@@ -1311,7 +1447,7 @@ static void flame(struct pp_session *s, struct kmem *km, const char *name)
 			fids = stack_fids(s, km, fg, st);
 			if (!fids)
 				break;
-			ids[0] = (uint32_t)pp_flame__intern(fg, pp_session__comm(s, st->tid));
+			ids[0] = (uint32_t)pp_flame__intern(fg, stack_comm(s, st));
 			for (uint32_t f = 0; f < st->nr; f++)
 				ids[1 + f] = (uint32_t)fids[f];
 			pp_flame__add_ids(fg, ids, st->nr + 1, st->tot_bytes);
@@ -1355,9 +1491,17 @@ void pp_kmem__report(struct pp_session *s)
 	const struct pp_opts *o = pp_session__opts(s);
 	uint64_t now = pp_session__stats(s)->last_ts;
 
+	if (km->bpf_now > now)
+		now = km->bpf_now;	/* the aggregates' last window */
 	if (km->nomem)
 		pp_session__warn(s, "%s: out of memory: some allocations are not counted",
 				 km->mode == PP_KMEM_LEAK ? "kmemleak" : "kmemprof");
+	if (km->bpf_dropped)
+		pp_session__warn(s, "%llu allocations or frees not counted: the kernel's maps were full",
+				 (unsigned long long)km->bpf_dropped);
+	if (km->bpf_stacks_lost)
+		pp_session__warn(s, "%llu allocations counted without their stack: the stack map was full",
+				 (unsigned long long)km->bpf_stacks_lost);
 	if (km->mode == PP_KMEM_LEAK || !o->interval_ns)
 		show(s, km, now, 1, km->mode == PP_KMEM_LEAK ? "at the end" : "total");
 	pp_out__flush(pp_session__out(s));

@@ -23,6 +23,7 @@ enum pp_kmem_mode {
 	{ "free", 0, 1, "EVENT//ptr=F/  a free event (repeatable)" }, \
 	{ "user", 0, 0, "libc's allocators (malloc, free, ...) through uprobes, not the kernel's" }, \
 	{ "libc", 0, 1, "PATH  the libc to probe with --user (default: the one the target maps)" }, \
+	{ "bpf", 0, 0, "with --user: sum in the kernel (BPF), a small file and less overhead" }, \
 	{ "top", 0, 1, "N  stacks printed (default 20, 0: all)" }
 
 /** pp_kmem__events() - ->events of both profilers (@mode: enum pp_kmem_mode). */
@@ -33,6 +34,8 @@ int pp_kmem__src_match(const struct pp_opts *o, const struct pp_evsel *ev);
 int pp_kmem__init(struct pp_session *s, int mode);
 void pp_kmem__sample(struct pp_session *s, const struct pp_event *e);
 void pp_kmem__lost(struct pp_session *s, const struct pp_lost *l);
+/** pp_kmem__bpf_item() - ->bpf_item: the aggregates of --user --bpf. */
+void pp_kmem__bpf_item(struct pp_session *s, const struct pp_bpf_item *it);
 void pp_kmem__exit_task(struct pp_session *s, const struct pp_task_event *t);
 void pp_kmem__interval(struct pp_session *s, uint64_t now);
 void pp_kmem__report(struct pp_session *s);

@@ -20,8 +20,8 @@ static const struct pp_mod_opt kmemleak_opts[] = {
 const struct pp_analyzer pp_analyzer_kmemleak = {
 	.name = "kmemleak",
 	.desc = "memory allocated and never freed, by allocation stack (kernel or libc allocators)",
-	.help = "pp-analyze kmemleak [--user [--libc PATH]] [--alloc EV --free EV] [--top N] [-i MS]\n"
-		"                    [--flame-graph FILE] [--json] [FILE | --live ...]\n"
+	.help = "pp-analyze kmemleak [--user [--libc PATH] [--bpf]] [--alloc EV --free EV] [--top N]\n"
+		"                    [-i MS] [--flame-graph FILE] [--json] [FILE | --live ...]\n"
 		"  pairs allocations and frees by pointer and reports what is still allocated at\n"
 		"  the end (and at each -i), per allocation stack: bytes, objects, comms, oldest age.\n"
 		"  kernel (default): kmem:kmalloc/kfree, kmem:kmem_cache_alloc/kmem_cache_free,\n"
@@ -30,19 +30,26 @@ const struct pp_analyzer pp_analyzer_kmemleak = {
 		"  --user: malloc, calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc,\n"
 		"    memalign, valloc, pvalloc of the libc the target maps (uprobes and uretprobes\n"
 		"    with the registers; posix_memalign's pointer is read from its caller's frame)\n"
+		"  --user --bpf: the same allocators paired in the kernel (BPF uprobes): the file holds\n"
+		"    per-stack sums and the live blocks per stack each second, not every call: far\n"
+		"    less overhead and a far smaller file, for production hosts (kmemprof reads it too)\n"
 		"  --alloc 'EVENT//ptr=FIELD/size=FIELD/stack/' --free 'EVENT//ptr=FIELD/': any events\n"
 		"  frees of memory allocated before the recording are counted; objects allocated\n"
 		"  before a lost window are reported as uncertain, not as leaks.\n"
 		"  --flame-graph FILE: FILE.folded and FILE.svg weighted by outstanding bytes\n"
-		"  example: pp-record kmemleak --user -- ./app; pp-analyze kmemleak --flame-graph leaks\n",
+		"  example: pp-record kmemleak --user -- ./app; pp-analyze kmemleak --flame-graph leaks\n"
+		"           pp-record kmemleak --user --bpf -p PID -d 60; pp-analyze kmemleak\n",
 	.opts = PP_OPT_INTERVAL | PP_OPT_FLAME | PP_OPT_JSON,
 	.needs_system_wide = 1,
 	.mod_opts = kmemleak_opts,
+	.bpf_agg = PP_AGG_MEM,
+	.bpf_agg_opt = "bpf",
 	.events = pp_kmem__events,
 	.src_match = pp_kmem__src_match,
 	.init = kmemleak_init,
 	.sample = pp_kmem__sample,
 	.lost = pp_kmem__lost,
+	.bpf_item = pp_kmem__bpf_item,
 	.exit = pp_kmem__exit_task,
 	.interval = pp_kmem__interval,
 	.report = pp_kmem__report,

@@ -21,20 +21,26 @@ static const struct pp_mod_opt kmemprof_opts[] = {
 const struct pp_analyzer pp_analyzer_kmemprof = {
 	.name = "kmemprof",
 	.desc = "allocation hot spots: bytes and calls per allocation stack (kernel or libc)",
-	.help = "pp-analyze kmemprof [--user [--libc PATH]] [--alloc EV --free EV] [--top N] [-i MS]\n"
-		"                    [--flame-graph FILE] [--json] [FILE | --live ...]\n"
+	.help = "pp-analyze kmemprof [--user [--libc PATH] [--bpf]] [--alloc EV --free EV] [--top N]\n"
+		"                    [-i MS] [--flame-graph FILE] [--json] [FILE | --live ...]\n"
 		"  bytes and calls per allocation stack, over the run or per -i interval; the same\n"
 		"  events as kmemleak (kernel allocators by default, --user for libc's)\n"
+		"  --user --bpf: libc's allocators summed per stack in the kernel (BPF uprobes): far\n"
+		"    less overhead and a far smaller file; -i then counts whole seconds\n"
 		"  --flame-graph FILE: FILE.folded and FILE.svg weighted by bytes allocated\n"
-		"  example: pp-record kmemprof --user -- ./app; pp-analyze kmemprof -i 1000\n",
+		"  example: pp-record kmemprof --user -- ./app; pp-analyze kmemprof -i 1000\n"
+		"           pp-record kmemprof --user --bpf -- ./app; pp-analyze kmemprof --flame-graph a\n",
 	.opts = PP_OPT_INTERVAL | PP_OPT_FLAME | PP_OPT_JSON,
 	.needs_system_wide = 1,
 	.mod_opts = kmemprof_opts,
+	.bpf_agg = PP_AGG_MEM,
+	.bpf_agg_opt = "bpf",
 	.events = pp_kmem__events,
 	.src_match = pp_kmem__src_match,
 	.init = kmemprof_init,
 	.sample = pp_kmem__sample,
 	.lost = pp_kmem__lost,
+	.bpf_item = pp_kmem__bpf_item,
 	.exit = pp_kmem__exit_task,
 	.interval = pp_kmem__interval,
 	.report = pp_kmem__report,

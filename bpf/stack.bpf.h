@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
  * Stacks named by a 64-bit hash of their frames, for the aggregators
- * (offcpu, lock). Define PP_STACKS_MAX (entries of `stacks`) first.
+ * (offcpu, lock, memleak). Define PP_STACKS_MAX (entries of `stacks`) first,
+ * and PP_STACK_CTX, the program's context type, when it is not a raw
+ * tracepoint's (a global function's ctx argument must name the type the
+ * verifier expects of the program: struct pt_regs for a uprobe).
  *
  * Unlike a STACK_TRACE map, whose ids are hash buckets that two different
  * stacks can collide in (the second one is then lost, for the whole run),
@@ -12,6 +15,10 @@
 #define PP_STACK_BPF_H
 
 #include "stack.h"
+
+#ifndef PP_STACK_CTX
+#define PP_STACK_CTX struct bpf_raw_tracepoint_args
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -68,7 +75,7 @@ static long stack_hash_block(__u32 block, void *arg)
  * The current stack (kernel, or user with BPF_F_USER_STACK) stored in
  * `stacks`. Return: its hash, 0 if there is none or it could not be stored.
  */
-__noinline __u64 stack_of(struct bpf_raw_tracepoint_args *ctx, __u64 flags)
+__noinline __u64 stack_of(PP_STACK_CTX *ctx, __u64 flags)
 {
 	__u32 zero = 0;
 	struct pp_stack *st = bpf_map_lookup_elem(&scratch, &zero);

@@ -227,19 +227,20 @@ int pp_bpf_agg__decode(const struct pp_item *item, struct pp_bpf_stacks *stacks,
 			return -ENOMEM;
 		return PP_BPF_AGG_STACK;
 	case PP_BPF_AGG_OFFCPU_REF:
+	case PP_BPF_AGG_MEM:
 		if (!stacks)
 			return 0;
 		if (item->size < PP_BPF_AGG_REF_SIZE)
 			return -EINVAL;
 		memcpy(&e->s, item->body, sizeof(e->s));
 		memcpy(ref, item->body + sizeof(e->s), sizeof(ref));
-		e->kind = PP_BPF_AGG_OFFCPU;
+		e->kind = item->kind == PP_BPF_AGG_MEM ? PP_BPF_AGG_MEM : PP_BPF_AGG_OFFCPU;
 		e->s.comm[sizeof(e->s.comm) - 1] = '\0';
 		e->kernel_ips = stacks_get(stacks, ref[0], &e->s.nr_kernel);
 		e->user_ips = stacks_get(stacks, ref[1], &e->s.nr_user);
 		e->has_waker = 0;
 		e->waker_ips = NULL;
-		return PP_BPF_AGG_OFFCPU;
+		return e->kind;
 	case PP_BPF_AGG_OFFCPU:
 	case PP_BPF_AGG_LOCK:
 		if (item->size < sizeof(e->s))
@@ -284,6 +285,18 @@ void pp_bpf_put_stack_def(struct pp_buf *payload, uint64_t id, const uint64_t *i
 	pp_item__end(payload, at);
 }
 
+/* An item of kind @kind: @hdr, then the names @kstack and @ustack. */
+static void put_ref(struct pp_buf *payload, uint16_t kind, const struct pp_bpf_agg_stack *hdr,
+		    uint64_t kstack, uint64_t ustack)
+{
+	uint64_t ref[2] = { kstack, ustack };
+	size_t at = pp_item__begin(payload, kind);
+
+	pp_buf__append(payload, hdr, sizeof(*hdr));
+	pp_buf__append(payload, ref, sizeof(ref));
+	pp_item__end(payload, at);
+}
+
 /**
  * pp_bpf_put_ref() - append an OFFCPU_REF item.
  * @payload: destination; @hdr: the aggregate (nr_kernel, nr_user 0);
@@ -292,10 +305,16 @@ void pp_bpf_put_stack_def(struct pp_buf *payload, uint64_t id, const uint64_t *i
 void pp_bpf_put_ref(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, uint64_t kstack,
 		    uint64_t ustack)
 {
-	uint64_t ref[2] = { kstack, ustack };
-	size_t at = pp_item__begin(payload, PP_BPF_AGG_OFFCPU_REF);
+	put_ref(payload, PP_BPF_AGG_OFFCPU_REF, hdr, kstack, ustack);
+}
 
-	pp_buf__append(payload, hdr, sizeof(*hdr));
-	pp_buf__append(payload, ref, sizeof(ref));
-	pp_item__end(payload, at);
+/**
+ * pp_bpf_put_mem() - append a MEM item (the layout of OFFCPU_REF).
+ * @payload: destination; @hdr: the aggregate (state 'A', 'O' or 'F');
+ * @kstack, @ustack: names of stacks defined before (0: none).
+ */
+void pp_bpf_put_mem(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, uint64_t kstack,
+		    uint64_t ustack)
+{
+	put_ref(payload, PP_BPF_AGG_MEM, hdr, kstack, ustack);
 }

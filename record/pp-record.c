@@ -168,6 +168,7 @@ struct opts {
 	const char *profiler;	/* pp-record PROFILER ...: events chosen by the module */
 	struct pp_bpf_filter_opts bpf;	/* in-kernel filters on every event */
 	int agg_kind;		/* enum pp_agg: the profiler's BPF aggregator, 0 none */
+	char agg_path[400];	/* the binary it probes (pp_event_reqs.agg_path) */
 	const char *bpf_output;	/* --bpf-output SRC: a BPF event source */
 	int system_wide;	/* a module's events must see every task (pp_event_reqs) */
 	uint64_t rotate_ns, rotate_bytes;	/* --rotate TIME|SIZE */
@@ -377,8 +378,12 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 			o->duration = (double)po.duration_ns / 1e9;
 	}
 	o->profiler = argv[0];
-	/* the module says which in-kernel aggregator it reads (struct pp_analyzer.bpf_agg) */
-	o->agg_kind = a->bpf_agg;
+	/*
+	 * The module says which in-kernel aggregator it reads (struct
+	 * pp_analyzer.bpf_agg, when its options ask for it: kmemleak --bpf).
+	 */
+	o->agg_kind = reqs.agg;
+	snprintf(o->agg_path, sizeof(o->agg_path), "%s", reqs.agg_path);
 }
 
 static void die_usage(const char *fmt, ...)
@@ -1221,6 +1226,7 @@ struct rec {
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
 	struct pp_bpf_offcpu *offcpu;	/* pp-record offcpu */
 	struct pp_bpf_lock *lockp;	/* pp-record lock */
+	struct pp_bpf_mem *mem;		/* pp-record kmemleak|kmemprof --user --bpf */
 	struct pp_bpf_output *bpfout;	/* --bpf-output */
 	int agg_pending;		/* the writer should drain the aggregator */
 	struct pp_rotate rot;		/* --rotate, --flight-recorder: the files */
@@ -1464,8 +1470,10 @@ static void write_agg(struct rec *r)
 	pp_buf__init(&m);
 	if (r->offcpu)
 		n = pp_bpf_offcpu__drain(r->offcpu, &p, &first, &last, r->syms, &t, &m);
-	else
+	else if (r->lockp)
 		n = pp_bpf_lock__drain(r->lockp, &p, &first, &last, r->syms, &t, &m);
+	else
+		n = pp_bpf_mem__drain(r->mem, &p, &first, &last, r->syms, &t, &m);
 	write_meta(r, PP_CHUNK_TASKS, &t);
 	write_meta(r, PP_CHUNK_MMAPS, &m);
 	if (n >= 0 && p.len && !r->fatal) {
@@ -1501,8 +1509,10 @@ static int agg_close(struct rec *r)
 		return 0;
 	if (r->offcpu)
 		pp_bpf_offcpu__flip(r->offcpu);
-	else
+	else if (r->lockp)
 		pp_bpf_lock__flip(r->lockp);
+	else
+		pp_bpf_mem__flip(r->mem);
 	return 1;
 }
 
@@ -1599,6 +1609,13 @@ static void attach_bpf(struct rec *r, pid_t child, const pid_t *procs, int nr_pr
 		r->lockp = pp_bpf_lock__new(&lo, err, sizeof(err));
 		if (!r->lockp)
 			die("lock: %s", err);
+	} else if (o->agg_kind == PP_AGG_MEM) {
+		struct pp_bpf_mem_opts mo = { .pid = child > 0 ? child : 0, .pids = procs,
+					      .nr_pids = nr_procs, .libc = o->agg_path, .track = 1 };
+
+		r->mem = pp_bpf_mem__new(&mo, err, sizeof(err));
+		if (!r->mem)
+			die("%s --bpf: %s", o->profiler, err);
 	}
 }
 
@@ -2333,7 +2350,7 @@ int main(int argc, char **argv)
 	build_layout(&r);
 	attach_bpf(&r, child, o.pids ? procs : NULL, o.pids ? nr_procs : 0);
 	/* the aggregators' stacks need the maps that FORK and MMAP2 records tell */
-	if (r.offcpu || r.lockp)
+	if (r.offcpu || r.lockp || r.mem)
 		r.scan_syms = 1;
 	if (r.fl) {
 		r.scan_syms = 0;	/* each dump collects the symbols of its records */
@@ -2422,7 +2439,7 @@ int main(int argc, char **argv)
 	 */
 	flush_ns = (uint64_t)o.flush_ms * 1000000ull;
 	flush_next = t0 + flush_ns;
-	for (i = 0, agg_only = r.offcpu || r.lockp; i < r.el->nr_evsels; i++)
+	for (i = 0, agg_only = r.offcpu || r.lockp || r.mem; i < r.el->nr_evsels; i++)
 		agg_only &= r.el->evsels[i].attr.type == PERF_TYPE_SOFTWARE &&
 			    r.el->evsels[i].attr.config == PERF_COUNT_SW_DUMMY;
 	while (!got_stop) {
@@ -2459,7 +2476,7 @@ int main(int argc, char **argv)
 			if (flush_next <= now)
 				flush_next = now + flush_ns;
 		}
-		if ((r.offcpu || r.lockp) && now - agg_last >= 1000000000ull &&
+		if ((r.offcpu || r.lockp || r.mem) && now - agg_last >= 1000000000ull &&
 		    agg_close(&r)) {
 			/*
 			 * The window is closed, then the side-band read: every
@@ -2496,7 +2513,7 @@ int main(int argc, char **argv)
 
 	/* stop */
 	status_clear();	/* the summary replaces it */
-	if (r.offcpu || r.lockp)
+	if (r.offcpu || r.lockp || r.mem)
 		agg_close(&r);
 	pp_perf_evlist__disable(r.el);
 	drain(&r);
@@ -2508,7 +2525,7 @@ int main(int argc, char **argv)
 	pthread_cond_signal(&r.cond);
 	pthread_mutex_unlock(&r.lock);
 	pthread_join(wt, NULL);
-	if (!r.fatal && (r.offcpu || r.lockp))
+	if (!r.fatal && (r.offcpu || r.lockp || r.mem))
 		write_agg(&r);
 	if (!r.fatal)
 		write_syms(&r);
@@ -2543,7 +2560,7 @@ int main(int argc, char **argv)
 					"recorder: %llu dumps next to %s%s\n", secs,
 					(unsigned long long)total, (unsigned long long)r.dumps,
 					o.output, r.dump_fail ? " (some failed)" : "");
-			else if (total || !(r.offcpu || r.lockp))
+			else if (total || !(r.offcpu || r.lockp || r.mem))
 				fprintf(stderr, "pp-record: %.3f s, %llu events recorded, %s written "
 					"to %s (%.1f bytes/event, data compression %.2fx)\n", secs,
 					(unsigned long long)total, sz, out_name,
@@ -2590,9 +2607,10 @@ int main(int argc, char **argv)
 			if (r.stepped_down)
 				fprintf(stderr, "  %llu chunks compressed at a faster level to keep "
 					"up\n", (unsigned long long)r.stepped_down);
-			if (r.offcpu || r.lockp)
+			if (r.offcpu || r.lockp || r.mem)
 				fprintf(stderr, "  %s: %llu aggregated stacks in %llu windows\n",
-					r.offcpu ? "offcpu" : "lock", (unsigned long long)r.agg_items,
+					r.offcpu ? "offcpu" : r.lockp ? "lock" : o.profiler,
+					(unsigned long long)r.agg_items,
 					(unsigned long long)r.agg_windows);
 			if (r.unwritten_ev || fatal)
 				fprintf(stderr, "  lost: %llu events recorded but not written (write "
@@ -2612,6 +2630,7 @@ int main(int argc, char **argv)
 	pp_bpf_filter__free(r.filter);
 	pp_bpf_offcpu__free(r.offcpu);
 	pp_bpf_lock__free(r.lockp);
+	pp_bpf_mem__free(r.mem);
 	pp_bpf_output__free(r.bpfout);
 	pp_flight__free(r.fl);
 	free(r.trigger);

@@ -20,6 +20,9 @@
 /* The module interface numbers aggregators as the file numbers windows. */
 _Static_assert((int)PP_AGG_OFFCPU == (int)PP_BPF_SRC_OFFCPU, "offcpu window source");
 _Static_assert((int)PP_AGG_LOCK == (int)PP_BPF_SRC_LOCK, "lock window source");
+_Static_assert((int)PP_AGG_MEM == (int)PP_BPF_SRC_MEM, "mem window source");
+_Static_assert(PP_BPF_MEM_ALLOCS == PP_MEM_ALLOCS && PP_BPF_MEM_LIVE == PP_MEM_LIVE &&
+	       PP_BPF_MEM_FREES == PP_MEM_FREES, "mem item states");
 
 #define BPFAGG_DRAIN_NS		1000000000ull	/* live: drain as often as pp-record */
 /*
@@ -37,6 +40,7 @@ struct pp_bpfagg {
 	size_t ips_cap;
 	struct pp_bpf_offcpu *offcpu;	/* live source */
 	struct pp_bpf_lock *lock;
+	struct pp_bpf_mem *mem;
 	uint64_t next_drain;
 	int win_skip;			/* --time: this window is outside it, and so its stacks */
 };
@@ -110,6 +114,17 @@ static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
 	it.max_ns = e->s.max_ns;
 	it.addr = e->s.addr;
 	it.state = e->s.state;
+	if (agg == PP_AGG_MEM) {
+		it.bytes = e->s.total_ns;
+		it.oldest_ns = e->s.state == PP_MEM_LIVE ? e->s.max_ns : 0;
+		if (e->s.state == PP_MEM_FREES) {
+			it.frees_unknown = e->s.addr;
+			it.failed = e->s.total_ns;
+			it.untracked = e->s.max_ns;
+			it.bytes = 0;
+		}
+		it.total_ns = it.max_ns = it.addr = 0;
+	}
 	copy_ips(ba->ips, e->kernel_ips, (unsigned int)nk);
 	copy_ips(ba->ips + nk, e->user_ips, (unsigned int)nu);
 	it.kernel_ips = ba->ips;
@@ -169,6 +184,12 @@ int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
 			ba->win_skip = s->win && (w.end_ns < s->win_start || w.start_ns > s->win_end);
 			if (ba->win_skip)
 				continue;
+			/*
+			 * -i: the boundaries passed before the window began end
+			 * their intervals; its sums go to the interval it began in
+			 * (a window is the drain period, a second).
+			 */
+			pp_session__tick(s, w.start_ns);
 			memset(&wi, 0, sizeof(wi));
 			wi.kind = PP_BPF_ITEM_WINDOW;
 			wi.agg = (int)w.source;
@@ -179,7 +200,8 @@ int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
 			s->a.bpf_item(s, &wi);
 			continue;
 		}
-		agg = k == PP_BPF_AGG_OFFCPU ? PP_AGG_OFFCPU : k == PP_BPF_AGG_LOCK ? PP_AGG_LOCK : 0;
+		agg = k == PP_BPF_AGG_OFFCPU ? PP_AGG_OFFCPU : k == PP_BPF_AGG_LOCK ? PP_AGG_LOCK :
+		      k == PP_BPF_AGG_MEM ? PP_AGG_MEM : 0;
 		if (!agg || agg != s->a.bpf_agg || ba->win_skip)
 			continue;
 		if (deliver_stack(s, ba, &e, agg))
@@ -206,6 +228,9 @@ int pp_bpfagg__open_live(struct pp_session *s, pid_t workload)
 	struct pp_bpfagg *ba;
 	char err[256];
 
+	/* an optional aggregator (kmemleak --bpf) not asked for: the module's events */
+	if (s->a.bpf_agg_opt && !pp_opts__mod(&s->opts, s->a.bpf_agg_opt))
+		s->a.bpf_agg = 0;
 	if (!s->a.bpf_agg)
 		return 0;
 	ba = bpfagg_get(s);
@@ -224,12 +249,25 @@ int pp_bpfagg__open_live(struct pp_session *s, pid_t workload)
 		struct pp_bpf_lock_opts o = { .pids = pids, .nr_pids = nr };
 
 		ba->lock = pp_bpf_lock__new(&o, err, sizeof(err));
+	} else if (s->a.bpf_agg == PP_AGG_MEM) {
+		struct pp_event_reqs reqs;
+		struct pp_bpf_mem_opts o = { .pids = pids, .nr_pids = nr, .track = 1 };
+
+		/* the module names the libc, as its events would */
+		memset(&reqs, 0, sizeof(reqs));
+		if (!s->a.events || s->a.events(&s->opts, &reqs) || !reqs.agg_path[0]) {
+			fprintf(stderr, "pp-analyze: %s: %s\n", s->a.name,
+				reqs.err[0] ? reqs.err : "no binary to probe");
+			return -EINVAL;
+		}
+		o.libc = reqs.agg_path;
+		ba->mem = pp_bpf_mem__new(&o, err, sizeof(err));
 	} else {
 		fprintf(stderr, "pp-analyze: %s: unknown BPF aggregator %d\n", s->a.name,
 			s->a.bpf_agg);
 		return -EINVAL;
 	}
-	if (!ba->offcpu && !ba->lock) {
+	if (!ba->offcpu && !ba->lock && !ba->mem) {
 		int ret = errno ? -errno : -EINVAL;
 
 		fprintf(stderr, "pp-analyze: %s\n", err);
@@ -251,13 +289,15 @@ void pp_bpfagg__drain(struct pp_session *s)
 	struct pp_buf b;
 	int n;
 
-	if (!ba || (!ba->offcpu && !ba->lock))
+	if (!ba || (!ba->offcpu && !ba->lock && !ba->mem))
 		return;
 	pp_buf__init(&b);
 	if (ba->offcpu)
 		n = pp_bpf_offcpu__drain(ba->offcpu, &b, NULL, NULL, NULL, NULL, NULL);
-	else
+	else if (ba->lock)
 		n = pp_bpf_lock__drain(ba->lock, &b, NULL, NULL, NULL, NULL, NULL);
+	else
+		n = pp_bpf_mem__drain(ba->mem, &b, NULL, NULL, NULL, NULL, NULL);
 	if (n < 0)
 		pp_session__warn(s, "reading the BPF aggregate: %s", strerror(-n));
 	else if (pp_bpfagg__payload(s, b.data, b.len))
@@ -275,7 +315,7 @@ void pp_bpfagg__poll(struct pp_session *s, uint64_t now)
 {
 	struct pp_bpfagg *ba = s->bpfagg;
 
-	if (ba && (ba->offcpu || ba->lock) && now >= ba->next_drain)
+	if (ba && (ba->offcpu || ba->lock || ba->mem) && now >= ba->next_drain)
 		pp_bpfagg__drain(s);
 }
 
@@ -313,6 +353,7 @@ void pp_bpfagg__free(struct pp_session *s)
 		return;
 	pp_bpf_offcpu__free(ba->offcpu);
 	pp_bpf_lock__free(ba->lock);
+	pp_bpf_mem__free(ba->mem);
 	pp_bpf_stacks__free(ba->stacks);
 	free(ba->ips);
 	free(ba);

@@ -34,6 +34,8 @@ int pp_analyzer__record_events(const char *profiler, int argc, char **argv,
 	ret = pp_opts__parse(a, argc, argv, &o, err, errlen);
 	if (ret)
 		return ret;
+	/* the aggregator, unless it is optional and not asked for (kmemleak --bpf) */
+	out->agg = a->bpf_agg_opt && !pp_opts__mod(&o, a->bpf_agg_opt) ? 0 : a->bpf_agg;
 	if (a->events) {
 		ret = a->events(&o, out);
 		if (ret)	/* the module's own words, else the errno's */

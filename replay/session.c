@@ -313,6 +313,11 @@ struct tep_handle *pp_session__tep(const struct pp_session *s) { return s->tep; 
  * @s: session. Return: counters.
  */
 const struct pp_session_stats *pp_session__stats(const struct pp_session *s) { return &s->stats; }
+/**
+ * pp_session__bpf_agg() - the aggregator the session reads.
+ * @s: session. Return: enum pp_agg, 0 for none.
+ */
+int pp_session__bpf_agg(const struct pp_session *s) { return s->a.bpf_agg; }
 
 /**
  * pp_session__interval_start() - start of the interval being ended.
@@ -2225,8 +2230,15 @@ static int check_names(struct pp_session *s)
 	if (s->a.bpf_agg) {
 		if (pp_bpfagg__file_has(s))
 			return 0;
+		/* an optional aggregator (kmemleak --bpf): the file is read by its events */
+		if (s->a.bpf_agg_opt && !pp_opts__mod(&s->opts, s->a.bpf_agg_opt))
+			s->a.bpf_agg = 0;
+	}
+	if (s->a.bpf_agg) {
 		fprintf(stderr, "pp-analyze: %s: %s holds no %s aggregates (record them with: "
-			"pp-record %s ...)\n", s->a.name, s->path, s->a.name, s->a.name);
+			"pp-record %s %s%s%s...)\n", s->a.name, s->path, s->a.name, s->a.name,
+			s->a.bpf_agg_opt ? "--" : "", s->a.bpf_agg_opt ? s->a.bpf_agg_opt : "",
+			s->a.bpf_agg_opt ? " " : "");
 		return -ENOENT;
 	}
 	if (s->a.events && !s->nr_specs && !module_events_held(s, names, sizeof(names))) {

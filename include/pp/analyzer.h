@@ -214,6 +214,14 @@ enum pp_agg {
 	PP_AGG_NONE	= 0,
 	PP_AGG_OFFCPU	= 1,		/* off-CPU time per stack (sched_switch) */
 	PP_AGG_LOCK	= 2,		/* futex wait time per stack and waker */
+	PP_AGG_MEM	= 3,		/* libc allocations and live blocks per stack */
+};
+
+/* What a mem aggregate is (struct pp_bpf_item.state of agg PP_AGG_MEM). */
+enum pp_bpf_mem_state {
+	PP_BPF_MEM_ALLOCS = 'A',	/* allocated in the window */
+	PP_BPF_MEM_LIVE   = 'O',	/* still allocated at its end */
+	PP_BPF_MEM_FREES  = 'F',	/* freed in the window */
 };
 
 /* What a struct pp_bpf_item is. */
@@ -237,6 +245,16 @@ enum pp_bpf_item_kind {
  * @pid, @tid, @comm: the task (process and thread).
  * @total_ns, @count, @max_ns: time blocked (offcpu) or waiting (lock) in
  *     the window, number of episodes, the longest one.
+ * mem: @state says what the item is: PP_BPF_MEM_ALLOCS ('A') what the task's
+ *     process allocated from the stack in the window (@bytes, @count calls;
+ *     @tid, @comm the first thread); PP_BPF_MEM_LIVE ('O') its blocks from the
+ *     stack still allocated at the window's end (@bytes, @count blocks,
+ *     @oldest_ns when the oldest was allocated, @tid its thread);
+ *     PP_BPF_MEM_FREES ('F', no stack) the process's frees in the window (@count
+ *     of blocks allocated while probed, @frees_unknown of blocks allocated
+ *     before, @failed allocator calls that returned no memory, @untracked
+ *     posix_memalign blocks whose pointer could not be read). The live
+ *     blocks of each window replace the last window's.
  * @addr: lock: the futex user address; offcpu: 0.
  * @state: offcpu: 'S', 'D' or 'R' (preempted); lock: 0.
  * @kernel_ips, @nr_kernel; @user_ips, @nr_user: the stacks, innermost
@@ -264,6 +282,7 @@ struct pp_bpf_item {
 	char waker_comm[16];
 	const uint64_t *waker_ips;
 	uint32_t nr_waker;
+	uint64_t bytes, oldest_ns, frees_unknown, failed, untracked;	/* mem */
 };
 
 /**
@@ -310,6 +329,11 @@ struct pp_src_event {
  *           `pp-record PROFILER` loads it and writes what it sums into the
  *           file, --live loads it for the run; either way the replay core
  *           hands its items to @bpf_item.
+ * @bpf_agg_opt: the module option that asks for @bpf_agg ("bpf": kmemleak
+ *           --user --bpf), NULL when the module always reads it. With it,
+ *           @bpf_agg is loaded only when the option is given, and a file is
+ *           read through @bpf_agg when it holds its windows, through the
+ *           module's events otherwise.
  * @events: the events it needs for @o (default when NULL: each -e as given).
  * @init: validate options against the session's events, allocate state in
  *        pp_session__set_priv(); return 0 or -errno (with a message printed).
@@ -342,6 +366,7 @@ struct pp_analyzer {
 	int no_symbols;
 	const struct pp_mod_opt *mod_opts;
 	int bpf_agg;
+	const char *bpf_agg_opt;
 	int (*events)(const struct pp_opts *o, struct pp_event_reqs *out);
 	int (*init)(struct pp_session *s);
 	void (*sample)(struct pp_session *s, const struct pp_event *e);

@@ -26,7 +26,23 @@ enum pp_bpf_agg_kind {
 	PP_BPF_AGG_LOCK   = 3,		/* struct pp_bpf_agg_stack + ips */
 	PP_BPF_AGG_STACK  = 4,		/* struct pp_bpf_agg_stack_def + ips: a named stack */
 	PP_BPF_AGG_OFFCPU_REF = 5,	/* struct pp_bpf_agg_stack + two stack names */
+	PP_BPF_AGG_MEM    = 6,		/* struct pp_bpf_agg_stack + two stack names */
 };
+
+/*
+ * Item body of kind PP_BPF_AGG_MEM: laid out as OFFCPU_REF (the frames
+ * defined by STACK items), its fields read by @state:
+ * 'A' allocations of the window: total_ns = bytes, count = calls;
+ * 'O' live blocks at the window's end: total_ns = bytes, count = blocks,
+ *     max_ns = allocation time of the oldest (CLOCK_MONOTONIC), tid its thread;
+ * 'F' frees of the window, no stack: count = of blocks allocated while
+ *     probed, addr = of blocks allocated before, total_ns = allocator calls
+ *     that failed, max_ns = posix_memalign blocks whose pointer could not
+ *     be read (counted in the sums, not kept as live).
+ */
+#define PP_MEM_ALLOCS	'A'
+#define PP_MEM_LIVE	'O'
+#define PP_MEM_FREES	'F'
 
 /*
  * Item body of kind PP_BPF_AGG_STACK: 16 bytes, then u64 ips[nr], innermost
@@ -50,6 +66,7 @@ _Static_assert(sizeof(struct pp_bpf_agg_stack_def) == 16, "stack definition is 1
 enum pp_bpf_agg_source {
 	PP_BPF_SRC_OFFCPU = 1,
 	PP_BPF_SRC_LOCK   = 2,
+	PP_BPF_SRC_MEM    = 3,
 };
 
 /*
@@ -144,6 +161,12 @@ void pp_bpf_put_stack_def(struct pp_buf *payload, uint64_t id, const uint64_t *i
 void pp_bpf_put_ref(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, uint64_t kstack,
 		    uint64_t ustack);
 
+/**
+ * pp_bpf_put_mem() - append a MEM item: as pp_bpf_put_ref().
+ */
+void pp_bpf_put_mem(struct pp_buf *payload, const struct pp_bpf_agg_stack *hdr, uint64_t kstack,
+		    uint64_t ustack);
+
 /* ---- the stack table ---- */
 
 /*
@@ -184,10 +207,10 @@ struct pp_bpf_agg_entry {
  * pp_bpf_agg__decode() - check and decode one BPF_AGG item.
  * @item: from pp_item_iter__next() over a BPF_AGG payload.
  * @stacks: table that STACK items fill and OFFCPU_REF items read (a
- *          reference to an undefined stack reads as no stack); NULL: STACK
- *          and OFFCPU_REF items are skipped like unknown kinds.
- * @e: receives a stack item (kinds OFFCPU, LOCK; an OFFCPU_REF item is
- *     returned as OFFCPU, its frames lent from @stacks).
+ *          reference to an undefined stack reads as no stack); NULL: STACK,
+ *          OFFCPU_REF and MEM items are skipped like unknown kinds.
+ * @e: receives a stack item (kinds OFFCPU, LOCK, MEM; an OFFCPU_REF item
+ *     is returned as OFFCPU, its frames, and a MEM item's, lent from @stacks).
  * @w: receives a window (kind WINDOW); may be NULL.
  *
  * Return: the kind, 0 for an unknown kind (skip it), -EINVAL if malformed,

@@ -267,6 +267,48 @@ struct pp_ksym_bpf *pp_bpf_lock__ksym(struct pp_bpf_lock *lk);
 /** pp_bpf_lock__free() - detach and free; accepts NULL. */
 void pp_bpf_lock__free(struct pp_bpf_lock *lk);
 
+/* ---- libc's allocators aggregated at their uprobes (kmemleak/kmemprof --bpf) ---- */
+
+/*
+ * Targets: the uprobes fire in @pid and the @nr_pids processes of @pids
+ * (each probe is attached per process); none (0, 0) = every process that
+ * maps @libc, but the caller's own.
+ */
+struct pp_bpf_mem_opts {
+	pid_t pid;			/* this process (tgid); 0 = see above */
+	const pid_t *pids;		/* and these */
+	int nr_pids;
+	const char *libc;		/* the libc whose allocators are probed */
+	int track;			/* keep the live blocks (kmemleak), not only the sums */
+};
+
+struct pp_bpf_mem;
+
+/**
+ * pp_bpf_mem__new() - load the allocator program and attach it to the
+ * allocators of @o->libc (file offsets of their ELF symbols).
+ * @o: options (@o->libc is required); @err, @errlen: message on failure.
+ * Return: the collector, or NULL with errno set.
+ */
+struct pp_bpf_mem *pp_bpf_mem__new(const struct pp_bpf_mem_opts *o, char *err, size_t errlen);
+
+/**
+ * pp_bpf_mem__drain() - as pp_bpf_offcpu__drain(), with MEM items after a
+ * WINDOW of source MEM: what each (process, user stack) allocated in the
+ * window, each process's frees, and (with @o->track) the live blocks per
+ * (process, stack) at the drain.
+ * Return: number of MEM items, or -errno.
+ */
+int pp_bpf_mem__drain(struct pp_bpf_mem *mc, struct pp_buf *payload, uint64_t *first_ts,
+		      uint64_t *last_ts, struct pp_syms *syms, struct pp_buf *tasks,
+		      struct pp_buf *mmaps);
+
+/** pp_bpf_mem__flip() - as pp_bpf_offcpu__flip(). @mc: collector. */
+void pp_bpf_mem__flip(struct pp_bpf_mem *mc);
+
+/** pp_bpf_mem__free() - detach and free; accepts NULL. */
+void pp_bpf_mem__free(struct pp_bpf_mem *mc);
+
 /* ---- BPF output events: records a BPF program emits, described by BTF ---- */
 
 /*

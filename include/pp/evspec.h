@@ -175,6 +175,10 @@ struct pp_event_req {
  * @task_only: the module has .needs_system_wide, but these events follow
  * only the targets (kmemleak --user: uprobes on the targets' libc, not on
  * every process of the host); the module still filters on the targets.
+ * @agg: the in-kernel aggregator to load (enum pp_agg, 0 none): the module's
+ * .bpf_agg, unless its .bpf_agg_opt is not among the options.
+ * @agg_path: the binary the module's BPF aggregator probes, when it probes
+ * one (kmemleak --user --bpf: the libc, found as the uprobe mode finds it).
  * @err: a module's events() that fails says why here, one line without a
  * tool prefix: the tool that asked (pp-record, pp-analyze --live) prints it.
  */
@@ -183,6 +187,8 @@ struct pp_event_reqs {
 	int nr;
 	int system_wide;
 	int task_only;
+	int agg;
+	char agg_path[400];
 	char err[192];
 };
 

@@ -201,6 +201,13 @@ void pp_session__set_priv(struct pp_session *s, void *priv);
 struct tep_handle *pp_session__tep(const struct pp_session *s);
 const struct pp_session_stats *pp_session__stats(const struct pp_session *s);
 /**
+ * pp_session__bpf_agg() - the in-kernel aggregator whose items the session
+ * hands to ->bpf_item() (enum pp_agg), 0 when it reads events: known from
+ * ->init() on. A module whose aggregator is optional (.bpf_agg_opt) asks
+ * it to know which of the two a file or a live run holds.
+ */
+int pp_session__bpf_agg(const struct pp_session *s);
+/**
  * pp_session__interval_start() - where the interval that ->interval() is
  * ending began (the previous -i boundary, or the first event): an
  * interval callback computes its real length as @now minus this. The last
