@@ -1405,22 +1405,7 @@ static void flame(struct pp_session *s, struct kmem *km, const char *name)
 		pp_session__fail(s, -ENOMEM);
 		return;
 	}
-	if (leak && km->bpf) {
-		for (size_t i = 0; i < km->nr_stks; i++) {
-			struct kstk *st = &km->stks[i];
-			int32_t *fids;
-
-			if (!st->live_bytes)
-				continue;
-			fids = stack_fids(s, km, fg, st);
-			if (!fids)
-				break;
-			ids[0] = (uint32_t)pp_flame__intern(fg, stack_comm(s, st));
-			for (uint32_t f = 0; f < st->nr; f++)
-				ids[1 + f] = (uint32_t)fids[f];
-			pp_flame__add_ids(fg, ids, st->nr + 1, st->live_bytes);
-		}
-	} else if (leak) {
+	if (leak && !km->bpf) {
 		for (size_t i = 0; i < km->obj_cap; i++) {
 			const struct kobj *ob = &km->objs[i];
 			struct kstk *st;
@@ -1438,11 +1423,13 @@ static void flame(struct pp_session *s, struct kmem *km, const char *name)
 			pp_flame__add_ids(fg, ids, st->nr + 1, ob->size);
 		}
 	} else {
+		/* per stack: what is still allocated (kmemleak from BPF aggregates), or all of it */
 		for (size_t i = 0; i < km->nr_stks; i++) {
 			struct kstk *st = &km->stks[i];
+			uint64_t bytes = leak ? st->live_bytes : st->tot_bytes;
 			int32_t *fids;
 
-			if (!st->tot_bytes)
+			if (!bytes)
 				continue;
 			fids = stack_fids(s, km, fg, st);
 			if (!fids)
@@ -1450,7 +1437,7 @@ static void flame(struct pp_session *s, struct kmem *km, const char *name)
 			ids[0] = (uint32_t)pp_flame__intern(fg, stack_comm(s, st));
 			for (uint32_t f = 0; f < st->nr; f++)
 				ids[1 + f] = (uint32_t)fids[f];
-			pp_flame__add_ids(fg, ids, st->nr + 1, st->tot_bytes);
+			pp_flame__add_ids(fg, ids, st->nr + 1, bytes);
 		}
 	}
 	{
