@@ -59,6 +59,7 @@ static int bp_events(const struct pp_opts *o, struct pp_event_reqs *out)
 			 o->input);
 		out->req[out->nr].spec = sp;
 		out->req[out->nr++].callchain = 1;
+		out->input_used = 1;
 	}
 	if (!out->nr) {
 		snprintf(out->err, sizeof(out->err),

@@ -339,11 +339,14 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 		pp_analyzer__help(a, stdout);
 		exit(0);
 	}
-	/* pp-analyze's FILE means nothing to a recording: a stray word is a mistake */
-	if (parsed && po.input)
+	ret = pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err));
+	/*
+	 * pp-analyze's FILE means nothing to a recording: a stray word is a
+	 * mistake, unless the module took it (breakpoint's ADDR).
+	 */
+	if (parsed && po.input && (ret || !reqs.input_used))
 		die_usage("%s: unexpected argument '%s' (a COMMAND to record goes after --: "
 			  "pp-record %s [OPTIONS] -- COMMAND)", argv[0], po.input, argv[0]);
-	ret = pp_analyzer__record_events(argv[0], n, &argv[1], &reqs, err, sizeof(err));
 	if (ret == -ENODEV)	/* the host lacks the hardware: no usage error */
 		die("%s: %s", argv[0], err);
 	if (ret)

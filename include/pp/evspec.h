@@ -181,12 +181,15 @@ struct pp_event_req {
  * one (kmemleak --user --bpf: the libc, found as the uprobe mode finds it).
  * @err: a module's events() that fails says why here, one line without a
  * tool prefix: the tool that asked (pp-record, pp-analyze --live) prints it.
+ * @input_used: 1 when events() took the positional word as its argument
+ * (`pp-record breakpoint 0x601040/8:w`), which then names no file.
  */
 struct pp_event_reqs {
 	struct pp_event_req req[PP_MAX_EVENT_REQS];
 	int nr;
 	int system_wide;
 	int task_only;
+	int input_used;
 	int agg;
 	char agg_path[400];
 	char err[192];
