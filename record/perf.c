@@ -538,8 +538,30 @@ int pp_perf_evlist__poll(struct pp_perf_evlist *el, int timeout_ms, int *hup)
 	n = epoll_wait(el->epfd, evs, 64, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
-	for (i = 0; i < n; i++)
-		h += !!(evs[i].events & EPOLLHUP);
+	for (i = 0; i < n; i++) {
+		uint32_t ci = evs[i].data.u32;
+		struct pp_perf_ring *ring;
+
+		if (!(evs[i].events & EPOLLHUP))
+			continue;
+		h++;
+		/*
+		 * The task of the ring's fd exited (-p PID): its HUP stays
+		 * set, and level-triggered it would end every wait at once,
+		 * a busy loop until the recording stops. Edge-triggered, the
+		 * ring still wakes us when other threads' records reach its
+		 * watermark.
+		 */
+		if (ci >= (uint32_t)el->nr_cpus)
+			continue;
+		ring = &el->rings[ci];
+		if (!ring->hup && ring->fd >= 0) {
+			struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u32 = ci };
+
+			if (!epoll_ctl(el->epfd, EPOLL_CTL_MOD, ring->fd, &ev))
+				ring->hup = 1;
+		}
+	}
 	if (hup)
 		*hup = h;
 	return n;

@@ -64,6 +64,7 @@ struct pp_perf_ring {
 	uint64_t tail;			/* our read cursor, published by read_end() */
 	uint8_t *bounce;		/* 64 KiB: a wrapped record is copied here */
 	uint64_t corrupt;		/* times a bad record size made us skip to head */
+	int hup;			/* its fd's task exited: polled edge-triggered */
 };
 
 /**
