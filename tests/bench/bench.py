@@ -302,6 +302,9 @@ class Runs:
         return med(xs) * scale if xs else None
 
 
+file_ev = {}
+
+
 def record_round(name, cmd, out, counts, ok, res, files):
     r = res[name]
     try:
@@ -317,6 +320,8 @@ def record_round(name, cmd, out, counts, ok, res, files):
           cpu=m["cpu"] * 1e9 / max(ev, 1), rss=m["rss"],
           run=m["run"] * 1e9 / max(ev, 1), run_s=m["run"])
     files[name] = out
+    # the file kept is this round's: replay divides by its own events
+    file_ev[name] = ev
 
 
 def idle_round(name, cmd, out, ok, res):
@@ -513,7 +518,7 @@ def main():
         if file_key not in files or runs.crash:
             rep[name] = (CRASHED if runs.crash else None, None, None)
             return
-        n = runs.get("ev")
+        n = file_ev[file_key]
         walls, rsss, cpus = [], [], []
         for _ in range(ROUNDS):
             t = time_cmd(cmd)
