@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "pp/replay.h"
 
-#define PP_OUT_CAP	(1u << 20)
+#define PP_OUT_CAP	(1u << 16)
 
 /**
  * pp_out__init() - set up buffered output on @fd.
