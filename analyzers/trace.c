@@ -153,6 +153,8 @@ static void trace_sample(struct pp_session *s, const struct pp_event *e)
 		trace_stack(s, t, e, 0);
 		return;
 	}
+	if (e->evsel->tp)
+		pp_session__prefetch_event(s, e);
 	trace_head(s, e, e->evsel->name);
 	if (e->evsel->tp || e->evsel->btf)
 		pp_session__print_event(s, e);

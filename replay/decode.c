@@ -148,6 +148,15 @@ int pp_event__str(const struct pp_event *e, const struct tep_format_field *f, ch
  * pp_session__print_event() - write the decoded fields of a tracepoint event.
  * @s: session; @e: event.
  */
+void pp_session__prefetch_event(struct pp_session *s, const struct pp_event *e)
+{
+	struct pp_evsel *ev = (struct pp_evsel *)e->evsel;
+
+	(void)s;
+	if (ev->plan && e->raw)
+		pp_print_plan__prefetch(ev->plan, e->raw, e->raw_size);
+}
+
 void pp_session__print_event(struct pp_session *s, const struct pp_event *e)
 {
 	struct pp_evsel *ev = (struct pp_evsel *)e->evsel;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
+#include "pp/io.h"
 #include "pp/replay.h"
 
 enum step_kind {
@@ -68,6 +69,8 @@ struct pp_print_plan {
 	char *lits;		/* literal text, owned */
 	struct pnode *nodes;	/* every node, for freeing */
 	struct memo_slot *memo;	/* MEMO_SLOTS, allocated on first use; NULL: none */
+	const void *pf_raw;	/* the record pp_print_plan__prefetch() hashed */
+	size_t pf_slot;		/* and its slot */
 	int memo_off;		/* 1: no memory for it, do without */
 	uint32_t memo_from;	/* bytes before it are read by no field: not compared */
 	struct step steps[];
@@ -896,6 +899,32 @@ static size_t memo_hash(const uint8_t *raw, uint32_t size)
 	return (size_t)(h >> 40) % MEMO_SLOTS;
 }
 
+/* Whether @plan's memo may hold a record of @size bytes. */
+static int memo_fits(const struct pp_print_plan *plan, uint32_t size)
+{
+	return size <= MEMO_RAW + plan->memo_from && size > plan->memo_from && !plan->memo_off;
+}
+
+/**
+ * pp_print_plan__prefetch() - start loading the memo slot of a record that
+ * pp_print_plan__run() will print next: the slot is a cache miss on most
+ * records (the table is larger than the caches' share it gets), and what the
+ * caller prints before the fields (time, task) hides it.
+ * @plan: plan; @raw, @size: the tracepoint record.
+ */
+void pp_print_plan__prefetch(struct pp_print_plan *plan, const void *raw, uint32_t size)
+{
+	const char *m;
+
+	if (!plan->memo || !memo_fits(plan, size))
+		return;
+	plan->pf_raw = raw;
+	plan->pf_slot = memo_hash((const uint8_t *)raw + plan->memo_from, size - plan->memo_from);
+	m = (const char *)&plan->memo[plan->pf_slot];
+	for (size_t i = 0; i < sizeof(struct memo_slot); i += 64)
+		__builtin_prefetch(m + i);
+}
+
 /**
  * pp_print_plan__run() - print one record's fields with @plan, from its memo
  * when the same bytes were printed lately.
@@ -911,7 +940,7 @@ int pp_print_plan__run(struct pp_print_plan *plan, const void *raw, uint32_t siz
 	size_t start;
 	int ret;
 
-	if (size > MEMO_RAW + plan->memo_from || size <= plan->memo_from || plan->memo_off)
+	if (!memo_fits(plan, size))
 		return plan_run(plan, raw, size, o);
 	if (!plan->memo) {
 		plan->memo = calloc(MEMO_SLOTS, sizeof(*plan->memo));
@@ -919,10 +948,12 @@ int pp_print_plan__run(struct pp_print_plan *plan, const void *raw, uint32_t siz
 			plan->memo_off = 1;
 			return plan_run(plan, raw, size, o);
 		}
+		pp_prefault(plan->memo, MEMO_SLOTS * sizeof(*plan->memo));
 	}
 	key = (const uint8_t *)raw + plan->memo_from;
 	klen = size - plan->memo_from;
-	m = &plan->memo[memo_hash(key, klen)];
+	m = &plan->memo[plan->pf_raw == raw ? plan->pf_slot : memo_hash(key, klen)];
+	plan->pf_raw = NULL;
 	if (m->raw_len == klen && !memcmp(m->raw, key, klen)) {
 		pp_out__write(o, m->out, m->out_len);
 		return 0;

@@ -71,4 +71,11 @@ int pp_io__error(const struct pp_io *io);
 /** pp_io__free() - close and free; accepts NULL. */
 void pp_io__free(struct pp_io *io);
 
+/**
+ * pp_prefault() - fault in the pages of a new buffer in one call (one fault
+ * per page is slow in VMs); a no-op where the kernel lacks the advice.
+ * @p, @len: the buffer; only its whole pages are touched.
+ */
+void pp_prefault(void *p, size_t len);
+
 #endif /* PP_IO_H */

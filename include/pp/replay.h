@@ -374,6 +374,11 @@ uint64_t pp_session__sym_version(const struct pp_session *s, uint32_t pid, int k
 size_t pp_session__format_time(struct pp_session *s, uint64_t ts, char *buf);
 
 /**
+ * pp_session__prefetch_event() - start loading what printing @e's fields
+ * will read; call it before printing the line's head.
+ */
+void pp_session__prefetch_event(struct pp_session *s, const struct pp_event *e);
+/**
  * pp_session__print_event() - write the decoded fields of a tracepoint event
  * (like perf script), with the compiled plan when it handles the format.
  */
@@ -434,6 +439,11 @@ struct pp_print_plan *pp_print_plan__compile(struct tep_handle *tep, struct tep_
  */
 int pp_print_plan__run(struct pp_print_plan *plan, const void *raw, uint32_t size,
 		       struct pp_out *o);
+/**
+ * pp_print_plan__prefetch() - start loading what pp_print_plan__run() of
+ * the same record will read (call it, print the line's head, then run).
+ */
+void pp_print_plan__prefetch(struct pp_print_plan *plan, const void *raw, uint32_t size);
 /** pp_print_plan__free() - accepts NULL. */
 void pp_print_plan__free(struct pp_print_plan *plan);
 
