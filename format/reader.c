@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "pp/reader.h"
@@ -37,8 +36,10 @@ struct pp_reader {
 	uint64_t footer_off;
 	uint64_t pos;
 	uint64_t size;
-	uint8_t *stored;
-	size_t stored_cap;
+	uint8_t *win;		/* file bytes [win_off, win_off + win_len): chunks read */
+	size_t win_cap;
+	size_t win_len;
+	uint64_t win_off;
 	uint8_t *raw;
 	size_t raw_cap;
 	uint8_t *plain;		/* decoded DATA records of encoded chunks */
@@ -67,26 +68,6 @@ static void rd_print(struct pp_reader *r, int level, const char *fmt, ...)
 	r->opts.print(level, msg, r->opts.print_ctx);
 }
 
-/*
- * Fault in the pages of a new buffer area in one call: the chunk buffers are
- * touched whole at once anyway, and one fault per page cost a tenth of
- * replaying a small file (faults are slow in VMs). Kernels before 5.14 do
- * not know the advice: the pages then fault in as they are touched.
- */
-static void prefault(uint8_t *p, size_t len)
-{
-#ifdef MADV_POPULATE_WRITE
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + len) & ~(pg - 1);
-
-	if (e > a)
-		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-#else
-	(void)p;
-	(void)len;
-#endif
-}
-
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
 	uint8_t *nb;
@@ -100,7 +81,7 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 	nb = realloc(*buf, nc);
 	if (!nb)
 		return -ENOMEM;
-	prefault(nb + *cap, nc - *cap);
+	pp_prefault(nb + *cap, nc - *cap);
 	*buf = nb;
 	*cap = nc;
 	return 0;
@@ -130,6 +111,48 @@ int pp_reader__known_type(uint16_t type)
 }
 
 /*
+ * Chunks are read through a window: one pread brings a chunk's header,
+ * payload and trailer, and usually the next chunks of the file too (three
+ * preads per chunk were a tenth of a replay here). Small, as every stream of
+ * a replay has its own reader; a larger chunk widens it to its size.
+ */
+#define READ_WINDOW	(64 * 1024)
+
+/*
+ * The @len bytes at @off (within the file's size), from the window or
+ * read into it. Return: a pointer valid until the next call, or NULL with
+ * *err set (-ENODATA: the file is shorter than it said).
+ */
+static const uint8_t *read_span(struct pp_reader *r, uint64_t off, size_t len, int *err)
+{
+	size_t want = len > READ_WINDOW ? len : READ_WINDOW;
+	ssize_t n;
+
+	if (off >= r->win_off && off - r->win_off <= r->win_len &&
+	    len <= r->win_len - (off - r->win_off))
+		return r->win + (off - r->win_off);
+	if (want > r->size - off)
+		want = (size_t)(r->size - off);
+	r->win_len = 0;
+	if (grow(&r->win, &r->win_cap, want)) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	n = pp_io__pread(r->io, r->win, want, off);
+	if (n < 0) {
+		*err = (int)n;
+		return NULL;
+	}
+	r->win_off = off;
+	r->win_len = (size_t)n;
+	if ((size_t)n < len) {
+		*err = -ENODATA;
+		return NULL;
+	}
+	return r->win;
+}
+
+/*
  * An allocation failed: the host's limit, not damage in the file. Said as
  * such (a chunk reported "damaged" would send the user to the wrong
  * culprit); the caller gets -ENOMEM and stops.
@@ -149,7 +172,7 @@ static int no_memory(struct pp_reader *r, const struct pp_chunk_header *h, uint6
 static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uint64_t *next,
 		      int decode_unknown)
 {
-	uint8_t hb[PP_CH_HEADER_SIZE], tb[PP_CH_TRAILER_SIZE];
+	const uint8_t *hb, *stored, *tb;
 	struct pp_chunk_header *h = &r->hdr;
 	uint64_t end;
 	int err;
@@ -158,8 +181,8 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		return RC_EOF;
 	if (r->size - off < PP_CH_HEADER_SIZE)
 		return RC_TRUNC;
-	err = read_exact(r, hb, sizeof(hb), off);
-	if (err)
+	hb = read_span(r, off, PP_CH_HEADER_SIZE, &err);
+	if (!hb)
 		return err == -ENODATA ? RC_TRUNC : err;
 	if (pp_chunk_header__decode(hb, h))
 		return RC_BADHDR;
@@ -173,25 +196,25 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		if (!decode_unknown)
 			return RC_UNKNOWN;
 	}
-	if (grow(&r->stored, &r->stored_cap, h->stored_size ? h->stored_size : 1) ||
-	    grow(&r->raw, &r->raw_cap, h->raw_size ? h->raw_size : 1))
-		return no_memory(r, h, off, (size_t)h->stored_size + h->raw_size);
-	err = read_exact(r, r->stored, h->stored_size, off + PP_CH_HEADER_SIZE);
-	if (!err)
-		err = read_exact(r, tb, sizeof(tb), off + PP_CH_HEADER_SIZE + h->stored_size);
-	if (err)
-		return err == -ENODATA ? RC_TRUNC : err;
+	if (grow(&r->raw, &r->raw_cap, h->raw_size ? h->raw_size : 1))
+		return no_memory(r, h, off, h->raw_size);
+	stored = read_span(r, off + PP_CH_HEADER_SIZE, (size_t)h->stored_size + PP_CH_TRAILER_SIZE,
+			   &err);
+	if (!stored)
+		return err == -ENOMEM ? no_memory(r, h, off, h->stored_size) :
+		       err == -ENODATA ? RC_TRUNC : err;
+	tb = stored + h->stored_size;
 	if (pp_get_le32(tb) != PP_CHUNK_END_MAGIC || pp_get_le32(tb + 4) != h->stored_size) {
 		rd_print(r, 0, "chunk %llu at offset %llu: damaged trailer, chunk skipped",
 			 (unsigned long long)h->seq, (unsigned long long)off);
 		return RC_BADPAYLOAD;
 	}
-	if (pp_crc32c(0, r->stored, h->stored_size) != h->payload_crc) {
+	if (pp_crc32c(0, stored, h->stored_size) != h->payload_crc) {
 		rd_print(r, 0, "chunk %llu at offset %llu: payload CRC mismatch, chunk skipped",
 			 (unsigned long long)h->seq, (unsigned long long)off);
 		return RC_BADPAYLOAD;
 	}
-	err = pp_codec_decompress(h->codec, r->stored, h->stored_size, r->raw, h->raw_size);
+	err = pp_codec_decompress(h->codec, stored, h->stored_size, r->raw, h->raw_size);
 	if (err == -ENOMEM)
 		return no_memory(r, h, off, h->raw_size);
 	if (err) {
@@ -429,6 +452,11 @@ const struct pp_footer *pp_reader__footer(const struct pp_reader *r)
 struct pp_io *pp_reader__io(const struct pp_reader *r)
 {
 	return r->io;
+}
+
+size_t pp_reader__buffer_bytes(const struct pp_reader *r)
+{
+	return r->win_cap + r->raw_cap + r->plain_cap;
 }
 
 const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r)
@@ -718,7 +746,7 @@ void pp_reader__free(struct pp_reader *r)
 {
 	if (!r)
 		return;
-	free(r->stored);
+	free(r->win);
 	free(r->raw);
 	free(r->plain);
 	free(r->index);

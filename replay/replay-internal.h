@@ -51,6 +51,7 @@ struct pp_stream {
 	size_t cap;
 	struct pp_reader *rd;	/* file streams: a reader of their own, whose */
 	const uint8_t *data;	/* decoded chunk (data) is read in place */
+	size_t rd_bytes;	/* its buffers' size at the last memory check */
 	size_t len;
 	size_t off;		/* next record in data */
 	uint64_t *align;	/* a misaligned record's copy (65,536 bytes, on demand) */

@@ -1889,6 +1889,10 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 		st->len = c.size;
 		st->off = 0;
 		s->stats.data_chunks++;
+		/* a checkpoint when the reader's buffers grew, the only memory a load takes */
+		if (pp_reader__buffer_bytes(st->rd) == st->rd_bytes)
+			return 1;
+		st->rd_bytes = pp_reader__buffer_bytes(st->rd);
 		return !pp_session__mem_check(s);
 	}
 	return 0;

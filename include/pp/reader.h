@@ -128,6 +128,12 @@ const struct pp_index_entry *pp_reader__index(struct pp_reader *r, size_t *nr);
  */
 struct pp_io *pp_reader__io(const struct pp_reader *r);
 
+/**
+ * pp_reader__buffer_bytes() - what @r's chunk buffers hold allocated: it
+ * changes only when a larger chunk made them grow.
+ */
+size_t pp_reader__buffer_bytes(const struct pp_reader *r);
+
 /** pp_reader__stats() - damage and counters so far. */
 const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r);
 
