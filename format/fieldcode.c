@@ -661,7 +661,7 @@ static int fc_get(struct fc_dtab *t, uint32_t k, uint8_t *o, uint32_t size, uint
 int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_len)
 {
 	struct fc_hdr h;
-	struct pp_mru_ring *st = NULL;
+	struct pp_mru *st = NULL;
 	struct fc_dlay *lay = NULL;
 	struct fc_dtab *tabs = NULL;
 	size_t lpos = 0, out = 0, spos = 0;
@@ -678,7 +678,7 @@ int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_
 		err = -ENOMEM;
 		goto out;
 	}
-	pp_mru_ring_init(st, FC_MRU);
+	pp_mru_init(st, FC_MRU);
 	if (fc_tables(src, &h, tabs))
 		goto out;
 	for (uint32_t i = 0; i < h.nr_lay; i++) {
@@ -728,14 +728,15 @@ int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_
 			for (uint32_t k = 2; k < size / 4u; k++)
 				if (fc_get(t, k, rec, size, toff))
 					goto out;
-			pp_mru_ring_insert(st, rec, size);
+			pp_mru_insert(st, rec, size);
 		} else if (op) {
-			const uint8_t *from;
+			uint8_t i;
 
-			if (pp_mru_ring_hit(st, op - 1u, &from, &size) || size > h.plain - out)
+			if (pp_mru_take(st, op - 1u, &i) || st->n[i].size > h.plain - out)
 				goto out;
-			memcpy(rec, from, size);
-			st->rec[st->head] = rec;
+			size = st->n[i].size;
+			memcpy(rec, st->n[i].rec, size);
+			st->n[i].rec = rec;
 		} else {
 			if (h.nlits - lpos < 8)
 				goto out;
@@ -744,7 +745,7 @@ int pp_fieldcode_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_
 				goto out;
 			memcpy(rec, h.lits + lpos, size);
 			lpos += size;
-			pp_mru_ring_insert(st, rec, size);
+			pp_mru_insert(st, rec, size);
 		}
 		memcpy(&type, rec, 4);
 		if (type == 9 /* PERF_RECORD_SAMPLE */ && size >= 16) {

@@ -11,10 +11,12 @@
  * where walking a linked list chased up to 255 dependent pointers (the
  * encoder's hottest loop when many distinct records recur).
  *
- * The decoder's view of the same list (struct pp_mru_ring): a literal goes
- * in front by moving head down (O(1); when head reaches 0 the live entries
- * are moved back to the end, once every PP_MRU_SLOTS - 255 literals); a hit
- * at position p moves the p entries before it by one.
+ * The decoder keeps the same list: an op names a position, whose node
+ * pp_mru_take() brings to the front (one memmove of at most 255 bytes; a
+ * list of pointers and sizes moved two arrays, 10 bytes an entry); a
+ * literal is inserted as by the encoder. A literal goes in front by moving
+ * head down (O(1); when head reaches 0 the live entries are moved back to
+ * the end, once every PP_MRU_SLOTS - 255 literals).
  */
 #ifndef PP_FORMAT_MRU_H
 #define PP_FORMAT_MRU_H
@@ -85,52 +87,19 @@ static inline uint8_t pp_mru_insert(struct pp_mru *s, const uint8_t *rec, uint16
 	return i;
 }
 
-struct pp_mru_ring {
-	const uint8_t *rec[PP_MRU_SLOTS];
-	uint16_t size[PP_MRU_SLOTS];
-	unsigned int head;
-	int nr, cap;
-};
-
-static inline void pp_mru_ring_init(struct pp_mru_ring *r, int cap)
+/*
+ * The decoder: the entry at position @pos (a hit) to the front. Its node
+ * number goes to @node: the caller reads the record it stands for and points
+ * it at the copy it makes. Return: 0, or -1 past the list's end.
+ */
+static inline int pp_mru_take(struct pp_mru *s, unsigned int pos, uint8_t *node)
 {
-	r->head = PP_MRU_SLOTS;
-	r->nr = 0;
-	r->cap = cap;
-}
-
-/* Entry at position @pos to the front, now standing for @rec. Return: 0 or -1. */
-static inline int pp_mru_ring_hit(struct pp_mru_ring *r, unsigned int pos, const uint8_t **rec,
-				  uint16_t *size)
-{
-	unsigned int h = r->head;
-
-	if ((int)pos >= r->nr)
+	if ((int)pos >= s->nr)
 		return -1;
-	*rec = r->rec[h + pos];
-	*size = r->size[h + pos];
-	memmove(&r->rec[h + 1], &r->rec[h], pos * sizeof(r->rec[0]));
-	memmove(&r->size[h + 1], &r->size[h], pos * sizeof(r->size[0]));
-	r->rec[h] = *rec;
-	r->size[h] = *size;
+	*node = s->ord[s->head + pos];
+	memmove(&s->ord[s->head + 1], &s->ord[s->head], pos);
+	s->ord[s->head] = *node;
 	return 0;
-}
-
-static inline void pp_mru_ring_insert(struct pp_mru_ring *r, const uint8_t *rec, uint16_t size)
-{
-	if (r->nr == r->cap)
-		r->nr--;		/* the last one falls off */
-	if (!r->head) {
-		unsigned int to = PP_MRU_SLOTS - (unsigned int)r->nr;
-
-		memmove(&r->rec[to], &r->rec[0], (size_t)r->nr * sizeof(r->rec[0]));
-		memmove(&r->size[to], &r->size[0], (size_t)r->nr * sizeof(r->size[0]));
-		r->head = to;
-	}
-	r->head--;
-	r->rec[r->head] = rec;
-	r->size[r->head] = size;
-	r->nr++;
 }
 
 #endif /* PP_FORMAT_MRU_H */

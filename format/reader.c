@@ -68,6 +68,10 @@ static void rd_print(struct pp_reader *r, int level, const char *fmt, ...)
 	r->opts.print(level, msg, r->opts.print_ctx);
 }
 
+/*
+ * Make @buf hold @need bytes. Its contents are not kept: every caller fills
+ * it anew (a realloc would copy them into pages not faulted in yet).
+ */
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
 	uint8_t *nb;
@@ -78,10 +82,11 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 	nc = *cap ? *cap : 64 * 1024;
 	while (nc < need)
 		nc *= 2;
-	nb = realloc(*buf, nc);
+	nb = malloc(nc);
 	if (!nb)
 		return -ENOMEM;
-	pp_prefault(nb + *cap, nc - *cap);
+	pp_prefault(nb, nc);
+	free(*buf);
 	*buf = nb;
 	*cap = nc;
 	return 0;

@@ -337,7 +337,7 @@ int pp_reccache_literals(const uint8_t *src, size_t len,
  */
 int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_len)
 {
-	struct pp_mru_ring st;
+	struct pp_mru st;
 	struct pp_rec_layout *lay = NULL;
 	size_t p = HDR_SIZE, tpos = 0, lpos = 0, out = 0;
 	uint32_t plain, nrec, nr_lay, nops, ntimes, nlits;
@@ -347,7 +347,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 
 	if (len < HDR_SIZE)
 		return -EBADMSG;
-	pp_mru_ring_init(&st, MRU_SIZE);
+	pp_mru_init(&st, MRU_SIZE);
 	plain = pp_get_le32(src);
 	nrec = pp_get_le32(src + 4);
 	nr_lay = pp_get_le32(src + 8);
@@ -384,13 +384,14 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 		uint64_t zz;
 
 		if (ops[r]) {
-			const uint8_t *from;
+			uint8_t i;
 
-			if (pp_mru_ring_hit(&st, ops[r] - 1u, &from, &size) || size > plain - out)
+			if (pp_mru_take(&st, ops[r] - 1u, &i) || st.n[i].size > plain - out)
 				goto out;
-			memcpy(o + out, from, size);
+			size = st.n[i].size;
+			memcpy(o + out, st.n[i].rec, size);
 			/* Entries point into @o, which does not move. */
-			st.rec[st.head] = o + out;
+			st.n[i].rec = o + out;
 		} else {
 			if (nlits - lpos < 8)
 				goto out;
@@ -399,7 +400,7 @@ int pp_reccache_decode(const uint8_t *src, size_t len, uint8_t *o, size_t *dst_l
 				goto out;
 			memcpy(o + out, lits + lpos, size);
 			lpos += size;
-			pp_mru_ring_insert(&st, o + out, size);
+			pp_mru_insert(&st, o + out, size);
 		}
 		rec = o + out;
 		memcpy(&type, rec, 4);
