@@ -23,6 +23,7 @@ import time
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 ROUNDS = 1 if QUICK else int(os.environ.get("BENCH_ROUNDS", "3"))
+REPLAYS = ROUNDS if QUICK else max(ROUNDS, 5)    # a replay is short: more runs, less noise
 LOOPS = "300" if QUICK else "3000"
 WORKLOAD = ["perf", "bench", "sched", "messaging", "-p", "-g", "4", "-l", LOOPS]
 EVENTS = "sched:sched_switch,sched:sched_wakeup"
@@ -242,17 +243,23 @@ def tc_counts(path, names=("sched_switch", "sched_wakeup")):
 
 def time_cmd(cmd, stdout=subprocess.DEVNULL):
     """Wall time, peak RSS (KiB) and CPU seconds (user + system) of a
-    command; None if it failed."""
+    command. The RSS is /usr/bin/time's figure (a child forked from Python
+    would carry Python's own peak); the CPU is the kernel's accounting of
+    the reaped /usr/bin/time, which includes its command's (wait4: to the
+    microsecond, where /usr/bin/time prints 10 ms steps). None if it failed."""
     t0 = time.monotonic()
-    r = subprocess.run([TIME, "-f", "RUSAGE %U %S %M"] + cmd, stdout=stdout,
-                       stderr=subprocess.PIPE, text=True, errors="replace")
+    p = subprocess.Popen([TIME, "-f", "RUSAGE %M"] + cmd, stdout=stdout,
+                         stderr=subprocess.PIPE)
+    err = p.stderr.read().decode(errors="replace")
+    _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
-    m = re.search(r"RUSAGE ([\d.]+) ([\d.]+) (\d+)", r.stderr)
-    if r.returncode != 0 or not m:
-        print("bench: %s failed (%d): %s" % (cmd[0], r.returncode, r.stderr.strip()[-300:]),
-              file=sys.stderr)
+    p.stderr.close()
+    m = re.search(r"RUSAGE (\d+)", err)
+    if os.waitstatus_to_exitcode(status) != 0 or not m:
+        print("bench: %s failed (%d): %s" % (cmd[0], os.waitstatus_to_exitcode(status),
+                                            err.strip()[-300:]), file=sys.stderr)
         return None
-    return wall, int(m.group(3)), float(m.group(1)) + float(m.group(2))
+    return wall, int(m.group(1)), ru.ru_utime + ru.ru_stime
 
 
 def med(xs):
@@ -510,9 +517,11 @@ def main():
     # Replay of the same events, ns per event.
     rep = {}
     # What starting any command through time_cmd costs (Python's fork, exec of
-    # /usr/bin/time, its fork): not the tools' work, and a third of a 15 ms
-    # replay. Subtracted from every replay's wall time.
-    launch = med([time_cmd(["/bin/true"])[0] for _ in range(5)])
+    # /usr/bin/time, its fork): not the tools' work, and a quarter of a 20 ms
+    # replay. Subtracted from every replay's wall and CPU time.
+    starts = [time_cmd(["/bin/true"]) for _ in range(5)]
+    launch = med([t[0] for t in starts])
+    launch_cpu = med([t[2] for t in starts])
 
     def replay(name, cmd, runs, file_key):
         if file_key not in files or runs.crash:
@@ -520,7 +529,7 @@ def main():
             return
         n = file_ev[file_key]
         walls, rsss, cpus = [], [], []
-        for _ in range(ROUNDS):
+        for _ in range(REPLAYS):
             t = time_cmd(cmd)
             if t is None:
                 rep[name] = (CRASHED, CRASHED, CRASHED)
@@ -529,7 +538,7 @@ def main():
             rsss.append(t[1])
             cpus.append(t[2])
         rep[name] = (max(med(walls) - launch, 0) * 1e9 / max(n, 1), med(rsss),
-                     med(cpus) * 1e9 / max(n, 1))
+                     max(med(cpus) - launch_cpu, 0) * 1e9 / max(n, 1))
 
     replay("pp-analyze trace", [PP_ANALYZE, "trace", files.get("pp-record", "")],
            res["pp-record"], "pp-record")
@@ -600,8 +609,9 @@ def main():
     row("lost samples", sp.get("lost"), sf.get("lost"), None, "%.0f")
     row("bytes per sample", sp.get("bpe"), sf.get("bpe"), None, "%.2f")
     row("recorder CPU ns per sample", sp.get("cpu"), sf.get("cpu"), None, "%.0f")
-    header("replay, ns per event (output to /dev/null), median of %d, less %.1f ms to launch"
-           " any command" % (ROUNDS, launch * 1e3), "pp-analyze", "perf", "trace-cmd")
+    header("replay, ns per event (output to /dev/null), median of %d, less %.1f ms (%.1f ms of"
+           " CPU) to launch any command" % (REPLAYS, launch * 1e3, launch_cpu * 1e3),
+           "pp-analyze", "perf", "trace-cmd")
     tcr = rep.get("trace-cmd report", (None, None, None))
     row("trace vs script/report", rep["pp-analyze trace"][0], rep["perf script"][0], tcr[0],
         "%.0f")
