@@ -293,10 +293,16 @@ static int check_str(struct tep_event *ev, struct tep_print_arg *a)
 	}
 }
 
+/*
+ * A field's value as C sees REC->field: a field declared signed is
+ * sign-extended (the kernel's own trace prints an s8 of -1 with %d as -1
+ * and finds it == -1, where libtraceevent reads 255).
+ */
 static uint64_t read_field(struct ctx *c, const struct tep_format_field *f)
 {
 	const uint8_t *p;
 	uint64_t v = 0;
+	int sg = !!(f->flags & TEP_FIELD_IS_SIGNED);
 
 	if ((uint64_t)f->offset + (uint64_t)f->size > c->size) {
 		c->bad = 1;
@@ -304,9 +310,9 @@ static uint64_t read_field(struct ctx *c, const struct tep_format_field *f)
 	}
 	p = c->d + f->offset;
 	switch (f->size) {
-	case 1: v = *p; break;
-	case 2: { uint16_t x; memcpy(&x, p, 2); v = x; break; }
-	case 4: { uint32_t x; memcpy(&x, p, 4); v = x; break; }
+	case 1: v = sg ? (uint64_t)(int64_t)(int8_t)*p : *p; break;
+	case 2: { uint16_t x; memcpy(&x, p, 2); v = sg ? (uint64_t)(int64_t)(int16_t)x : x; break; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); v = sg ? (uint64_t)(int64_t)(int32_t)x : x; break; }
 	default: memcpy(&v, p, 8); break;
 	}
 	return v;
@@ -330,7 +336,8 @@ struct pfsym {
 struct pnode {
 	uint8_t kind;
 	char op, op2;			/* P_BIN: the operator's two characters */
-	uint8_t sz, sg;			/* P_CAST */
+	uint8_t sz, sg;			/* P_CAST; P_BIN: compare, divide, shift signed */
+	uint8_t ts;			/* the value's C type is signed (see c_signed()) */
 	int64_t val;			/* P_CONST */
 	const struct tep_format_field *f;
 	const char *str, *delim;	/* P_SATOM, P_FLAGS delimiter */
@@ -364,9 +371,34 @@ static int64_t eval_num(struct ctx *c, const struct pnode *n)
 	case P_BNOT:
 		return ~eval_num(c, n->a);
 	case P_BIN: {
-		/* libtraceevent evaluates in unsigned long long: do the same */
+		/*
+		 * In 64 bits, signed where C's operands are both signed (the
+		 * kernel's REC->a < 0 of an s8 is true; libtraceevent's
+		 * unsigned long long makes it false): the operators signedness
+		 * changes are the comparisons, / % and >>.
+		 */
 		uint64_t l = (uint64_t)eval_num(c, n->a), r = (uint64_t)eval_num(c, n->b);
+		int64_t sl = (int64_t)l, sr = (int64_t)r;
 
+		if (n->sg) {
+			switch (n->op) {
+			case '/':
+			case '%':
+				if (!r || (sl == INT64_MIN && sr == -1)) {
+					c->bad = 1;
+					return 0;
+				}
+				return n->op == '/' ? sl / sr : sl % sr;
+			case '<':
+				if (n->op2 != '<')
+					return n->op2 == '=' ? sl <= sr : sl < sr;
+				break;
+			case '>':
+				if (n->op2 == '>')
+					return sl >> (r & 63);
+				return n->op2 == '=' ? sl >= sr : sl > sr;
+			}
+		}
 		switch (n->op) {
 		case '+': return (int64_t)(l + r);
 		case '-': return (int64_t)(l - r);
@@ -540,6 +572,7 @@ static struct pfsym *build_syms(struct tep_print_flag_sym *f, size_t *nr)
 }
 
 static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg *a);
+static struct pnode *build_num2(struct pp_print_plan *plan, struct tep_print_arg *a);
 
 /*
  * Numeric tree of an argument check_num() accepted, with constant operators
@@ -565,7 +598,55 @@ static struct pnode *build_num(struct pp_print_plan *plan, struct tep_print_arg 
 	return n;
 }
 
+/*
+ * Whether C types node @n's value signed: integer promotion makes anything
+ * narrower than int an int; a literal is an int unless it has a u suffix or
+ * is a hex one past INT_MAX; arithmetic is signed when both operands are
+ * (the usual conversions), a comparison or ! is an int, a shift has its
+ * left operand's type.
+ */
+static int c_signed(const struct pnode *n, const char *atom)
+{
+	switch (n->kind) {
+	case P_CONST:
+		return !strpbrk(atom, "uU") &&
+		       !((atom[1] == 'x' || atom[1] == 'X') && (uint64_t)n->val > INT32_MAX);
+	case P_FIELD:
+		return n->f->size < 4 || (n->f->flags & TEP_FIELD_IS_SIGNED);
+	case P_CAST:
+		return n->sz < 4 || n->sg;
+	case P_COND:
+		return n->b->ts && n->c->ts;
+	case P_NOT:
+		return 1;
+	case P_BNOT:
+		return n->a->ts;
+	case P_BIN:
+		if (n->op == '=' || n->op == '!' || (n->op == '&' && n->op2 == '&') ||
+		    (n->op == '|' && n->op2 == '|') ||
+		    ((n->op == '<' || n->op == '>') && n->op2 != n->op))
+			return 1;
+		if ((n->op == '<' || n->op == '>') && n->op2 == n->op)
+			return n->a->ts;
+		return n->a->ts && n->b->ts;
+	default:
+		return 0;
+	}
+}
+
 static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg *a)
+{
+	struct pnode *n = build_num2(plan, a);
+
+	if (!n)
+		return NULL;
+	n->ts = (uint8_t)c_signed(n, a->type == TEP_PRINT_ATOM ? a->atom.atom : "");
+	if (n->kind == P_BIN)	/* operands converted to one type: signed if both are */
+		n->sg = (uint8_t)(n->op == '>' && n->op2 == '>' ? n->a->ts : n->a->ts && n->b->ts);
+	return n;
+}
+
+static struct pnode *build_num2(struct pp_print_plan *plan, struct tep_print_arg *a)
 {
 	struct pnode *n;
 	int sg;

@@ -70,9 +70,72 @@ static uint32_t fill(struct tep_event *ev, uint8_t *d, size_t cap)
 			for (int k = 0; k < f->size; k++)
 				d[f->offset + k] = (uint8_t)('a' + rand() % 26);
 			d[f->offset + f->size - 1 - rand() % f->size] = 0;
+		} else if ((f->flags & TEP_FIELD_IS_SIGNED) && !(f->flags & TEP_FIELD_IS_ARRAY)) {
+			/*
+			 * Non-negative: a negative one is read, compared and
+			 * divided as C does by the plan, as unsigned long long
+			 * by libtraceevent (test_signed_fields).
+			 */
+			d[f->offset + f->size - 1] &= 0x7f;
 		}
 	}
+	for (f = ev->format.common_fields; f; f = f->next)
+		if (f->flags & TEP_FIELD_IS_SIGNED)
+			d[f->offset + f->size - 1] &= 0x7f;
 	return dyn;
+}
+
+/*
+ * Signed fields as the kernel prints them (C's REC->field): an s8 of -1 is
+ * -1 with %d and below 0, a short of -500 is -500 with %d and %hd, an int
+ * of -1 is -1 with %lld, an s64 of -1000 divides to -333 and is early (as
+ * kvm's timer formats test); an unsigned char of 255 stays 255.
+ * libtraceevent prints 255, 65036, 4294967295, finds the s8 not below 0 and
+ * the s64 late.
+ */
+static void test_signed_fields(void **state)
+{
+	static const char fmt[] =
+		"name: sgn\nID: 7\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:s8 c;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield:u8 u;\toffset:9;\tsize:1;\tsigned:0;\n"
+		"\tfield:short h;\toffset:10;\tsize:2;\tsigned:1;\n"
+		"\tfield:int i;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:s64 q;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+		"print fmt: \"c=%d u=%d h=%d hd=%hd i=%lld neg=%d sum=%d q/3=%lld (%s)\", REC->c, "
+		"REC->u, REC->h, REC->h, REC->i, REC->c < 0, REC->c + REC->h, REC->q / 3, "
+		"REC->q < 0 ? \"early\" : \"late\"\n";
+	static const uint8_t d[24] = { 7, 0, 0, 0, 5, 0, 0, 0, 0xff, 0xff, 0x0c, 0xfe,
+				       0xff, 0xff, 0xff, 0xff, 0x18, 0xfc, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff };
+	static const char want[] = "c=-1 u=255 h=-500 hd=-500 i=-1 neg=1 sum=-501 q/3=-333 (early)";
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev = NULL;
+	struct pp_print_plan *plan;
+	struct pp_out out;
+
+	(void)state;
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	assert_int_equal(tep_parse_format(tep, &ev, fmt, strlen(fmt), "test"), 0);
+	plan = pp_print_plan__compile(tep, ev);
+	assert_non_null(plan);
+	pp_out__init(&out, -1);
+	for (int pass = 0; pass < 2; pass++) {	/* printed, then from the memo */
+		out.len = 0;
+		assert_int_equal(pp_print_plan__run(plan, d, sizeof(d), &out), 0);
+		assert_int_equal(out.len, strlen(want));
+		assert_memory_equal(out.buf, want, out.len);
+	}
+	out.len = 0;
+	pp_out__exit(&out);
+	pp_print_plan__free(plan);
+	tep_free(tep);
 }
 
 static void test_plan_matches_tep(void **state)
@@ -184,6 +247,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_matches_tep),
+		cmocka_unit_test(test_signed_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
