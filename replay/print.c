@@ -296,7 +296,7 @@ static int check_str(struct tep_event *ev, struct tep_print_arg *a)
 /*
  * A field's value as C sees REC->field: a field declared signed is
  * sign-extended (the kernel's own trace prints an s8 of -1 with %d as -1
- * and finds it == -1, where libtraceevent reads 255).
+ * and finds it below 0, where libtraceevent reads 255).
  */
 static uint64_t read_field(struct ctx *c, const struct tep_format_field *f)
 {
@@ -373,9 +373,9 @@ static int64_t eval_num(struct ctx *c, const struct pnode *n)
 	case P_BIN: {
 		/*
 		 * In 64 bits, signed where C's operands are both signed (the
-		 * kernel's REC->a < 0 of an s8 is true; libtraceevent's
-		 * unsigned long long makes it false): the operators signedness
-		 * changes are the comparisons, / % and >>.
+		 * kernel's REC->a < 0 of an s8 of -1 is true; libtraceevent's
+		 * unsigned long long makes it false). Signedness changes the
+		 * result of the comparisons, / % and >> only.
 		 */
 		uint64_t l = (uint64_t)eval_num(c, n->a), r = (uint64_t)eval_num(c, n->b);
 		int64_t sl = (int64_t)l, sr = (int64_t)r;
