@@ -634,6 +634,30 @@ static void lit_cb(const uint8_t *rec, uint16_t size, void *ctx)
 	lc->n++;
 }
 
+/*
+ * Read back the one DATA chunk of @io: it has @enc, decodes to @plain, and
+ * its side-band walk (samples left encoded) gives @want's records. Return:
+ * the reader, at that chunk (@c).
+ */
+static struct pp_reader *read_back(struct pp_io *io, uint8_t enc, const uint8_t *plain,
+				   size_t len, const struct lit_ctx *want, struct pp_chunk *c)
+{
+	static struct lit_ctx got;
+	struct pp_reader *r = pp_reader__open(io, NULL);
+
+	assert_non_null(r);
+	assert_int_equal(pp_reader__next(r, c), 1);
+	assert_int_equal(c->hdr->encoding, enc);
+	assert_int_equal(c->size, len);
+	assert_memory_equal(c->data, plain, len);
+	got.len = 0;
+	got.n = 0;
+	assert_int_equal(pp_reader__sideband_at(r, c->offset, lit_cb, &got), 1);
+	assert_int_equal(got.n, want->n);
+	assert_memory_equal(got.buf, want->buf, want->len);
+	return r;
+}
+
 /* Record cache: mixed record types and sizes, repeats, a torn tail, all codecs. */
 static void test_cached_encoding(void **state)
 {
@@ -684,17 +708,7 @@ static void test_cached_encoding(void **state)
 		d.encoding = 7;
 		assert_int_equal(pp_writer__append_chunk(w, &d, plain, 16), -EINVAL);
 		assert_int_equal(pp_writer__close(w), 0);
-		r = pp_reader__open(io, NULL);
-		assert_int_equal(pp_reader__next(r, &c), 1);
-		assert_int_equal(c.hdr->encoding, PP_DATA_CACHED);
-		assert_int_equal(c.size, len);
-		assert_memory_equal(c.data, plain, len);
-		/* the side-band of the chunk: its non-sample records, samples left encoded */
-		got.len = 0;
-		got.n = 0;
-		assert_int_equal(pp_reader__sideband_at(r, c.offset, lit_cb, &got), 1);
-		assert_int_equal(got.n, want.n);
-		assert_memory_equal(got.buf, want.buf, want.len);
+		r = read_back(io, PP_DATA_CACHED, plain, len, &want, &c);
 		assert_int_equal(pp_reader__sideband_at(r, c.offset + 1, lit_cb, &got), -EBADMSG);
 		pp_reader__free(r);
 		pp_io__free(io);
@@ -888,16 +902,7 @@ static void test_fields_encoding(void **state)
 
 		assert_int_equal(pp_writer__append_chunk(w, &d, plain, len), 0);
 		assert_int_equal(pp_writer__close(w), 0);
-		r = pp_reader__open(io, NULL);
-		assert_int_equal(pp_reader__next(r, &c), 1);
-		assert_int_equal(c.hdr->encoding, PP_DATA_FIELDS);
-		assert_int_equal(c.size, len);
-		assert_memory_equal(c.data, plain, len);
-		got.len = 0;
-		got.n = 0;
-		assert_int_equal(pp_reader__sideband_at(r, c.offset, lit_cb, &got), 1);
-		assert_int_equal(got.n, want.n);
-		assert_memory_equal(got.buf, want.buf, want.len);
+		r = read_back(io, PP_DATA_FIELDS, plain, len, &want, &c);
 		pp_reader__free(r);
 		pp_io__free(io);
 	}
