@@ -10,11 +10,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pp/writer.h"
 #include "mru.h"
 #include "format-internal.h"
 
 #define MRU_SIZE	PP_MRU_MAX
-#define HASH_BITS	12
+#define HASH_BITS	10
 #define HDR_SIZE	16	/* plain_size, nr_records, nr_layout, 0 */
 #define COLS_SIZE	16	/* ops_len, times_len, lits_len, 0 */
 
@@ -154,7 +155,142 @@ static int get_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
 size_t pp_reccache_bound(size_t len, uint32_t nr_layout)
 {
 	/* Every record is at least 8 bytes: one op and at most 10 varint bytes each. */
-	return HDR_SIZE + (size_t)nr_layout * 16 + COLS_SIZE + len + (len / 8 + 1) * 11;
+	return pp_reccache_enc__buf_size(len, nr_layout);
+}
+
+/*
+ * The streaming encoder. Its buffer holds the payload's header room, then
+ * the ops, times and literals columns, each as large as @plain_max bytes of
+ * 8-byte records could make it. A literal is copied once, to its place in
+ * the payload; the list's nodes point at those copies, so a record is read
+ * once, where the caller has it. pp_reccache_enc__finish() moves the two
+ * short columns up against the literals and writes the header before them.
+ */
+struct rc_slot {
+	uint32_t lit : 24;	/* the node's literal, as an offset into the literals */
+	uint32_t node : 8;
+};
+
+struct pp_reccache_enc {
+	const struct pp_rec_layout *lay;
+	uint32_t nr_lay;
+	uint8_t *buf;
+	size_t hdr, ops_at, times_at, lits_at;
+	size_t nops, ntimes, nlits, plain;
+	uint32_t nrec;
+	uint64_t prev_time;
+	struct pp_mru mru;
+	/*
+	 * By hash of the record, the node that last held such a record. Not
+	 * cleared between chunks: a slot is a hint, taken only for a node of
+	 * this chunk whose literal is where the slot says and whose bytes are
+	 * the record's.
+	 */
+	struct rc_slot hash[1u << HASH_BITS];
+};
+
+struct pp_reccache_enc *pp_reccache_enc__new(void)
+{
+	return calloc(1, sizeof(struct pp_reccache_enc));
+}
+
+void pp_reccache_enc__free(struct pp_reccache_enc *e)
+{
+	free(e);
+}
+
+void pp_reccache_enc__start(struct pp_reccache_enc *e, uint8_t *buf, size_t plain_max,
+			    const struct pp_rec_layout *lay, uint32_t nr_lay)
+{
+	size_t max_rec = plain_max / 8 + 1;
+
+	e->lay = lay;
+	e->nr_lay = nr_lay;
+	e->buf = buf;
+	e->hdr = HDR_SIZE + (size_t)nr_lay * 16 + COLS_SIZE;
+	e->ops_at = e->hdr;
+	e->times_at = e->ops_at + max_rec;
+	e->lits_at = e->times_at + max_rec * 10;
+	e->nops = e->ntimes = e->nlits = e->plain = 0;
+	e->nrec = 0;
+	e->prev_time = 0;
+	pp_mru_init(&e->mru, MRU_SIZE);
+}
+
+void pp_reccache_enc__add(struct pp_reccache_enc *e, const void *rec, uint16_t size,
+			  uint32_t time_off)
+{
+	const uint8_t *src = rec;
+	uint8_t *lits = e->buf + e->lits_at;
+	uint32_t toff = time_off >= 16 && time_off + 8u <= size ? time_off : 0;
+	struct rc_slot *slot = &e->hash[rec_hash(src, size, toff) >> (64 - HASH_BITS)];
+	int hit = -1;
+
+	if (slot->node < e->mru.nr) {
+		const struct pp_mru_node *n = &e->mru.n[slot->node];
+
+		if (n->rec == lits + slot->lit && n->size == size &&
+		    same_rec(n->rec, src, size, toff))
+			hit = slot->node;
+	}
+	if (toff) {
+		uint64_t t, d;
+
+		memcpy(&t, src + toff, 8);
+		d = t - e->prev_time;
+		e->ntimes += put_varint(e->buf + e->times_at + e->ntimes,
+					d << 1 ^ (uint64_t)((int64_t)d >> 63));
+		e->prev_time = t;
+	}
+	if (hit >= 0) {
+		unsigned int pos = pp_mru_pos(&e->mru, (uint8_t)hit);
+
+		e->buf[e->ops_at + e->nops++] = (uint8_t)(pos + 1);
+		pp_mru_touch(&e->mru, (uint8_t)hit, pos, e->mru.n[hit].rec);
+	} else {
+		e->buf[e->ops_at + e->nops++] = 0;
+		memcpy(lits + e->nlits, src, size);
+		if (toff)
+			memset(lits + e->nlits + toff, 0, 8);
+		slot->node = pp_mru_insert(&e->mru, lits + e->nlits, size) & 0xffu;
+		slot->lit = (uint32_t)e->nlits & 0xffffffu;
+		e->nlits += size;
+	}
+	e->plain += size;
+	e->nrec++;
+}
+
+/* Bytes that are no whole record (a torn tail): kept as a literal after the records. */
+static void enc_tail(struct pp_reccache_enc *e, const uint8_t *src, size_t len)
+{
+	memcpy(e->buf + e->lits_at + e->nlits, src, len);
+	e->nlits += len;
+	e->plain += len;
+}
+
+size_t pp_reccache_enc__finish(struct pp_reccache_enc *e, uint8_t **payload)
+{
+	size_t p = e->lits_at - e->ntimes - e->nops - e->hdr;
+	uint8_t *d = e->buf + p;
+
+	memmove(e->buf + e->lits_at - e->ntimes, e->buf + e->times_at, e->ntimes);
+	memmove(e->buf + e->lits_at - e->ntimes - e->nops, e->buf + e->ops_at, e->nops);
+	pp_put_le32(d, (uint32_t)e->plain);
+	pp_put_le32(d + 4, e->nrec);
+	pp_put_le32(d + 8, e->nr_lay);
+	pp_put_le32(d + 12, 0);
+	d += HDR_SIZE;
+	for (uint32_t i = 0; i < e->nr_lay; i++, d += 16) {
+		memcpy(d, &e->lay[i].id, 8);
+		pp_put_le32(d + 8, e->lay[i].time_off);
+		pp_put_le32(d + 12, 0);
+	}
+	pp_put_le32(d, (uint32_t)e->nops);
+	pp_put_le32(d + 4, (uint32_t)e->ntimes);
+	pp_put_le32(d + 8, (uint32_t)e->nlits);
+	pp_put_le32(d + 12, 0);
+	*payload = e->buf + p;
+	return e->hdr + e->nops + e->ntimes + e->nlits;
 }
 
 /**
@@ -163,104 +299,37 @@ size_t pp_reccache_bound(size_t len, uint32_t nr_layout)
  * @lay: id -> time offset table; @nr_lay: its entries.
  * @dst: output of at least pp_reccache_bound() bytes.
  *
- * Return: the encoded size.
+ * Return: the encoded size, 0 on ENOMEM.
  */
 size_t pp_reccache_encode(const uint8_t *src, size_t len, const struct pp_rec_layout *lay,
 			  uint32_t nr_lay, uint8_t *dst)
 {
-	size_t cap = pp_reccache_bound(len, nr_lay);
-	uint8_t *ops, *times, *lits;
-	size_t nops = 0, ntimes = 0, nlits = 0, off = 0, p;
-	struct rc_slot { const uint8_t *rec; uint8_t node; } *hash;
-	struct pp_mru st;
-	uint64_t prev_time = 0;
-	uint32_t nrec = 0;
+	struct pp_reccache_enc *e = pp_reccache_enc__new();
+	uint8_t *buf = malloc(pp_reccache_bound(len, nr_lay)), *payload;
+	size_t off = 0, n = 0;
 
-	pp_mru_init(&st, MRU_SIZE);
-	hash = calloc((size_t)1 << HASH_BITS, sizeof(*hash));
-	ops = malloc(cap);
-	if (!hash || !ops) {
-		free(hash);
-		free(ops);
-		return 0;
-	}
-	times = ops + len / 8 + 1;
-	lits = times + (len / 8 + 1) * 10;
-	while (off < len) {
-		uint32_t type, toff;
+	if (!e || !buf)
+		goto out;
+	pp_reccache_enc__start(e, buf, len, lay, nr_lay);
+	while (len - off >= 8) {
+		uint32_t type;
 		uint16_t size;
-		uint64_t h, t;
-		int hit = -1;
 
-		if (len - off < 8)
-			break;
 		memcpy(&type, src + off, 4);
 		memcpy(&size, src + off + 6, 2);
 		if (size < 8 || size > len - off)
 			break;
-		toff = time_off_of(lay, nr_lay, src + off, type, size);
-		h = rec_hash(src + off, size, toff) >> (64 - HASH_BITS);
-		if (hash[h].rec) {
-			const struct pp_mru_node *n = &st.n[hash[h].node];
-
-			/* Still in the list (the node was not reused) and the same record? */
-			if (n->rec == hash[h].rec && n->size == size &&
-			    same_rec(n->rec, src + off, size, toff))
-				hit = hash[h].node;
-		}
-		if (toff) {
-			memcpy(&t, src + off + toff, 8);
-			ntimes += put_varint(times + ntimes, (t - prev_time) << 1 ^
-					     (uint64_t)((int64_t)(t - prev_time) >> 63));
-			prev_time = t;
-		}
-		if (hit >= 0) {
-			unsigned int pos = pp_mru_pos(&st, (uint8_t)hit);
-
-			ops[nops++] = (uint8_t)(pos + 1);
-			pp_mru_touch(&st, (uint8_t)hit, pos, src + off);
-			hash[h].node = (uint8_t)hit;
-		} else {
-			ops[nops++] = 0;
-			memcpy(lits + nlits, src + off, size);
-			if (toff)
-				memset(lits + nlits + toff, 0, 8);
-			nlits += size;
-			hash[h].node = pp_mru_insert(&st, src + off, size);
-		}
-		hash[h].rec = src + off;
-		nrec++;
+		pp_reccache_enc__add(e, src + off, size,
+				     time_off_of(lay, nr_lay, src + off, type, size));
 		off += size;
 	}
-	/* A torn tail stays a literal after the records. */
-	memcpy(lits + nlits, src + off, len - off);
-	nlits += len - off;
-
-	p = 0;
-	pp_put_le32(dst, (uint32_t)len);
-	pp_put_le32(dst + 4, nrec);
-	pp_put_le32(dst + 8, nr_lay);
-	pp_put_le32(dst + 12, 0);
-	p = HDR_SIZE;
-	for (uint32_t i = 0; i < nr_lay; i++, p += 16) {
-		memcpy(dst + p, &lay[i].id, 8);
-		pp_put_le32(dst + p + 8, lay[i].time_off);
-		pp_put_le32(dst + p + 12, 0);
-	}
-	pp_put_le32(dst + p, (uint32_t)nops);
-	pp_put_le32(dst + p + 4, (uint32_t)ntimes);
-	pp_put_le32(dst + p + 8, (uint32_t)nlits);
-	pp_put_le32(dst + p + 12, 0);
-	p += COLS_SIZE;
-	memcpy(dst + p, ops, nops);
-	p += nops;
-	memcpy(dst + p, times, ntimes);
-	p += ntimes;
-	memcpy(dst + p, lits, nlits);
-	p += nlits;
-	free(ops);
-	free(hash);
-	return p;
+	enc_tail(e, src + off, len - off);
+	n = pp_reccache_enc__finish(e, &payload);
+	memcpy(dst, payload, n);
+out:
+	free(buf);
+	pp_reccache_enc__free(e);
+	return n;
 }
 
 /**

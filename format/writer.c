@@ -139,7 +139,7 @@ int pp_writer__compress(uint8_t codec, int level, const struct pp_chunk_desc *de
 
 	if (len > PP_CHUNK_MAX_RAW || codec > PP_CODEC_ZSTD)
 		return -EINVAL;
-	if (desc->type == PP_CHUNK_DATA && desc->encoding != PP_DATA_PLAIN) {
+	if (desc->type == PP_CHUNK_DATA && desc->encoding != PP_DATA_PLAIN && !desc->encoded) {
 		int fields = desc->encoding == PP_DATA_FIELDS;
 
 		if (desc->encoding != PP_DATA_CACHED && !fields)

@@ -1180,7 +1180,8 @@ static void add_cgroups(const char *tok, int **fds, int *nr)
 struct stream {
 	uint32_t cpu;
 	uint8_t *buf;
-	size_t len;
+	size_t len;		/* record bytes taken into buf (encoded or not) */
+	struct pp_reccache_enc *enc;	/* records encoded as taken (rec.enc_drain) */
 	uint64_t first_ts, last_ts, nr;
 	uint64_t nr_ev;		/* of the nr records in buf, the events (samples) */
 	uint64_t opened_ns;	/* monotonic time of the first record in buf */
@@ -1193,8 +1194,10 @@ struct stream {
 };
 
 struct qitem {
-	uint8_t *buf;
-	size_t len;
+	uint8_t *buf;		/* the pool's buffer */
+	uint8_t *data;		/* the payload: buf, or encoded inside it (desc.encoded) */
+	size_t len;		/* its size */
+	size_t plain;		/* the record bytes it holds */
 	uint64_t nr_ev;		/* events (samples) in buf */
 	struct pp_chunk_desc desc;
 };
@@ -1226,6 +1229,9 @@ struct rec {
 	uint64_t unwritten_ev;	/* events recorded that a write error kept from the file (lock) */
 	struct pp_rec_layout *layout;	/* sample time offsets for PP_DATA_CACHED */
 	uint32_t nr_layout;
+	uint32_t *time_off;		/* per evsel: the layout's time offset, 0 none */
+	int enc_drain;			/* the drain encodes (see stream_add()) */
+	size_t buf_size;		/* of a pool buffer */
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
 	struct pp_bpf_offcpu *offcpu;	/* pp-record offcpu */
 	struct pp_bpf_lock *lockp;	/* pp-record lock */
@@ -1415,7 +1421,8 @@ static void build_layout(struct rec *r)
 	for (ei = 0; ei < r->el->nr_evsels; ei++)
 		n += (size_t)r->el->evsels[ei].nr_ids;
 	r->layout = calloc(n ? n : 1, sizeof(*r->layout));
-	if (!r->layout)
+	r->time_off = calloc((size_t)r->el->nr_evsels + 1, sizeof(*r->time_off));
+	if (!r->layout || !r->time_off)
 		die("out of memory");
 	for (ei = 0; ei < r->el->nr_evsels; ei++) {
 		const struct pp_perf_evsel *e = &r->el->evsels[ei];
@@ -1426,6 +1433,7 @@ static void build_layout(struct rec *r)
 			continue;
 		off += st & PERF_SAMPLE_IP ? 8 : 0;
 		off += st & PERF_SAMPLE_TID ? 8 : 0;
+		r->time_off[ei] = off;
 		for (k = 0; k < e->nr_ids; k++) {
 			if (!e->ids[k])
 				continue;
@@ -1438,7 +1446,8 @@ static void build_layout(struct rec *r)
 /*
  * Under a storm of wake-ups the drain thread competes with every busy task
  * for the CPU, and a ring fills before it runs (perf loses events there).
- * At SCHED_FIFO it runs as soon as the watermark wakes it; it only copies.
+ * At SCHED_FIFO it runs as soon as the watermark wakes it; it only copies
+ * or encodes (stream_add()).
  * The writer thread (compression) runs one priority below, so it keeps up
  * with a busy host too but never delays the drain. @drain: 1 for the drain
  * thread, 0 for the writer.
@@ -1753,7 +1762,7 @@ static void *writer_main(void *arg)
 				it.desc.encoding = PP_DATA_CACHED;	/* lz4's faster one */
 			if (codec != r->o->codec || level != r->o->level)
 				r->stepped_down++;
-			err = pp_writer__compress(codec, level, &it.desc, it.buf, it.len,
+			err = pp_writer__compress(codec, level, &it.desc, it.data, it.len,
 						  &out, &out_len);
 			if (!err)
 				err = pp_writer__append_prepared(r->w, out, out_len,
@@ -1764,7 +1773,7 @@ static void *writer_main(void *arg)
 			free(out);
 			if (err)
 				r->fatal = err;
-			r->data_raw += it.len;
+			r->data_raw += it.desc.encoded ? it.plain : it.len;	/* unwound */
 			r->data_stored += out_len;
 			r->data_chunks++;
 			if (!err && r->scan_syms && !r->unw) {
@@ -1794,7 +1803,14 @@ static int pool_ready(struct rec *r)
 	if (!r->nr_pool)
 		return 0;
 	b = &r->pool[r->nr_pool - 1];
-	return *b || (*b = malloc(r->o->chunk_size));
+	return *b || (*b = malloc(r->buf_size));
+}
+
+/* Start @s's next chunk in its buffer. */
+static void stream_begin(struct rec *r, struct stream *s)
+{
+	if (s->enc)
+		pp_reccache_enc__start(s->enc, s->buf, r->o->chunk_size, r->layout, r->nr_layout);
 }
 
 /* Hand a stream's buffer to the writer; drop it (counted) if no buffer is free. */
@@ -1807,9 +1823,15 @@ static void stream_flush(struct rec *r, struct stream *s)
 		struct qitem *it = &r->q[(r->qhead + r->qlen) % r->qcap];
 
 		it->buf = s->buf;
+		it->data = s->buf;
 		it->len = s->len;
+		it->plain = s->len;
 		it->nr_ev = s->nr_ev;
 		memset(&it->desc, 0, sizeof(it->desc));
+		if (s->enc) {
+			it->len = pp_reccache_enc__finish(s->enc, &it->data);
+			it->desc.encoded = 1;
+		}
 		it->desc.type = PP_CHUNK_DATA;
 		it->desc.flags = PP_CHUNK_CRITICAL;
 		it->desc.stream = s->cpu;
@@ -1839,6 +1861,7 @@ static void stream_flush(struct rec *r, struct stream *s)
 	s->nr = 0;
 	s->nr_ev = 0;
 	s->first_ts = s->last_ts = 0;
+	stream_begin(r, s);
 }
 
 static inline void stream_add(struct rec *r, struct stream *s,
@@ -1851,12 +1874,16 @@ static inline void stream_add(struct rec *r, struct stream *s,
 		stream_flush(r, s);
 	if (!s->len)
 		s->opened_ns = now;
-	memcpy(s->buf + s->len, h, h->size);
+	id = pp_sample__id(h, h->size);
+	ei = pp_perf_evlist__find_id(r->el, id);
+	if (s->enc)
+		pp_reccache_enc__add(s->enc, h, h->size,
+				     h->type == PERF_RECORD_SAMPLE && ei >= 0 ? r->time_off[ei] : 0);
+	else
+		memcpy(s->buf + s->len, h, h->size);
 	s->len += h->size;
 	s->nr++;
 
-	id = pp_sample__id(h, h->size);
-	ei = pp_perf_evlist__find_id(r->el, id);
 	if (ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size, &t)) {
 		if (!s->first_ts)
 			s->first_ts = t;
@@ -2373,13 +2400,34 @@ int main(int argc, char **argv)
 	r.pool = calloc((size_t)(r.qcap + r.nr_streams), sizeof(*r.pool));
 	if (!r.streams || !r.counts || !r.q || !r.pool)
 		die("out of memory");
+	/*
+	 * The record cache's encoding is done by the drain as it takes each
+	 * record from its ring: a record is read once, and only one that is
+	 * no repeat is copied (a chunk of plain records written by the drain
+	 * and encoded by the writer was one cold copy and one cold read more,
+	 * a third of the recorder's CPU). What reads plain records before
+	 * they are written - unwinding, the symbol scan, the flight recorder,
+	 * rotation - keeps the writer encoding.
+	 */
+	r.enc_drain = o.encoding == PP_DATA_CACHED && !r.unw && !r.scan_syms && !r.fl &&
+		      !r.rotating;
+	r.buf_size = r.enc_drain ? pp_reccache_enc__buf_size(o.chunk_size, r.nr_layout) :
+				   o.chunk_size;
 	for (i = 0; i < r.nr_streams; i++) {
 		r.streams[i].cpu = (uint32_t)r.el->cpus[i];
-		r.streams[i].buf = malloc(o.chunk_size);
+		r.streams[i].buf = malloc(r.buf_size);
 		if (!r.streams[i].buf)
 			die("out of memory");
 	}
 	r.nr_pool = r.qcap;	/* allocated as used: pool_ready() */
+	if (r.enc_drain) {
+		for (i = 0; i < r.nr_streams; i++) {
+			r.streams[i].enc = pp_reccache_enc__new();
+			if (!r.streams[i].enc)
+				die("out of memory");
+			stream_begin(&r, &r.streams[i]);
+		}
+	}
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
 	{

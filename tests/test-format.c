@@ -658,16 +658,21 @@ static struct pp_reader *read_back(struct pp_io *io, uint8_t enc, const uint8_t 
 	return r;
 }
 
-/* Record cache: mixed record types and sizes, repeats, a torn tail, all codecs. */
-static void test_cached_encoding(void **state)
+static const struct pp_rec_layout cached_lay[2] = {
+	{ .id = 42, .time_off = 16 }, { .id = 43, .time_off = 24 },
+};
+
+/*
+ * Records for the record cache, to @cap - 216 bytes: samples of the two
+ * events of cached_lay (ids 42 and 43) and other records, of mixed sizes,
+ * that repeat but for their times. Return: their size.
+ */
+static size_t cached_plain(uint8_t *plain, size_t cap)
 {
-	static struct lit_ctx want, got;
-	static uint8_t plain[64 * 1024], enc[256 * 1024], dec[64 * 1024];
-	const struct pp_rec_layout lay[2] = { { .id = 42, .time_off = 16 }, { .id = 43, .time_off = 24 } };
-	size_t len = 0, elen, dlen;
+	size_t len = 0;
 	uint64_t x = 88172645463325252ull;
 
-	for (int i = 0; len + 200 < sizeof(plain) - 16; i++) {
+	for (int i = 0; len + 200 < cap - 16; i++) {
 		uint16_t size = (uint16_t)(32 + 8 * (i % 3) + (i % 5 == 0 ? 3 : 0));
 		uint32_t type = (uint32_t)(i % 7 == 0 ? 3 : 9);
 		uint64_t t = 1000000ull + (uint64_t)i * 1234 - (i % 11 == 0 ? 5000 : 0);
@@ -684,6 +689,17 @@ static void test_cached_encoding(void **state)
 		memcpy(plain + len + (id == 42 ? 16 : 24), &t, 8);
 		len += size;
 	}
+	return len;
+}
+
+/* Record cache: mixed record types and sizes, repeats, a torn tail, all codecs. */
+static void test_cached_encoding(void **state)
+{
+	static struct lit_ctx want, got;
+	static uint8_t plain[64 * 1024], enc[256 * 1024], dec[64 * 1024];
+	const struct pp_rec_layout *lay = cached_lay;
+	size_t len = cached_plain(plain, sizeof(plain)), elen, dlen;
+
 	for (size_t off = 0; off < len;) {	/* the non-sample records, expected */
 		uint16_t size;
 
@@ -760,6 +776,89 @@ static void test_cached_encoding(void **state)
 		assert_int_not_equal(pp_reccache_decode(enc, elen, exact, &dlen), 0);
 		free(exact);
 	}
+}
+
+/*
+ * The streaming encoder (a recorder's drain) writes what pp_reccache_encode()
+ * writes, chunk after chunk in one reused buffer - where its hash still
+ * names the last chunk's literals at the same addresses - and the writer
+ * takes its payload as encoded.
+ */
+static void test_cached_streaming(void **state)
+{
+	static uint8_t plain[64 * 1024], want[256 * 1024], dec[64 * 1024];
+	size_t len = cached_plain(plain, sizeof(plain));
+	size_t cap = pp_reccache_enc__buf_size(len, 2);
+	struct pp_reccache_enc *e = pp_reccache_enc__new();
+	uint8_t *buf = malloc(cap), *payload;
+
+	assert_non_null(e);
+	assert_non_null(buf);
+	/* whole chunks, then parts starting at other records: other data at the same places */
+	for (int round = 0; round < 6; round++) {
+		size_t from = 0, to = len, n, wlen, dlen, off;
+
+		for (int k = 0; k < round % 3; k++) {
+			uint16_t size;
+
+			memcpy(&size, plain + from + 6, 2);
+			from += size;
+		}
+		if (round >= 3)
+			to = from + (len - from) / 2;
+		for (off = from; off < to;) {	/* whole records only */
+			uint16_t size;
+
+			memcpy(&size, plain + off + 6, 2);
+			if (off + size > to)
+				break;
+			off += size;
+		}
+		to = off;
+		pp_reccache_enc__start(e, buf, len, cached_lay, 2);
+		for (off = from; off < to;) {
+			uint32_t type;
+			uint16_t size;
+			uint64_t id;
+
+			memcpy(&type, plain + off, 4);
+			memcpy(&size, plain + off + 6, 2);
+			memcpy(&id, plain + off + 8, 8);
+			pp_reccache_enc__add(e, plain + off, size,
+					     type == 9 ? (id == 42 ? 16u : 24u) : 0);
+			off += size;
+		}
+		n = pp_reccache_enc__finish(e, &payload);
+		assert_true(payload >= buf && payload + n <= buf + cap);
+		wlen = pp_reccache_encode(plain + from, to - from, cached_lay, 2, want);
+		assert_int_equal(n, wlen);
+		assert_memory_equal(payload, want, n);
+		assert_int_equal(pp_reccache_decode(payload, n, dec, &dlen), 0);
+		assert_int_equal(dlen, to - from);
+		assert_memory_equal(dec, plain + from, dlen);
+		if (round == 5) {
+			struct pp_writer_opts o = { .codec = PP_CODEC_LZ4 };
+			struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+			struct pp_writer *w = pp_writer__new(io, &o);
+			struct pp_chunk_desc d = { .type = PP_CHUNK_DATA,
+						   .encoding = PP_DATA_CACHED, .encoded = 1 };
+			struct pp_reader *r;
+			struct pp_chunk c;
+
+			assert_int_equal(pp_writer__append_chunk(w, &d, payload, n), 0);
+			assert_int_equal(pp_writer__close(w), 0);
+			r = pp_reader__open(io, NULL);
+			assert_non_null(r);
+			assert_int_equal(pp_reader__next(r, &c), 1);
+			assert_int_equal(c.hdr->encoding, PP_DATA_CACHED);
+			assert_int_equal(c.size, to - from);
+			assert_memory_equal(c.data, plain + from, c.size);
+			pp_reader__free(r);
+			pp_io__free(io);
+		}
+	}
+	free(buf);
+	pp_reccache_enc__free(e);
 }
 
 /* Append a sched_switch-like (@id 42) or sched_wakeup-like (43) sample. */
@@ -1099,6 +1198,7 @@ int main(void)
 		cmocka_unit_test(test_oversized_refused),
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_cached_encoding),
+		cmocka_unit_test(test_cached_streaming),
 		cmocka_unit_test(test_fields_encoding),
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_records),

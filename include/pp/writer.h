@@ -57,6 +57,7 @@ struct pp_chunk_desc {
 	uint64_t nr_records;	/* DATA only: perf records in the payload (footer stats) */
 	const struct pp_rec_layout *layout;	/* PP_DATA_CACHED: sample time offsets */
 	uint32_t nr_layout;
+	uint8_t  encoded;	/* the payload is already in @encoding (pp_reccache_enc) */
 };
 
 /**
@@ -87,6 +88,55 @@ int pp_writer__append_chunk(struct pp_writer *w, const struct pp_chunk_desc *des
  */
 int pp_writer__compress(uint8_t codec, int level, const struct pp_chunk_desc *desc,
 			const void *data, size_t len, uint8_t **out, size_t *out_len);
+
+/*
+ * A streaming encoder of DATA encoding 1 (PP_DATA_CACHED, spec 5.8): a
+ * recorder hands it each record as it takes it from a ring, and the plain
+ * records are never stored. A record is read once, where it lies; only a
+ * literal is copied, to its final place in the payload. Not thread-safe:
+ * one per producer.
+ */
+struct pp_reccache_enc;
+
+/**
+ * pp_reccache_enc__new() - an encoder (about 10 KiB); pp_reccache_enc__free() frees it.
+ * Return: the encoder, or NULL on ENOMEM.
+ */
+struct pp_reccache_enc *pp_reccache_enc__new(void);
+void pp_reccache_enc__free(struct pp_reccache_enc *e);
+
+/** pp_reccache_enc__buf_size() - the buffer pp_reccache_enc__start() needs. */
+static inline size_t pp_reccache_enc__buf_size(size_t plain_max, uint32_t nr_layout)
+{
+	return 32 + (size_t)nr_layout * 16 + plain_max + (plain_max / 8 + 1) * 11;
+}
+
+/**
+ * pp_reccache_enc__start() - begin a payload in @buf.
+ * @buf: pp_reccache_enc__buf_size(@plain_max, @nr_lay) bytes, the encoder's
+ *       until pp_reccache_enc__finish().
+ * @plain_max: the most record bytes pp_reccache_enc__add() will be given.
+ * @lay, @nr_lay: the layout written in the payload (borrowed).
+ */
+void pp_reccache_enc__start(struct pp_reccache_enc *e, uint8_t *buf, size_t plain_max,
+			    const struct pp_rec_layout *lay, uint32_t nr_lay);
+
+/**
+ * pp_reccache_enc__add() - encode one perf record.
+ * @rec: the record (read once, not kept); @size: its header's size, >= 8.
+ * @time_off: where its time lies: the time_off of @lay's entry for its
+ *            sample id when it is a sample with one, else 0 (as a reader
+ *            finds it, so only the caller's layout may say it).
+ */
+void pp_reccache_enc__add(struct pp_reccache_enc *e, const void *rec, uint16_t size,
+			  uint32_t time_off);
+
+/**
+ * pp_reccache_enc__finish() - end the payload.
+ * @payload: receives where it starts, inside the buffer.
+ * Return: its size, for pp_writer__compress() with desc->encoded set.
+ */
+size_t pp_reccache_enc__finish(struct pp_reccache_enc *e, uint8_t **payload);
 
 /**
  * pp_writer__append_prepared() - append a chunk built by pp_writer__compress().
