@@ -443,10 +443,33 @@ static void put_hex0x(struct pp_out *o, uint64_t v)
  */
 static void put_cstr_n(struct pp_out *o, const char *s, size_t max)
 {
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	size_t i = 0;
 
+	/*
+	 * Eight bytes a step (a comm is two): a byte's high bit in @bad says
+	 * it is not printable ASCII - it has its own high bit set, or its low
+	 * seven bits plus 0x60 stay below 0x80 (below 0x20, NUL included),
+	 * or they plus 1 reach 0x80 (0x7f). No sum carries into the next byte.
+	 */
+	for (; i + 8 <= max; i += 8) {
+		uint64_t w, x, bad;
+
+		memcpy(&w, s + i, 8);
+		x = w & ~highs;
+		bad = (w | ~(x + 0x60 * ones) | (x + ones)) & highs;
+		if (bad) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			i += (size_t)__builtin_ctzll(bad) / 8;
+#else
+			i += (size_t)__builtin_clzll(bad) / 8;
+#endif
+			goto end;
+		}
+	}
 	while (i < max && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
 		i++;
+end:
 	if (i == max || !s[i]) {
 		pp_out__write(o, s, i);
 		return;

@@ -138,6 +138,69 @@ static void test_signed_fields(void **state)
 	tep_free(tep);
 }
 
+/*
+ * A char[16] field (a comm) with %s: written as is up to its NUL when every
+ * byte before is printable ASCII, else escaped by pp_out__text_n() - for
+ * each kind of byte (a NUL, below 0x20, 0x7f, above 0x7f) at each place,
+ * and for 16 printable bytes without a NUL.
+ */
+static void test_string_field(void **state)
+{
+	static const char fmt[] =
+		"name: str\nID: 8\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\n"
+		"print fmt: \"comm=%s.\", REC->comm\n";
+	static const uint8_t odd[] = { 0, 0x01, 0x1f, 0x7f, 0x80, 0xff };
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev = NULL;
+	struct pp_print_plan *plan;
+	struct pp_out out, want;
+
+	(void)state;
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	assert_int_equal(tep_parse_format(tep, &ev, fmt, strlen(fmt), "test"), 0);
+	plan = pp_print_plan__compile(tep, ev);
+	assert_non_null(plan);
+	pp_out__init(&out, -1);
+	pp_out__init(&want, -1);
+	for (size_t k = 0; k <= sizeof(odd); k++) {
+		for (int at = 0; at < 16; at++) {
+			uint8_t d[24] = { 8 };
+			size_t n;
+
+			for (int i = 0; i < 16; i++)
+				d[8 + i] = (uint8_t)('a' + i);
+			if (k < sizeof(odd))
+				d[8 + at] = odd[k];	/* else: no NUL at all */
+			n = strnlen((const char *)d + 8, 16);
+			want.len = 0;
+			pp_out__write(&want, "comm=", 5);
+			pp_out__text_n(&want, (const char *)d + 8, n);
+			pp_out__write(&want, ".", 1);
+			for (int pass = 0; pass < 2; pass++) {	/* printed, then from the memo */
+				out.len = 0;
+				assert_int_equal(pp_print_plan__run(plan, d, sizeof(d), &out), 0);
+				assert_int_equal(out.len, want.len);
+				assert_memory_equal(out.buf, want.buf, out.len);
+			}
+			if (k < sizeof(odd) && odd[k] == 0)	/* printable up to the NUL: as is */
+				assert_int_equal(want.len, 5 + (size_t)at + 1);
+		}
+	}
+	out.len = 0;
+	want.len = 0;
+	pp_out__exit(&out);
+	pp_out__exit(&want);
+	pp_print_plan__free(plan);
+	tep_free(tep);
+}
+
 static void test_plan_matches_tep(void **state)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -248,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_matches_tep),
 		cmocka_unit_test(test_signed_fields),
+		cmocka_unit_test(test_string_field),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
