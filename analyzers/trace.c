@@ -36,6 +36,8 @@ struct trace {
 	uint64_t sec;		/* the second of the last event's time... */
 	char sec_text[24];	/* ...in decimal, and a dot */
 	uint8_t sec_len;	/* 0: none yet */
+	const char *name;	/* the last event name printed... */
+	size_t name_len;	/* ...and its length */
 };
 
 static int trace_init(struct pp_session *s)
@@ -78,7 +80,7 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 	struct trace *t = pp_session__priv(s);
 	const char *comm = pp_session__comm(s, e->tid);
 	struct head_slot *h;
-	char tbuf[32];
+	char tbuf[32], *d;
 	size_t n = pp_session__format_time(s, e->time, tbuf);
 
 	pp_out__write(o, tbuf, n);
@@ -113,18 +115,25 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 	}
 	/* "SEC.USEC: ": SEC and its dot kept while the second lasts */
 	if (e->time / 1000000000ull != t->sec || !t->sec_len) {
-		char *d = t->sec_text;
-
 		t->sec = e->time / 1000000000ull;
 		t->sec_len = (uint8_t)(pp_dec_len(t->sec) + 1);
-		pp_dec_put(d + t->sec_len - 1, t->sec);
-		d[t->sec_len - 1] = '.';
+		pp_dec_put(t->sec_text + t->sec_len - 1, t->sec);
+		t->sec_text[t->sec_len - 1] = '.';
 	}
-	pp_out__write(o, t->sec_text, t->sec_len);
-	pp_out__u64_pad(o, e->time % 1000000000ull / 1000, 6, '0');
-	pp_out__write(o, ": ", 2);
-	pp_out__puts(o, name);
-	pp_out__write(o, ": ", 2);
+	if (name != t->name) {
+		t->name = name;
+		t->name_len = strlen(name);
+	}
+	d = pp_out__reserve(o, t->sec_len + 6 + 2 + t->name_len + 2);
+	if (!d)
+		return;
+	memcpy(d, t->sec_text, t->sec_len);
+	d += t->sec_len;
+	pp_dec_put6(d, (uint32_t)(e->time % 1000000000ull / 1000));
+	memcpy(d + 6, ": ", 2);
+	memcpy(d + 8, name, t->name_len);
+	memcpy(d + 8 + t->name_len, ": ", 2);
+	o->len += t->sec_len + 6 + 2 + t->name_len + 2;
 }
 
 /* The stack of @e: printed when @print, added to the flame graph. */

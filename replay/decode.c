@@ -577,8 +577,9 @@ size_t pp_session__format_time(struct pp_session *s, uint64_t ts, char *buf)
 		cached_sec = sec;
 	}
 	memcpy(buf, cached, 8);
-	memcpy(buf + 8, ".000000", 8);	/* and the NUL */
-	pp_dec_put(buf + 15, us);
+	buf[8] = '.';
+	pp_dec_put6(buf + 9, us);
+	buf[15] = '\0';
 	return 15;
 }
 

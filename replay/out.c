@@ -65,12 +65,12 @@ void pp_out__exit(struct pp_out *o)
 }
 
 /**
- * pp_out__reserve() - room for @n bytes at the end of the buffer.
+ * pp_out__reserve_slow() - room for @n bytes at the end of the buffer.
  * @o: output; @n: bytes (at most the buffer size).
  * Return: where to write; the caller adds what it wrote to o->len. On an
  * error a scratch area is returned so callers need not test.
  */
-char *pp_out__reserve(struct pp_out *o, size_t n)
+char *pp_out__reserve_slow(struct pp_out *o, size_t n)
 {
 	static char scratch[4096];
 
@@ -167,7 +167,7 @@ static const char dec_pairs[201] =
  * pp_dec_len() - the number of decimal digits of @v: comparisons, not a
  * division per digit.
  */
-size_t pp_dec_len(uint64_t v)
+static inline size_t dec_len(uint64_t v)
 {
 	size_t n = 1;
 
@@ -192,7 +192,7 @@ size_t pp_dec_len(uint64_t v)
  * 2-byte stores read back as wider loads stalled store forwarding, once the
  * hottest spot of `trace`); 32-bit divisions once @v fits them.
  */
-void pp_dec_put(char *end, uint64_t v)
+static inline void dec_put(char *end, uint64_t v)
 {
 	uint32_t w;
 
@@ -221,19 +221,43 @@ void pp_dec_put(char *end, uint64_t v)
 	}
 }
 
+size_t pp_dec_len(uint64_t v)
+{
+	return dec_len(v);
+}
+
+void pp_dec_put(char *end, uint64_t v)
+{
+	dec_put(end, v);
+}
+
 /**
  * pp_out__u64() - append a decimal unsigned number, without printf.
  * @o: output; @v: value.
  */
 void pp_out__u64(struct pp_out *o, uint64_t v)
 {
-	size_t n = pp_dec_len(v);
+	size_t n = dec_len(v);
 	char *d = pp_out__reserve(o, n);
 
 	if (!d)
 		return;
 	o->len += n;
-	pp_dec_put(d + n, v);
+	dec_put(d + n, v);
+}
+
+/**
+ * pp_dec_put6() - the six digits of @v (below 1,000,000, zero-padded) at @d:
+ * three pairs, for the microseconds every `trace` line prints twice.
+ */
+void pp_dec_put6(char *d, uint32_t v)
+{
+	uint32_t hi = v / 10000 % 100, lo = v % 10000, mid = lo / 100;
+
+	lo %= 100;
+	memcpy(d, dec_pairs + 2 * hi, 2);
+	memcpy(d + 2, dec_pairs + 2 * mid, 2);
+	memcpy(d + 4, dec_pairs + 2 * lo, 2);
 }
 
 /**
@@ -243,7 +267,7 @@ void pp_out__u64(struct pp_out *o, uint64_t v)
  */
 void pp_out__u64_pad(struct pp_out *o, uint64_t v, size_t width, char pad)
 {
-	size_t n = pp_dec_len(v), total = n < width ? width : n;
+	size_t n = dec_len(v), total = n < width ? width : n;
 	char *d = pp_out__reserve(o, total);
 
 	if (!d)
@@ -251,7 +275,7 @@ void pp_out__u64_pad(struct pp_out *o, uint64_t v, size_t width, char pad)
 	o->len += total;
 	for (size_t i = 0; i < total - n; i++)	/* a few bytes: no memset call */
 		d[i] = pad;
-	pp_dec_put(d + total, v);
+	dec_put(d + total, v);
 }
 
 /**

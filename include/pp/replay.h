@@ -54,8 +54,19 @@ void pp_out__init(struct pp_out *o, int fd);
 void pp_out__exit(struct pp_out *o);
 /** pp_out__flush() - write the buffer out. Return: 0 or -errno. */
 int pp_out__flush(struct pp_out *o);
-/** pp_out__reserve() - make sure @n bytes fit; Return: pointer to write at. */
-char *pp_out__reserve(struct pp_out *o, size_t n);
+/** pp_out__reserve_slow() - pp_out__reserve() when the buffer is full or in error. */
+char *pp_out__reserve_slow(struct pp_out *o, size_t n);
+
+/**
+ * pp_out__reserve() - make sure @n bytes fit; Return: pointer to write at.
+ * Inline: most calls find the room there.
+ */
+static inline char *pp_out__reserve(struct pp_out *o, size_t n)
+{
+	if (o->cap - o->len >= n && !o->error)
+		return o->buf + o->len;
+	return pp_out__reserve_slow(o, n);
+}
 /** pp_out__write_slow() - pp_out__write() when the buffer is full or @n is large. */
 void pp_out__write_slow(struct pp_out *o, const void *p, size_t n);
 void pp_out__puts(struct pp_out *o, const char *s);
@@ -117,6 +128,8 @@ void pp_out__u64(struct pp_out *o, uint64_t v);
 /* Decimal digits without printf (replay/out.c): their number, and writing them backwards from @end. */
 size_t pp_dec_len(uint64_t v);
 void pp_dec_put(char *end, uint64_t v);
+/** pp_dec_put6() - the six digits of @v (< 1,000,000) at @d, zero-padded. */
+void pp_dec_put6(char *d, uint32_t v);
 /** pp_out__u64_pad() - @v in decimal, right-aligned in @width characters of @pad. */
 void pp_out__u64_pad(struct pp_out *o, uint64_t v, size_t width, char pad);
 void pp_out__i64(struct pp_out *o, int64_t v);
