@@ -1692,7 +1692,9 @@ static void *writer_main(void *arg)
 		while (!r->qlen && !r->stop_writer && !r->lost_pending && !r->agg_pending &&
 		       !r->dump_ts)
 			pthread_cond_wait(&r->cond, &r->lock);
-		if (!r->qlen && r->stop_writer && !r->lost_pending && !r->dump_ts) {
+		/* a closed window is drained before the end: the main thread takes the rest */
+		if (!r->qlen && r->stop_writer && !r->lost_pending && !r->agg_pending &&
+		    !r->dump_ts) {
 			pthread_mutex_unlock(&r->lock);
 			break;
 		}
