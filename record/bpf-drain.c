@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
 #include <linux/perf_event.h>
 
 #include "pp/bpf-agg.h"
@@ -95,11 +98,28 @@ void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_
 	ws->closed = 1;
 }
 
+/*
+ * Return once every BPF program that may have read the old generation
+ * before the flip has returned, so that none adds to an entry after it is
+ * read and deleted, or creates one that the next drain of that generation
+ * (two windows later, or never at the end) would find. Tracing programs run
+ * inside RCU read-side sections, and MEMBARRIER_CMD_GLOBAL waits for an RCU
+ * grace period (0.1 to 70 ms under a heavy scheduler load here, once a
+ * second on the writer thread). Where it is refused (nohz_full) a program's
+ * few microseconds are waited out a thousand times over.
+ */
+static void wait_programs(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(1000);
+}
+
 unsigned int pp_bpf_windows__take(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
 				  const unsigned long long *dropped,
 				  const unsigned long long *lost, struct pp_bpf_agg_window *w)
 {
 	pp_bpf_windows__close(ws, gen, source, dropped, lost);
+	wait_programs();
 	ws->closed = 0;
 	*w = ws->w;
 	return ws->old;
