@@ -145,7 +145,8 @@ int pp_event__str(const struct pp_event *e, const struct tep_format_field *f, ch
 }
 
 /**
- * pp_session__print_event() - write the decoded fields of a tracepoint event.
+ * pp_session__prefetch_event() - start loading what printing @e's fields
+ * will read first (its print plan's memo slot); call before its head.
  * @s: session; @e: event.
  */
 void pp_session__prefetch_event(struct pp_session *s, const struct pp_event *e)
@@ -157,6 +158,10 @@ void pp_session__prefetch_event(struct pp_session *s, const struct pp_event *e)
 		pp_print_plan__prefetch(ev->plan, e->raw, e->raw_size);
 }
 
+/**
+ * pp_session__print_event() - write the decoded fields of a tracepoint event.
+ * @s: session; @e: event.
+ */
 void pp_session__print_event(struct pp_session *s, const struct pp_event *e)
 {
 	struct pp_evsel *ev = (struct pp_evsel *)e->evsel;
