@@ -85,6 +85,36 @@ static uint32_t fill(struct tep_event *ev, uint8_t *d, size_t cap)
 	return dyn;
 }
 
+/* The plan of a synthetic little-endian 64-bit format @fmt; *@tep: free it after. */
+static struct pp_print_plan *plan_of(const char *fmt, struct tep_handle **tep)
+{
+	struct tep_event *ev = NULL;
+	struct pp_print_plan *plan;
+
+	*tep = tep_alloc();
+	assert_non_null(*tep);
+	tep_set_long_size(*tep, 8);
+	tep_set_file_bigendian(*tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(*tep, TEP_LITTLE_ENDIAN);
+	assert_int_equal(tep_parse_format(*tep, &ev, fmt, strlen(fmt), "test"), 0);
+	plan = pp_print_plan__compile(*tep, ev);
+	assert_non_null(plan);
+	return plan;
+}
+
+/* @plan prints record @d of @size as @want of @len: printed, then from the memo. */
+static void prints(struct pp_print_plan *plan, const uint8_t *d, uint32_t size, const char *want,
+		   size_t len, struct pp_out *out)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		out->len = 0;
+		assert_int_equal(pp_print_plan__run(plan, d, size, out), 0);
+		assert_int_equal(out->len, len);
+		assert_memory_equal(out->buf, want, len);
+	}
+	out->len = 0;
+}
+
 /*
  * Signed fields as the kernel prints them (C's REC->field): an s8 of -1 is
  * -1 with %d and below 0, a short of -500 is -500 with %d and %hd, an int
@@ -113,26 +143,13 @@ static void test_signed_fields(void **state)
 				       0xff, 0xff, 0xff, 0xff, 0x18, 0xfc, 0xff, 0xff,
 				       0xff, 0xff, 0xff, 0xff };
 	static const char want[] = "c=-1 u=255 h=-500 hd=-500 i=-1 neg=1 sum=-501 q/3=-333 (early)";
-	struct tep_handle *tep = tep_alloc();
-	struct tep_event *ev = NULL;
-	struct pp_print_plan *plan;
+	struct tep_handle *tep;
+	struct pp_print_plan *plan = plan_of(fmt, &tep);
 	struct pp_out out;
 
 	(void)state;
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	assert_int_equal(tep_parse_format(tep, &ev, fmt, strlen(fmt), "test"), 0);
-	plan = pp_print_plan__compile(tep, ev);
-	assert_non_null(plan);
 	pp_out__init(&out, -1);
-	for (int pass = 0; pass < 2; pass++) {	/* printed, then from the memo */
-		out.len = 0;
-		assert_int_equal(pp_print_plan__run(plan, d, sizeof(d), &out), 0);
-		assert_int_equal(out.len, strlen(want));
-		assert_memory_equal(out.buf, want, out.len);
-	}
-	out.len = 0;
+	prints(plan, d, sizeof(d), want, strlen(want), &out);
 	pp_out__exit(&out);
 	pp_print_plan__free(plan);
 	tep_free(tep);
@@ -155,18 +172,11 @@ static void test_string_field(void **state)
 		"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\n"
 		"print fmt: \"comm=%s.\", REC->comm\n";
 	static const uint8_t odd[] = { 0, 0x01, 0x1f, 0x7f, 0x80, 0xff };
-	struct tep_handle *tep = tep_alloc();
-	struct tep_event *ev = NULL;
-	struct pp_print_plan *plan;
+	struct tep_handle *tep;
+	struct pp_print_plan *plan = plan_of(fmt, &tep);
 	struct pp_out out, want;
 
 	(void)state;
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	assert_int_equal(tep_parse_format(tep, &ev, fmt, strlen(fmt), "test"), 0);
-	plan = pp_print_plan__compile(tep, ev);
-	assert_non_null(plan);
 	pp_out__init(&out, -1);
 	pp_out__init(&want, -1);
 	for (size_t k = 0; k <= sizeof(odd); k++) {
@@ -183,17 +193,11 @@ static void test_string_field(void **state)
 			pp_out__write(&want, "comm=", 5);
 			pp_out__text_n(&want, (const char *)d + 8, n);
 			pp_out__write(&want, ".", 1);
-			for (int pass = 0; pass < 2; pass++) {	/* printed, then from the memo */
-				out.len = 0;
-				assert_int_equal(pp_print_plan__run(plan, d, sizeof(d), &out), 0);
-				assert_int_equal(out.len, want.len);
-				assert_memory_equal(out.buf, want.buf, out.len);
-			}
+			prints(plan, d, sizeof(d), want.buf, want.len, &out);
 			if (k < sizeof(odd) && odd[k] == 0)	/* printable up to the NUL: as is */
 				assert_int_equal(want.len, 5 + (size_t)at + 1);
 		}
 	}
-	out.len = 0;
 	want.len = 0;
 	pp_out__exit(&out);
 	pp_out__exit(&want);
