@@ -161,11 +161,18 @@ static struct pp_proc *proc_find(const struct pp_symtab *t, uint32_t pid)
 	return p->pid1 ? p : NULL;
 }
 
-/* The process @pid, added (without maps) if new; NULL when out of memory. */
+/*
+ * The process @pid, added (without maps) if new; NULL when out of memory,
+ * and for pid 2^32 - 1 (perf's -1, the kernel's maps): its pid1 would wrap
+ * to 0, the mark of an empty slot, and the next process added there would
+ * drop its maps unfreed.
+ */
 static struct pp_proc *proc_get(struct pp_symtab *t, uint32_t pid)
 {
 	struct pp_proc *p;
 
+	if (pid == UINT32_MAX)
+		return NULL;
 	if ((t->procs_nr + 1) * 2 > t->procs_cap) {
 		size_t ncap = t->procs_cap ? t->procs_cap * 2 : 256, ocap = t->procs_cap;
 		struct pp_proc *old = t->procs, *n = calloc(ncap, sizeof(*n));
