@@ -96,10 +96,27 @@ static const char *after_key(const char *p, const char *end, const char *key)
 	return NULL;
 }
 
+/* The names the field: lines declare, as spans of the text. */
+struct names {
+	const char *p[PP_FMT_MAX_FIELDS];
+	uint8_t n[PP_FMT_MAX_FIELDS];
+	size_t nr;
+};
+
+static int declared(const struct names *nm, const char *w, size_t n)
+{
+	for (size_t i = 0; i < nm->nr; i++)
+		if (nm->n[i] == n && !memcmp(nm->p[i], w, n))
+			return 1;
+	return 0;
+}
+
 /* The tokens of the print format's arguments: their count and depth. */
-static int check_print(const char *p, const char *end, char *why, size_t wlen)
+static int check_print(const char *p, const char *end, const struct names *nm, char *why,
+		       size_t wlen)
 {
 	struct lex l = { .p = p, .end = end };
+	int field_next = 0;	/* the token after REC-> names a field */
 	unsigned int ops[PP_FMT_MAX_DEPTH + 2];
 	size_t lvl = 0, tokens = 0, depth = 0;	/* depth: levels + operators open */
 	const char *wstart = NULL, *wend = NULL;	/* the last token, when a word */
@@ -138,6 +155,7 @@ static int check_print(const char *p, const char *end, char *why, size_t wlen)
 				snprintf(why, wlen, "its print format dereferences something but REC");
 				return -EINVAL;
 			}
+			field_next = l.arrow && l.p[-1] == '>';
 			if (l.arrow)
 				break;
 			ops[lvl]++;
@@ -151,7 +169,19 @@ static int check_print(const char *p, const char *end, char *why, size_t wlen)
 		if (t == T_WORD) {
 			for (wend = wstart = l.p; wstart > p && is_word(wstart[-1]); wstart--)
 				;
+			/*
+			 * A field the format does not declare: libtraceevent
+			 * takes it in __print_flags() and __print_symbolic()
+			 * without looking, and crashes (the replay fuzzer's find).
+			 */
+			if (field_next && !declared(nm, wstart, (size_t)(wend - wstart))) {
+				snprintf(why, wlen, "its print format reads REC->%.*s, not a field of it",
+					 (int)(wend - wstart > 64 ? 64 : wend - wstart), wstart);
+				return -EINVAL;
+			}
 		}
+		if (t != T_OP)
+			field_next = 0;
 		if (depth > PP_FMT_MAX_DEPTH) {
 			snprintf(why, wlen, "its print format nests over %d operators and brackets",
 				 PP_FMT_MAX_DEPTH);
@@ -168,9 +198,11 @@ static int check_print(const char *p, const char *end, char *why, size_t wlen)
  */
 int pp_fmt_check_text(const char *text, size_t len, char *why, size_t wlen)
 {
+	static __thread struct names nm;
 	const char *p = text, *end = text + len;
 	size_t fields = 0;
 
+	nm.nr = 0;
 	if (len > PP_FMT_MAX_TEXT) {
 		snprintf(why, wlen, "its format has %zu bytes (at most %d)", len, PP_FMT_MAX_TEXT);
 		return -E2BIG;
@@ -182,7 +214,8 @@ int pp_fmt_check_text(const char *text, size_t len, char *why, size_t wlen)
 		if ((q = after_key(p, eol, "field:"))) {
 			/* the declaration runs to ';', over newlines if it must */
 			struct lex l = { .p = q, .end = end };
-			size_t n = 0;
+			const char *name = NULL;
+			size_t n = 0, name_len = 0, brackets = 0;
 			enum tok t;
 
 			if (++fields > PP_FMT_MAX_FIELDS) {
@@ -196,9 +229,22 @@ int pp_fmt_check_text(const char *text, size_t len, char *why, size_t wlen)
 						 PP_FMT_MAX_DECL_TOKENS);
 					return -E2BIG;
 				}
+				/* the name: the last word outside brackets ("char comm[16]") */
+				if (t == T_OPEN)
+					brackets++;
+				else if (t == T_CLOSE && brackets)
+					brackets--;
+				else if (t == T_WORD && !brackets)
+					for (name = l.p, name_len = 0; name > q && is_word(name[-1]);
+					     name--)
+						name_len++;
+			}
+			if (name && name_len <= 255) {
+				nm.p[nm.nr] = name;
+				nm.n[nm.nr++] = (uint8_t)name_len;
 			}
 		} else if ((q = after_key(p, eol, "print fmt:"))) {
-			return check_print(q, end, why, wlen);
+			return check_print(q, end, &nm, why, wlen);
 		}
 		p = eol + 1;
 	}

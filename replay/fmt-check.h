@@ -7,7 +7,8 @@
  * the file and libtraceevent:
  *  - pp_fmt_check_text(): before tep_parse_event(), bounds the text (size,
  *    tokens per field declaration, fields, print-format tokens, expression
- *    depth), so parsing is linear-ish and its recursion shallow;
+ *    depth), so parsing is linear-ish and its recursion shallow, and lets
+ *    the print format dereference only REC, and only for declared fields;
  *  - pp_fmt_check_fields(): after parsing, every field must fit a record
  *    (offset + size within 64 KiB, __data_loc words of 4 bytes);
  *  - pp_fmt_guard: what a record must satisfy before tep_print_event() sees
@@ -36,7 +37,9 @@ struct pp_out;
  * pp_fmt_check_text() - may libtraceevent parse this event format?
  * @text, @len: the format text ("name: ...\nID: ...\nformat:\n...print fmt: ...").
  * @why, @wlen: receives the reason when refused.
- * Return: 0, or -E2BIG when it exceeds one of the PP_FMT_MAX_* bounds.
+ * Return: 0, -E2BIG when it exceeds one of the PP_FMT_MAX_* bounds, or
+ * -EINVAL when its print format dereferences anything but REC or reads a
+ * field it does not declare.
  */
 int pp_fmt_check_text(const char *text, size_t len, char *why, size_t wlen);
 

@@ -85,6 +85,23 @@ static void test_text_refused(void **state)
 	t = repeat(HDR "print fmt: \"%d\", (REC)->a + REC->a", "", 0, "\n");
 	assert_int_equal(check(t), 0);
 	free(t);
+	/*
+	 * a field it does not declare: libtraceevent crashed on one in
+	 * __print_flags() (the replay fuzzer's find, a sched_switch format cut
+	 * inside "REC->prev_state"); the declared ones, array and __data_loc
+	 * names included, pass
+	 */
+	t = repeat(HDR "print fmt: \"%s\", __print_flags(REC->prev_st, \"|\", { 1, \"S\" })",
+		   "", 0, "\n");
+	assert_int_equal(check(t), -EINVAL);
+	free(t);
+	t = repeat(HDR "print fmt: \"%s\", __print_symbolic((REC)->c, { 1, \"S\" })", "", 0, "\n");
+	assert_int_equal(check(t), -EINVAL);
+	free(t);
+	t = repeat(HDR "print fmt: \"%s %d %d\", __print_flags(REC->b, \"|\", { 1, \"S\" }), "
+		   "REC->common_type, (REC)->s", "", 0, "\n");
+	assert_int_equal(check(t), 0);
+	free(t);
 	/* within the bounds: nesting the kernel could write */
 	t = repeat(HDR "print fmt: \"%d\", ", "(", 60, "REC->a");
 	{
