@@ -595,7 +595,7 @@ static struct pfsym *build_syms(struct tep_print_flag_sym *f, size_t *nr)
 }
 
 static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg *a);
-static struct pnode *build_num2(struct pp_print_plan *plan, struct tep_print_arg *a);
+static struct pnode *build_num_node(struct pp_print_plan *plan, struct tep_print_arg *a);
 
 /*
  * Numeric tree of an argument check_num() accepted, with constant operators
@@ -657,9 +657,10 @@ static int c_signed(const struct pnode *n, const char *atom)
 	}
 }
 
+/* The node of @a (build_num_node()) with its C type's signedness, and its operator's. */
 static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg *a)
 {
-	struct pnode *n = build_num2(plan, a);
+	struct pnode *n = build_num_node(plan, a);
 
 	if (!n)
 		return NULL;
@@ -669,7 +670,7 @@ static struct pnode *build_num1(struct pp_print_plan *plan, struct tep_print_arg
 	return n;
 }
 
-static struct pnode *build_num2(struct pp_print_plan *plan, struct tep_print_arg *a)
+static struct pnode *build_num_node(struct pp_print_plan *plan, struct tep_print_arg *a)
 {
 	struct pnode *n;
 	int sg;
