@@ -2407,9 +2407,9 @@ int main(int argc, char **argv)
 	 * record from its ring: a record is read once, and only one that is
 	 * no repeat is copied (a chunk of plain records written by the drain
 	 * and encoded by the writer was one cold copy and one cold read more,
-	 * a third of the recorder's CPU). What reads plain records before
-	 * they are written - unwinding, the symbol scan, the flight recorder,
-	 * rotation - keeps the writer encoding.
+	 * a sixth of the recorder's CPU on the sched benchmark). What reads
+	 * plain records before they are written - unwinding, the symbol scan,
+	 * the flight recorder, rotation - keeps the writer encoding.
 	 */
 	r.enc_drain = o.encoding == PP_DATA_CACHED && !r.unw && !r.scan_syms && !r.fl &&
 		      !r.rotating;
