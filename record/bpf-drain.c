@@ -71,11 +71,9 @@ void pp_bpf_scan_synth(struct pp_syms *syms, const struct pp_buf *b)
 		pp_syms__scan(syms, b->data, b->len, synth_type, NULL);
 }
 
-void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
-			   const unsigned long long *dropped, const unsigned long long *lost)
+void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source)
 {
 	struct pp_bpf_agg_window *w = &ws->w;
-	uint64_t n;
 
 	if (ws->closed)
 		return;
@@ -87,14 +85,6 @@ void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_
 	w->start_ns = ws->start_ns;
 	w->end_ns = pp_bpf_mono_ns();
 	ws->start_ns = w->end_ns;
-	n = __atomic_load_n(dropped, __ATOMIC_RELAXED);
-	w->dropped = n - ws->dropped_seen;
-	ws->dropped_seen = n;
-	if (lost) {
-		n = __atomic_load_n(lost, __ATOMIC_RELAXED);
-		w->stacks_lost = n - ws->lost_seen;
-		ws->lost_seen = n;
-	}
 	ws->closed = 1;
 }
 
@@ -118,8 +108,23 @@ unsigned int pp_bpf_windows__take(struct pp_bpf_windows *ws, unsigned int *gen, 
 				  const unsigned long long *dropped,
 				  const unsigned long long *lost, struct pp_bpf_agg_window *w)
 {
-	pp_bpf_windows__close(ws, gen, source, dropped, lost);
+	uint64_t n;
+
+	pp_bpf_windows__close(ws, gen, source);
 	wait_programs();
+	/*
+	 * The counters are read once no program of the closed window runs:
+	 * what one drops while the flip happens is in this window, not in
+	 * the next one (which, at the end, never comes).
+	 */
+	n = __atomic_load_n(dropped, __ATOMIC_RELAXED);
+	ws->w.dropped = n - ws->dropped_seen;
+	ws->dropped_seen = n;
+	if (lost) {
+		n = __atomic_load_n(lost, __ATOMIC_RELAXED);
+		ws->w.stacks_lost = n - ws->lost_seen;
+		ws->lost_seen = n;
+	}
 	ws->closed = 0;
 	*w = ws->w;
 	return ws->old;

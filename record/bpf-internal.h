@@ -128,15 +128,16 @@ struct pp_bpf_windows {
 
 /*
  * pp_bpf_windows__close() - close the open window: flip *@gen, fill the
- * header (@source, and what the cumulative counters @dropped and @lost
- * grew by). A no-op while a closed window awaits its drain.
+ * header's @source and times. A no-op while a closed window awaits its
+ * drain.
  */
-void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
-			   const unsigned long long *dropped, const unsigned long long *lost);
+void pp_bpf_windows__close(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source);
 
 /*
  * pp_bpf_windows__take() - the closed window to drain (closing the open
- * one first if none is): its header into @w. Return: its generation.
+ * one first if none is), once no program can still add to it: its header
+ * into @w, with what the cumulative counters @dropped and @lost (may be
+ * NULL) grew by. Return: its generation.
  */
 unsigned int pp_bpf_windows__take(struct pp_bpf_windows *ws, unsigned int *gen, uint16_t source,
 				  const unsigned long long *dropped,

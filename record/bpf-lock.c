@@ -102,8 +102,7 @@ fail:
 /** pp_bpf_lock__flip() - as pp_bpf_offcpu__flip(). @lk: collector. */
 void pp_bpf_lock__flip(struct pp_bpf_lock *lk)
 {
-	pp_bpf_windows__close(&lk->ws, &lk->skel->bss->gen, PP_BPF_SRC_LOCK,
-			      &lk->skel->bss->dropped, &lk->skel->bss->stacks_lost);
+	pp_bpf_windows__close(&lk->ws, &lk->skel->bss->gen, PP_BPF_SRC_LOCK);
 }
 
 /**

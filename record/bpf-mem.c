@@ -240,8 +240,7 @@ fail:
 /** pp_bpf_mem__flip() - as pp_bpf_offcpu__flip(). @mc: collector. */
 void pp_bpf_mem__flip(struct pp_bpf_mem *mc)
 {
-	pp_bpf_windows__close(&mc->ws, &mc->skel->bss->gen, PP_BPF_SRC_MEM,
-			      &mc->skel->bss->dropped, &mc->skel->bss->stacks_lost);
+	pp_bpf_windows__close(&mc->ws, &mc->skel->bss->gen, PP_BPF_SRC_MEM);
 }
 
 /*

@@ -460,8 +460,7 @@ static long take_old(struct pp_bpf_offcpu *oc, unsigned int old)
  */
 void pp_bpf_offcpu__flip(struct pp_bpf_offcpu *oc)
 {
-	pp_bpf_windows__close(&oc->ws, &oc->skel->bss->gen, PP_BPF_SRC_OFFCPU,
-			      &oc->skel->bss->dropped, &oc->skel->bss->stacks_lost);
+	pp_bpf_windows__close(&oc->ws, &oc->skel->bss->gen, PP_BPF_SRC_OFFCPU);
 }
 
 /**
