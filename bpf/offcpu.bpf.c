@@ -59,6 +59,41 @@ static __always_inline int tracked(struct task_struct *t, __u32 pid, __u32 tgid)
 	return 1;
 }
 
+/*
+ * Add the time thread @pid was away (since its entry @s) to its aggregate;
+ * @t: the thread (its comm names a new aggregate).
+ */
+static __always_inline void account(struct pp_offcpu_start *s, __u32 pid, struct task_struct *t,
+				    __u64 now)
+{
+	struct pp_offcpu_key k = {
+		.tgid = s->tgid, .pid = pid, .kstack = s->kstack, .ustack = s->ustack,
+		.state = s->state, .gen = gen & 1,
+	};
+	__u64 delta = now - s->ts;
+	struct pp_offcpu_val *v;
+
+	bpf_map_delete_elem(&start, &pid);
+	if (delta < cfg.min_ns)
+		return;
+	v = bpf_map_lookup_elem(&agg, &k);
+	if (!v) {
+		struct pp_offcpu_val nv = {};
+
+		BPF_CORE_READ_STR_INTO(&nv.comm, t, comm);
+		bpf_map_update_elem(&agg, &k, &nv, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&agg, &k);
+		if (!v) {
+			__sync_fetch_and_add(&dropped, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->total_ns, delta);
+	__sync_fetch_and_add(&v->count, 1);
+	if (delta > v->max_ns)
+		v->max_ns = delta;
+}
+
 SEC("raw_tp/sched_switch")
 int BPF_PROG(pp_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -71,6 +106,16 @@ int BPF_PROG(pp_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 	if (tracked(prev, pid, tgid)) {
 		struct pp_offcpu_start ns = { .ts = now, .tgid = tgid };
 		unsigned int st = prev_state & 0xff;
+
+		/*
+		 * Still away since its last switch-out: the kernel switched it
+		 * in without this tracepoint (from the idle task of a VM's CPU,
+		 * now and then). It ran since, so that interval ends by now: an
+		 * upper bound, but one interval, as task-state counts it.
+		 */
+		s = bpf_map_lookup_elem(&start, &pid);
+		if (s)
+			account(s, pid, prev, now);
 
 		if (preempt || st == TASK_RUNNING)
 			ns.state = 'R';
@@ -92,33 +137,7 @@ int BPF_PROG(pp_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 	/* next comes back: add the time it was away. */
 	pid = BPF_CORE_READ(next, pid);
 	s = bpf_map_lookup_elem(&start, &pid);
-	if (s) {
-		struct pp_offcpu_key k = {
-			.tgid = s->tgid, .pid = pid, .kstack = s->kstack, .ustack = s->ustack,
-			.state = s->state, .gen = gen & 1,
-		};
-		__u64 delta = now - s->ts;
-		struct pp_offcpu_val *v;
-
-		bpf_map_delete_elem(&start, &pid);
-		if (delta < cfg.min_ns)
-			return 0;
-		v = bpf_map_lookup_elem(&agg, &k);
-		if (!v) {
-			struct pp_offcpu_val nv = {};
-
-			BPF_CORE_READ_STR_INTO(&nv.comm, next, comm);
-			bpf_map_update_elem(&agg, &k, &nv, BPF_NOEXIST);
-			v = bpf_map_lookup_elem(&agg, &k);
-			if (!v) {
-				__sync_fetch_and_add(&dropped, 1);
-				return 0;
-			}
-		}
-		__sync_fetch_and_add(&v->total_ns, delta);
-		__sync_fetch_and_add(&v->count, 1);
-		if (delta > v->max_ns)
-			v->max_ns = delta;
-	}
+	if (s)
+		account(s, pid, next, now);
 	return 0;
 }

@@ -548,6 +548,11 @@ struct pp_ksym_bpf *pp_bpf_offcpu__ksym(struct pp_bpf_offcpu *oc)
 				oc->skel->bss->ksym_text, &oc->skel->bss->ksym_ret);
 }
 
+int pp_bpf_offcpu__start_fd(struct pp_bpf_offcpu *oc)
+{
+	return bpf_map__fd(oc->skel->maps.start);
+}
+
 /** pp_bpf_offcpu__free() - detach and free; accepts NULL. @oc: collector. */
 void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 {

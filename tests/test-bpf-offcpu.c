@@ -21,9 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include <bpf/bpf.h>
 
 #include "pp/bpf.h"
 #include "pp/bpf-agg.h"
@@ -32,6 +36,7 @@
 #include "pp/meta.h"
 #include "pp/writer.h"
 #include "../record/record.h"
+#include "../bpf/offcpu.h"
 
 static char exe_dir[PATH_MAX];
 
@@ -404,11 +409,103 @@ static void test_stack_refs(void **state)
 	pp_bpf_stacks__free(t);
 }
 
+struct untraced {
+	int start_fd;
+	pid_t tid;
+	int ok;
+};
+
+/*
+ * The worker: plays an interval whose switch-in the kernel did not trace
+ * (an entry in `start` while it runs, 'D', 5 ms old), then sleeps 20 ms
+ * at once, so that its next switch-out meets that entry.
+ */
+static void *untraced_worker(void *arg)
+{
+	struct untraced *u = arg;
+	struct timespec now, nap = { 0, 20000000 };
+	struct pp_offcpu_start st;
+	uint32_t key;
+
+	u->tid = (pid_t)syscall(SYS_gettid);
+	key = (uint32_t)u->tid;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	memset(&st, 0, sizeof(st));
+	st.ts = (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec -
+		5000000ull;
+	st.tgid = (unsigned int)getpid();
+	st.state = 'D';
+	u->ok = !bpf_map_update_elem(u->start_fd, &key, &st, BPF_ANY);
+	nanosleep(&nap, NULL);
+	return NULL;
+}
+
+/*
+ * A thread switched in without a sched_switch (this VM's idle CPU, now and
+ * then) still has its entry when it next leaves: that interval is counted
+ * there, once, ending at that switch-out (spec/pp-bpf.md, section 4) -
+ * before, the new entry replaced it and the wait was lost.
+ */
+static void test_untraced_switch_in(void **state)
+{
+	pid_t self = getpid();
+	struct pp_bpf_offcpu_opts oo = { .pids = &self, .nr_pids = 1 };
+	struct pp_bpf_offcpu *oc;
+	struct pp_bpf_stacks *stacks;
+	struct untraced u = { 0 };
+	struct pp_item_iter it;
+	struct pp_item item;
+	struct pp_buf b;
+	pthread_t t;
+	uint64_t d_count = 0, d_ns = 0, s_count = 0;
+	char err[256];
+
+	if (pp_bpf__available(err, sizeof(err))) {
+		print_message("skip: %s\n", err);
+		skip();
+	}
+	oc = pp_bpf_offcpu__new(&oo, err, sizeof(err));
+	if (!oc)
+		fail_msg("%s", err);
+	u.start_fd = pp_bpf_offcpu__start_fd(oc);
+	assert_int_equal(pthread_create(&t, NULL, untraced_worker, &u), 0);
+	pthread_join(t, NULL);
+	assert_true(u.ok);
+	stacks = pp_bpf_stacks__new();
+	assert_non_null(stacks);
+	pp_buf__init(&b);
+	assert_true(pp_bpf_offcpu__drain(oc, &b, NULL, NULL, NULL, NULL, NULL) > 0);
+	pp_item_iter__init(&it, b.data, b.len);
+	while (pp_item_iter__next(&it, &item)) {
+		struct pp_bpf_agg_entry e;
+
+		if (pp_bpf_agg__decode(&item, stacks, &e, NULL) != PP_BPF_AGG_OFFCPU ||
+		    e.s.tid != (uint32_t)u.tid)
+			continue;
+		if (e.s.state == 'D') {
+			d_count += e.s.count;
+			d_ns += e.s.total_ns;
+		} else if (e.s.state == 'S') {
+			s_count += e.s.count;
+		}
+	}
+	print_message("untraced switch-in: D %llu times, %llu ns; S %llu times\n",
+		      (unsigned long long)d_count, (unsigned long long)d_ns,
+		      (unsigned long long)s_count);
+	assert_int_equal(d_count, 1);
+	assert_true(d_ns >= 5000000);
+	assert_true(s_count >= 1);
+	pp_buf__exit(&b);
+	pp_bpf_stacks__free(stacks);
+	pp_bpf_offcpu__free(oc);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_sizes),
 		cmocka_unit_test(test_stack_refs),
+		cmocka_unit_test(test_untraced_switch_in),
 		cmocka_unit_test(test_offcpu_sleeper),
 		cmocka_unit_test(test_offcpu_sleeper_no_bpf_loop),
 	};

@@ -227,6 +227,13 @@ void pp_bpf_offcpu__flip(struct pp_bpf_offcpu *oc);
  */
 struct pp_ksym_bpf *pp_bpf_offcpu__ksym(struct pp_bpf_offcpu *oc);
 
+/**
+ * pp_bpf_offcpu__start_fd() - the map of the threads away from the CPU
+ * (tid -> struct pp_offcpu_start), for tests that play a switch-in the
+ * kernel did not trace. @oc: collector.
+ */
+int pp_bpf_offcpu__start_fd(struct pp_bpf_offcpu *oc);
+
 /** pp_bpf_offcpu__free() - detach and free; accepts NULL. */
 void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc);
 

@@ -8,11 +8,12 @@
 # (lock). The helpers start before the profiler and are told to go once it
 # holds its BPF links, and stay until it has stopped: nothing outside the
 # N waits begins and ends while it watches.
-# The helpers are pinned to CPU 0: on this VM a switch-in of a thread from
-# the idle task of CPU 1 emits no sched_switch now and then (see
-# sched-task-state.sh), and BPF and perf alike miss it: under load about one
-# wait in 5,000 (checked against a filtered sched_switch recording: both
-# saw one S switch-out followed by another with no switch-in between).
+# The helpers are pinned to CPU 0: on this VM, now and then, a thread is
+# switched in with no sched_switch at all (BPF and perf alike miss it: under
+# load about one wait in 5,000; checked against a filtered sched_switch
+# recording, one S switch-out followed by another with no switch-in). offcpu
+# counts such a wait at the thread's next switch-out (test-bpf-offcpu), and
+# the pin keeps the helpers off the idle CPU where it happens.
 set -u
 B=${PP_BUILD:?PP_BUILD not set}
 H=$B/tests/helpers/bpf-waits
