@@ -26,6 +26,16 @@ ifneq ($(SAN),)
   ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
   SAN_LDFLAGS := -fsanitize=address,undefined
 endif
+# The two tools are linked with link-time optimisation: a replayed event
+# crosses five files (session, module, print plan, decimal writer, output)
+# and LTO inlines across them (pp-analyze trace: 4% fewer instructions, 5%
+# less time). Objects are fat, so tests and other programs link them
+# without it. LTO=  (empty) turns it off; sanitized builds never use it.
+LTO ?= -flto=auto -ffat-lto-objects
+ifneq ($(SAN),)
+  LTO :=
+endif
+ALL_CFLAGS += $(LTO)
 LDLIBS_FORMAT := -llz4 -lzstd
 # The tools link their libraries statically: pp-analyze is started once per
 # analysis, and resolving seven shared libraries was half of its start-up.
@@ -88,7 +98,7 @@ TOOL_LDLIBS  := $(if $(SAN),$(LDLIBS_ALL),-ltracefs -ltraceevent -lbpf -ldw -lel
 # make ld warn that dlopen needs the shared glibc at run time: those warnings
 # are filtered out.
 define link_tool
-	$(Q)$(CC) $(TOOL_LDFLAGS) -o $@ $< $(LIBS) $(TOOL_LDLIBS) 2> $@.ld; rc=$$?; \
+	$(Q)$(CC) $(CFLAGS) $(LTO) $(TOOL_LDFLAGS) -o $@ $< $(LIBS) $(TOOL_LDLIBS) 2> $@.ld; rc=$$?; \
 	grep -v -e "in function .load_plugin" -e "in function .__libdwfl_debuginfod_init" \
 		-e "(debuginfod.o): in function" -e "Using 'dlopen' in statically linked" $@.ld >&2; \
 	rm -f $@.ld; exit $$rc
