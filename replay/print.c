@@ -997,8 +997,24 @@ static size_t memo_hash(const uint8_t *raw, uint32_t size)
 		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
 	}
 	if (i < size) {
+		/* the last 1-7 bytes, in loads of fixed size (no library call) */
+		const uint8_t *t = raw + i;
+		uint32_t x4;
+		uint16_t x2;
+
 		w = 0;
-		memcpy(&w, raw + i, size - i);
+		if (size & 4) {
+			memcpy(&x4, t, 4);
+			w = x4;
+			t += 4;
+		}
+		if (size & 2) {
+			memcpy(&x2, t, 2);
+			w = (w << 16) | x2;
+			t += 2;
+		}
+		if (size & 1)
+			w = (w << 8) | *t;
 		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
 	}
 	return (size_t)(h >> 40) % MEMO_SLOTS;
@@ -1060,7 +1076,13 @@ int pp_print_plan__run(struct pp_print_plan *plan, const void *raw, uint32_t siz
 	m = &plan->memo[plan->pf_raw == raw ? plan->pf_slot : memo_hash(key, klen)];
 	plan->pf_raw = NULL;
 	if (m->raw_len == klen && !memcmp(m->raw, key, klen)) {
-		pp_out__write(o, m->out, m->out_len);
+		/* most lines: longer than pp_out__write() copies inline */
+		char *d = pp_out__reserve(o, m->out_len);
+
+		if (d) {
+			memcpy(d, m->out, m->out_len);
+			o->len += m->out_len;
+		}
 		return 0;
 	}
 	/* room for a slot's text first: no flush can split a text that fits one */
