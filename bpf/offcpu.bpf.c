@@ -109,9 +109,9 @@ int BPF_PROG(pp_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 
 		/*
 		 * Still away since its last switch-out: the kernel switched it
-		 * in without this tracepoint (from the idle task of a VM's CPU,
-		 * now and then). It ran since, so that interval ends by now: an
-		 * upper bound, but one interval, as task-state counts it.
+		 * in without this tracepoint (seen on a VM, now and then). It
+		 * ran since, so that interval ends by now: an upper bound, but
+		 * one interval, as task-state counts it.
 		 */
 		s = bpf_map_lookup_elem(&start, &pid);
 		if (s)
