@@ -265,7 +265,12 @@ static int field_fits(const struct tep_format_field *f, char *why, size_t wlen)
 	return 0;
 }
 
-/* One printk_formats line as libtraceevent can take it. */
+/*
+ * One printk_formats line as libtraceevent can take it: 0xADDR : "TEXT"
+ * with two characters of TEXT at least (tep_register_print_string() looks
+ * for a "\n" two bytes before the closing quote, before its copy when TEXT
+ * is shorter: found by fuzz-replay under ASan).
+ */
 static int printk_line_ok(const char *l, size_t n)
 {
 	size_t k = 2;
@@ -276,7 +281,7 @@ static int printk_line_ok(const char *l, size_t n)
 		k++;
 	if (k == 2 || n - k < 5 || memcmp(l + k, " : \"", 4))
 		return 0;
-	return l[n - 1] == '"' && n - 1 > k + 3;
+	return l[n - 1] == '"' && n - 1 >= k + 6;
 }
 
 /**
