@@ -50,6 +50,8 @@ for _ in $(seq 300); do
 	kill -0 $sp 2>/dev/null || { cat "$T/err2"; fail "pp-record -e sched:sched_switch exited"; }
 	sleep 0.1
 done
+grep -qs '^tp_name:[[:space:]]*sched_switch$' /proc/$rp/fdinfo/* ||
+	{ cat "$T/err"; fail "pp-record offcpu did not attach in 30 s"; }
 sleep 0.2
 echo go >&3
 for _ in $(seq 300); do grep -q '^done' "$T/out" && break; sleep 0.1; done
@@ -67,13 +69,7 @@ hp=
 "$B/pp-analyze" trace "$T/sw" >"$T/trace.txt" 2>&1 || { cat "$T/trace.txt"; fail "pp-analyze trace"; }
 ins=$(grep -c "next_pid=$W " "$T/trace.txt")
 outs=$(grep -c "prev_pid=$W .*prev_state=S " "$T/trace.txt")
-n=$(awk -v h="pp-waiter $P/$W state S:" '
-	/^[^ ]/ { if (on && hit) sum += n
-		  on = index($0, h) == 1; hit = 0
-		  if (on) { n = $0; sub(/ times.*/, "", n); sub(/.* /, "", n) }
-		  next }
-	on && /pp_wait_here/ { hit = 1 }
-	END { if (on && hit) sum += n; print sum + 0 }' "$T/off.txt")
+n=$(awk -v h="pp-waiter $P/$W state S:" -f "$(dirname "$0")/offcpu-waits.awk" "$T/off.txt")
 echo "perf's sched_switch: $outs S switch-outs and $ins switch-ins of thread $W; offcpu counts $n waits"
 [ "$n" = $N ] || { cat "$T/off.txt"; fail "offcpu counts $n waits through pp_wait_here, want $N"; }
 echo "ok: $N waits"

@@ -75,13 +75,7 @@ attached() {
 
 # offcpu_count OUT PID TID: off-CPU intervals of the waiter through pp_wait_here
 offcpu_count() {
-	awk -v h="pp-waiter $2/$3 state S:" '
-		/^[^ ]/ { if (on && hit) sum += n
-			  on = index($0, h) == 1; hit = 0
-			  if (on) { n = $0; sub(/ times.*/, "", n); sub(/.* /, "", n) }
-			  next }
-		on && /pp_wait_here/ { hit = 1 }
-		END { if (on && hit) sum += n; print sum + 0 }' "$1"
+	awk -v h="pp-waiter $2/$3 state S:" -f "$(dirname "$0")/offcpu-waits.awk" "$1"
 }
 
 # lock_count OUT PID ADDR: waits on the futex word (the WAITS column)
