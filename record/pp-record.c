@@ -89,8 +89,9 @@ static const char usage_text[] =
 "  -o, --output FILE          output file (default pp.trace; an old FILE is kept\n"
 "                             as FILE.old)\n"
 "  -d, --duration TIME        stop after TIME (e.g. 10, 10s, 500ms)\n"
-"  -m, --mmap-pages PAGES     ring-buffer pages per CPU, a power of two (default 256;\n"
-"                             64 for offcpu or lock alone)\n"
+"  -m, --mmap-pages PAGES     ring-buffer pages per CPU, a power of two (default\n"
+"                             2 MiB of pages, 1 MiB beyond 64 CPUs; 64 pages for\n"
+"                             offcpu or lock alone)\n"
 "      --chunk-size BYTES     raw bytes per data chunk (default 256K; K/M suffix)\n"
 "      --queue N              chunks queued to the writer before dropping (default 32)\n"
 "      --flush-interval MS    hand what was recorded to the file at least every MS\n"
@@ -552,7 +553,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	int c, i, z_chunk = 0, chunk_set = 0, flush_set = 0, pages_set = 0, pass2 = 0;
 
 	o->output = "pp.trace";
-	o->mmap_pages = 256;
+	o->mmap_pages = 0;	/* by the CPUs recorded: ring_pages() */
 	o->chunk_size = 256 << 10;
 	o->queue = 32;
 	o->flush_ms = 250;
@@ -1221,6 +1222,7 @@ struct rec {
 	pthread_cond_t cond;
 	struct qitem *q;
 	int qcap, qhead, qlen;
+	int wake_qlen;		/* a full chunk wakes the writer when the queue holds this many */
 	uint8_t **pool;
 	int nr_pool;
 	int stop_writer;
@@ -1808,6 +1810,20 @@ static int pool_ready(struct rec *r)
 	return *b || (*b = malloc(r->buf_size));
 }
 
+/*
+ * The default ring: 2 MiB per CPU, woken (r.el->watermark) when half full.
+ * A drain takes 1 MiB a CPU per wake-up with 1 MiB left before a loss,
+ * where a 1 MiB ring woken at a quarter took 256 KiB with 768 KiB left:
+ * the wake-ups, each to cold caches, cost a tenth of the recorder's CPU on
+ * the sched benchmark. Beyond 64 CPUs, 1 MiB each (kernel memory: perf's
+ * default is 512 KiB).
+ */
+static unsigned int ring_pages(int nr_cpus)
+{
+	return nr_cpus <= 64 ? (2u << 20) / (unsigned int)sysconf(_SC_PAGESIZE) :
+			       (1u << 20) / (unsigned int)sysconf(_SC_PAGESIZE);
+}
+
 /* Start @s's next chunk in its buffer. */
 static void stream_begin(struct rec *r, struct stream *s)
 {
@@ -1815,8 +1831,13 @@ static void stream_begin(struct rec *r, struct stream *s)
 		pp_reccache_enc__start(s->enc, s->buf, r->o->chunk_size, r->layout, r->nr_layout);
 }
 
-/* Hand a stream's buffer to the writer; drop it (counted) if no buffer is free. */
-static void stream_flush(struct rec *r, struct stream *s)
+/*
+ * Hand a stream's buffer to the writer; drop it (counted) if no buffer is
+ * free. A full chunk (@wake 0) wakes the writer only once the queue holds
+ * r->wake_qlen chunks; a flush, a drop and anything else the writer must do
+ * now wake it at once.
+ */
+static void stream_flush(struct rec *r, struct stream *s, int wake)
 {
 	if (!s->len)
 		return;
@@ -1848,6 +1869,7 @@ static void stream_flush(struct rec *r, struct stream *s)
 	} else if (r->fatal) {
 		s->unwritten += s->nr;	/* the file cannot take more */
 		r->unwritten_ev += s->nr_ev;
+		wake = 1;
 	} else {
 		if (!s->drop_records)
 			s->drop_first = s->first_ts;
@@ -1856,8 +1878,10 @@ static void stream_flush(struct rec *r, struct stream *s)
 		s->drop_bytes += s->len;
 		s->dropped_total += s->nr;
 		r->lost_pending = 1;
+		wake = 1;
 	}
-	pthread_cond_signal(&r->cond);
+	if (wake || r->qlen >= r->wake_qlen)
+		pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 	s->len = 0;
 	s->nr = 0;
@@ -1873,7 +1897,7 @@ static inline void stream_add(struct rec *r, struct stream *s,
 	int ei;
 
 	if (s->len + h->size > r->o->chunk_size)
-		stream_flush(r, s);
+		stream_flush(r, s, 0);
 	if (!s->len)
 		s->opened_ns = now;
 	id = pp_sample__id(h, h->size);
@@ -1945,7 +1969,7 @@ static void flush_old(struct rec *r, uint64_t now, int all)
 		struct stream *s = &r->streams[ci];
 
 		if (s->len && (all || now - s->opened_ns >= 1000000000ull))
-			stream_flush(r, s);
+			stream_flush(r, s, 1);
 	}
 }
 
@@ -2291,7 +2315,8 @@ int main(int argc, char **argv)
 		die("out of memory");
 	if (cg_fds)
 		r.el->open_flags = PERF_FLAG_PID_CGROUP;
-	r.el->mmap_pages = o.mmap_pages;
+	r.el->mmap_pages = o.mmap_pages ? o.mmap_pages : ring_pages(nr_cpus);
+	r.el->watermark = (unsigned int)(r.el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 	for (i = 0; i < r.es.nr; i++) {
 		if (pp_perf_evlist__add(r.el, &r.es.v[i].attr, r.es.v[i].name, r.es.v[i].filter) < 0)
 			die("out of memory");
@@ -2398,6 +2423,17 @@ int main(int argc, char **argv)
 	r.streams = calloc((size_t)r.nr_streams, sizeof(*r.streams));
 	r.counts = calloc((size_t)r.el->nr_evsels, sizeof(*r.counts));
 	r.qcap = o.queue;
+	/*
+	 * The writer wakes for a megabyte of full chunks (four of the default
+	 * 256 KiB), not for each: a wake-up of a thread that slept finds its
+	 * caches cold, and on the sched benchmark one per chunk cost about a
+	 * tenth of the recorder's CPU. At most a quarter of the queue waits.
+	 */
+	r.wake_qlen = (int)((1u << 20) / o.chunk_size);
+	if (r.wake_qlen > r.qcap / 4)
+		r.wake_qlen = r.qcap / 4;
+	if (r.wake_qlen < 1)
+		r.wake_qlen = 1;
 	r.q = calloc((size_t)r.qcap, sizeof(*r.q));
 	r.pool = calloc((size_t)(r.qcap + r.nr_streams), sizeof(*r.pool));
 	if (!r.streams || !r.counts || !r.q || !r.pool)
