@@ -354,7 +354,8 @@ def frontier(tool, cmd_of, counts):
     (and every event there) and the recorder's CPU at that rate."""
     secs = "1" if QUICK else "2"
     rates = [100000, 400000, 1600000] if QUICK else \
-        [100000, 200000, 400000, 800000, 1200000, 1600000, 2400000, 3200000]
+        [100000, 200000, 400000, 800000, 1200000, 1600000, 2400000, 3200000, 4800000,
+         6400000, 9600000, 12800000]
     best = None
     flat = 0
     for rate in rates:
