@@ -180,6 +180,8 @@ const struct perf_event_header *pp_perf_ring__next(struct pp_perf_ring *r)
 		h = (const struct perf_event_header *)r->bounce;
 	}
 	r->tail += size;
+	/* the kernel wrote the ring on its CPU: ask for the lines ahead early */
+	__builtin_prefetch(r->data + ((r->tail + 384) & r->mask));
 	return h;
 }
 
