@@ -482,6 +482,14 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 	 * @comm may be another task's, in the table that growing frees: copy
 	 * it first, escaped for terminals (every comm enters here).
 	 */
+	/*
+	 * No task has id 0xffffffff (perf's "none"; pid_max is at most 2^22):
+	 * its key, tid + 1, would be the empty slot's 0, counted as a task
+	 * that takes no slot, and a file naming it in every sample doubled
+	 * the table at each one.
+	 */
+	if (tid == UINT32_MAX)
+		return;
 	pp_text_escape(name, sizeof(name), comm);
 	if (s->tasks_nr * 2 >= s->tasks_cap) {
 		size_t ncap = s->tasks_cap ? s->tasks_cap * 2 : 1024;

@@ -424,6 +424,16 @@ static void test_comm_from_table(void **state)
 	pp_session__set_comm(s, 9, 9, "0123456789abcdefXYZ");
 	snprintf(want, sizeof(want), "%s", "0123456789abcde");
 	assert_string_equal(pp_session__comm(s, 9), want);
+	/* tid 0xffffffff, perf's "none", is no task: the table does not grow for it */
+	{
+		size_t cap = s->tasks_cap, nr = s->tasks_nr;
+
+		for (int i = 0; i < 64; i++)
+			pp_session__set_comm(s, 7, UINT32_MAX, "none");
+		assert_int_equal(s->tasks_nr, nr);
+		assert_int_equal(s->tasks_cap, cap);
+		assert_string_equal(pp_session__comm(s, UINT32_MAX), "<...>");
+	}
 	pp_session__free(s);
 }
 
