@@ -479,10 +479,6 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 	char name[sizeof(t->comm)];
 
 	/*
-	 * @comm may be another task's, in the table that growing frees: copy
-	 * it first, escaped for terminals (every comm enters here).
-	 */
-	/*
 	 * No task has id 0xffffffff (perf's "none"; pid_max is at most 2^22):
 	 * its key, tid + 1, would be the empty slot's 0, counted as a task
 	 * that takes no slot, and a file naming it in every sample doubled
@@ -490,6 +486,10 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 	 */
 	if (tid == UINT32_MAX)
 		return;
+	/*
+	 * @comm may be another task's, in the table that growing frees: copy
+	 * it first, escaped for terminals (every comm enters here).
+	 */
 	pp_text_escape(name, sizeof(name), comm);
 	if (s->tasks_nr * 2 >= s->tasks_cap) {
 		size_t ncap = s->tasks_cap ? s->tasks_cap * 2 : 1024;
