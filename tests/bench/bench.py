@@ -631,7 +631,7 @@ def main():
             return v[i] * s
 
         header("loss frontier: getppid events/s, system-wide, highest rate with 0 lost"
-               " (of %s/s asked)" % ("100k..1.6M" if QUICK else "100k..3.2M"),
+               " (of %s/s asked)" % ("100k..1.6M" if QUICK else "100k..12.8M"),
                "pp-record", "perf record", "trace-cmd")
         row("events/s recorded, 0 lost", fcell("pp", 0), fcell("perf", 0), fcell("trace-cmd", 0),
             "%.0f")
