@@ -109,10 +109,10 @@ static const char usage_text[] =
 "                             stored once, times as deltas; the default with\n"
 "                             lz4), fields (cached, with samples stored field\n"
 "                             by field; the default with zstd) or plain\n"
-"  -r, --realtime PRIO        write at SCHED_FIFO priority PRIO and drain the\n"
-"                             rings at PRIO+1, so a busy host cannot starve the\n"
-"                             recorder into losing events (default 1 when\n"
-"                             allowed; 0 = off)\n"
+"  -r, --realtime PRIO        drain the rings at SCHED_FIFO priority PRIO+1, and\n"
+"                             write at PRIO when the writer falls behind, so a\n"
+"                             busy host cannot starve the recorder into losing\n"
+"                             events (default 1 when allowed; 0 = off)\n"
 "      --bpf-output SRC       record the records a BPF program emits, with their\n"
 "                             BTF: SRC = execsnoop (built in) or OBJ.bpf.o:MAP:STRUCT;\n"
 "                             system-wide only (-a or -C)\n"
@@ -1223,6 +1223,9 @@ struct rec {
 	struct qitem *q;
 	int qcap, qhead, qlen;
 	int wake_qlen;		/* a full chunk wakes the writer when the queue holds this many */
+	int boost_qlen;		/* the writer goes realtime when the queue holds this many */
+	int writer_rt;		/* it is (writer_boost()) */
+	pthread_t writer;
 	uint8_t **pool;
 	int nr_pool;
 	int stop_writer;
@@ -1450,22 +1453,41 @@ static void build_layout(struct rec *r)
  * for the CPU, and a ring fills before it runs (perf loses events there).
  * At SCHED_FIFO it runs as soon as the watermark wakes it; it only copies
  * or encodes (stream_add()).
- * The writer thread (compression) runs one priority below, so it keeps up
- * with a busy host too but never delays the drain. @drain: 1 for the drain
- * thread, 0 for the writer.
  */
-static void set_realtime(const struct opts *o, int drain)
+static void set_realtime(const struct opts *o)
 {
 	int prio = o->rt_prio < 0 ? 1 : o->rt_prio;
-	struct sched_param sp = { .sched_priority = prio + drain };
+	struct sched_param sp = { .sched_priority = prio + 1 };
 	int err;
 
 	if (!o->rt_prio)
 		return;
 	err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-	if (err && o->rt_prio > 0 && drain)
+	if (err && o->rt_prio > 0)
 		fprintf(stderr, "pp-record: cannot record at realtime priority %d: %s\n",
 			o->rt_prio, strerror(err));
+}
+
+/*
+ * The writer thread (compression) runs at normal priority while it keeps
+ * up, and at SCHED_FIFO one below the drain (which it never delays) from
+ * when r->boost_qlen chunks wait until its queue is empty again: a writer
+ * starved by a busy host would fill the queue and make the drain drop
+ * chunks, but a realtime writer compressing a 1 MiB zstd chunk holds its
+ * CPU for milliseconds, which delayed the sched benchmark by 5% (15 rounds
+ * of -z). Called with r->lock held, by the drain to raise it and by the
+ * writer to lower it.
+ */
+static void writer_boost(struct rec *r, int on)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (!r->o->rt_prio || r->writer_rt == on)
+		return;
+	r->writer_rt = on;
+	if (on)
+		sp.sched_priority = r->o->rt_prio < 0 ? 1 : r->o->rt_prio;
+	pthread_setschedparam(r->writer, on ? SCHED_FIFO : SCHED_OTHER, &sp);
 }
 
 /*
@@ -1683,8 +1705,6 @@ static void *writer_main(void *arg)
 {
 	struct rec *r = arg;
 
-	set_realtime(r->o, 0);
-
 	for (;;) {
 		struct qitem it;
 		uint64_t lost_ev, dump;
@@ -1717,6 +1737,8 @@ static void *writer_main(void *arg)
 			r->qlen--;
 		}
 		backlog = r->qlen;
+		if (!backlog)
+			writer_boost(r, 0);
 		pthread_mutex_unlock(&r->lock);
 
 		if (lost)
@@ -1880,6 +1902,8 @@ static void stream_flush(struct rec *r, struct stream *s, int wake)
 		r->lost_pending = 1;
 		wake = 1;
 	}
+	if (r->qlen >= r->boost_qlen || r->lost_pending)
+		writer_boost(r, 1);
 	if (wake || r->qlen >= r->wake_qlen)
 		pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
@@ -2434,6 +2458,12 @@ int main(int argc, char **argv)
 		r.wake_qlen = r.qcap / 4;
 	if (r.wake_qlen < 1)
 		r.wake_qlen = 1;
+	/* 8 of the 32 chunks of 256 KiB, 4 of 1 MiB (-z) */
+	r.boost_qlen = r.qcap / 8 > 2 * r.wake_qlen ? r.qcap / 8 : 2 * r.wake_qlen;
+	if (r.boost_qlen > r.qcap / 4)
+		r.boost_qlen = r.qcap / 4;
+	if (r.boost_qlen < 1)
+		r.boost_qlen = 1;
 	r.q = calloc((size_t)r.qcap, sizeof(*r.q));
 	r.pool = calloc((size_t)(r.qcap + r.nr_streams), sizeof(*r.pool));
 	if (!r.streams || !r.counts || !r.q || !r.pool)
@@ -2466,7 +2496,20 @@ int main(int argc, char **argv)
 			stream_begin(&r, &r.streams[i]);
 		}
 	}
-	pthread_mutex_init(&r.lock, NULL);
+	{
+		pthread_mutexattr_t ma;
+
+		/*
+		 * Priority inheritance: the drain (realtime) takes this lock to
+		 * queue a chunk, and a writer at normal priority preempted while
+		 * it holds it would keep the drain waiting behind every busy
+		 * task while the rings fill.
+		 */
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+		pthread_mutex_init(&r.lock, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
 	pthread_cond_init(&r.cond, NULL);
 	{
 		sigset_t all, old;
@@ -2476,10 +2519,11 @@ int main(int argc, char **argv)
 		pthread_sigmask(SIG_BLOCK, &all, &old);
 		if (pthread_create(&wt, NULL, writer_main, &r))
 			die("cannot start the writer thread");
+		r.writer = wt;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	/* after the writer thread started, so that only the drain runs at RT priority */
-	set_realtime(&o, 1);
+	set_realtime(&o);
 
 	/* go */
 	t0 = now_ns();
