@@ -423,6 +423,20 @@ int pp_perf_evlist__open(struct pp_perf_evlist *el)
 				pid_t pid = el->nr_threads ? el->threads[ti] : -1;
 				int idx = ci * nt + ti, fd;
 
+				if (e->external) {
+					/*
+					 * Above any id the kernel hands out (a
+					 * counter from 1), one per event and CPU.
+					 */
+					e->ids[idx] = (1ull << 62) +
+						      (uint64_t)ei * (uint64_t)el->nr_cpus *
+						      (uint64_t)nt + (uint64_t)idx;
+					el->idmap[n].id = e->ids[idx];
+					el->idmap[n].evsel = ei;
+					el->idmap[n].cpu_idx = ci;
+					n++;
+					continue;
+				}
 				fd = pp_perf_event__open(&e->attr, pid, cpu, -1, el->open_flags);
 				if (fd < 0 && fd == -ESRCH && el->nr_threads)
 					continue;	/* the thread is gone */
@@ -567,6 +581,18 @@ int pp_perf_evlist__poll(struct pp_perf_evlist *el, int timeout_ms, int *hup)
 	if (hup)
 		*hup = h;
 	return n;
+}
+
+/**
+ * pp_perf_evlist__add_pollfd() - have pp_perf_evlist__poll() wake for @fd
+ * too (another source's file, readable when it holds data).
+ * Return: 0 or -errno.
+ */
+int pp_perf_evlist__add_pollfd(struct pp_perf_evlist *el, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = UINT32_MAX };
+
+	return epoll_ctl(el->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
 /**

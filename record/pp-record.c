@@ -127,6 +127,10 @@ static const char usage_text[] =
 "      --flight-size SIZE     at most SIZE kept in memory (default 256M)\n"
 "      --kallsyms=all         embed every kernel symbol, not only those hit\n"
 "      --no-sideband          no comm/fork/exit/mmap records\n"
+"      --ftrace               read tracepoints from a tracefs instance's ring\n"
+"                             buffers (as trace-cmd does), not perf_event rings:\n"
+"                             cheaper for the traced tasks at high event rates;\n"
+"                             no stacks on tracepoints, no --cgroups or BPF filters\n"
 "  -q, --quiet                no summary, no live status line (shown each second\n"
 "                             when stderr is a terminal)\n"
 "  -v, --verbose              show libbpf's messages (BPF verifier logs)\n"
@@ -162,6 +166,7 @@ struct opts {
 	int rt_prio;		/* -1 = default (1 when allowed), 0 = off */
 	int kallsyms_all;
 	int no_sideband;
+	int ftrace;		/* --ftrace: tracepoints through a tracefs instance */
 	int quiet;
 	int help_events;
 	char **workload;
@@ -509,7 +514,7 @@ static int is_command(const char *word)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
-	       O_KALLSYMS, O_NOSB, O_LEVEL, O_ENCODING, O_BPFOUT, O_FLUSH, O_ROTATE, O_MAXF, O_FLIGHT, O_FLSIZE,
+	       O_KALLSYMS, O_NOSB, O_FTRACE, O_LEVEL, O_ENCODING, O_BPFOUT, O_FLUSH, O_ROTATE, O_MAXF, O_FLIGHT, O_FLSIZE,
 	       O_BPF = 512 };
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
@@ -537,6 +542,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "bpf-output", required_argument, NULL, O_BPFOUT },
 		{ "no-sideband", no_argument, NULL, O_NOSB },
+		{ "ftrace", no_argument, NULL, O_FTRACE },
 		{ "rotate", required_argument, NULL, O_ROTATE },
 		{ "max-files", required_argument, NULL, O_MAXF },
 		{ "flight-recorder", required_argument, NULL, O_FLIGHT },
@@ -686,6 +692,9 @@ parse:
 			break;
 		case O_NOSB:
 			o->no_sideband = 1;
+			break;
+		case O_FTRACE:
+			o->ftrace = 1;
 			break;
 		case O_ROTATE:
 			if (pp_rotate_parse(optarg, &o->rotate_ns, &o->rotate_bytes))
@@ -1180,6 +1189,7 @@ static void add_cgroups(const char *tok, int **fds, int *nr)
 
 struct stream {
 	uint32_t cpu;
+	uint32_t id;		/* the chunks' stream: the CPU, PP_STREAM_FTRACE | CPU */
 	uint8_t *buf;
 	size_t len;		/* record bytes taken into buf (encoded or not) */
 	struct pp_reccache_enc *enc;	/* records encoded as taken (rec.enc_drain) */
@@ -1216,6 +1226,7 @@ struct rec {
 	int ksym_tried, ksym_ok;
 	struct stream *streams;
 	int nr_streams;
+	struct pp_ftrace *ft;	/* --ftrace: streams[nr_cpus + ci] are its CPUs' */
 	uint64_t *counts;	/* per evsel */
 
 	pthread_mutex_t lock;
@@ -1879,7 +1890,7 @@ static void stream_flush(struct rec *r, struct stream *s, int wake)
 		}
 		it->desc.type = PP_CHUNK_DATA;
 		it->desc.flags = PP_CHUNK_CRITICAL;
-		it->desc.stream = s->cpu;
+		it->desc.stream = s->id;
 		it->desc.first_ts = s->first_ts;
 		it->desc.last_ts = s->last_ts;
 		it->desc.nr_records = s->nr;
@@ -1967,12 +1978,26 @@ static inline void stream_add(struct rec *r, struct stream *s,
 	}
 }
 
-static void drain(struct rec *r)
+struct ft_ctx {
+	struct rec *r;
+	struct stream *s;
+	uint64_t now;
+};
+
+static void ft_emit(void *ctx, const struct perf_event_header *h)
+{
+	struct ft_ctx *c = ctx;
+
+	stream_add(c->r, c->s, h, c->now);
+}
+
+/* Take what the rings hold into the streams; @final: the events are off. */
+static void drain_all(struct rec *r, int final)
 {
 	uint64_t now = now_ns();
 	int ci;
 
-	for (ci = 0; ci < r->nr_streams; ci++) {
+	for (ci = 0; ci < r->el->nr_cpus; ci++) {
 		struct pp_perf_ring *ring = &r->el->rings[ci];
 		struct stream *s = &r->streams[ci];
 		const struct perf_event_header *h;
@@ -1983,6 +2008,16 @@ static void drain(struct rec *r)
 			stream_add(r, s, h, now);
 		pp_perf_ring__read_end(ring);
 	}
+	for (ci = 0; r->ft && ci < r->el->nr_cpus; ci++) {
+		struct ft_ctx c = { r, &r->streams[r->el->nr_cpus + ci], now };
+
+		pp_ftrace__read(r->ft, ci, final, ft_emit, &c);
+	}
+}
+
+static void drain(struct rec *r)
+{
+	drain_all(r, 0);
 }
 
 static void flush_old(struct rec *r, uint64_t now, int all)
@@ -2043,7 +2078,7 @@ static void put_attrs(struct rec *r, struct pp_buf *b)
 		size_t at = pp_item__begin(b, 0), nr_at;
 
 		for (k = 0; k < e->nr_ids; k++)
-			nr += e->fds[k] >= 0;
+			nr += e->fds[k] >= 0 || e->external;
 		struct perf_event_attr a = e->attr;
 
 		/*
@@ -2063,7 +2098,7 @@ static void put_attrs(struct rec *r, struct pp_buf *b)
 		pp_buf__append(b, &a, sizeof(a));
 		pp_buf__pad(b, 8);
 		for (k = 0; k < e->nr_ids; k++)
-			if (e->fds[k] >= 0)
+			if (e->fds[k] >= 0 || e->external)
 				pp_buf__append(b, &e->ids[k], 8);
 		pp_buf__append_str(b, e->name);
 		pp_item__end(b, at);
@@ -2217,6 +2252,61 @@ static void flight_request(struct rec *r, uint64_t now)
  * @argc: argument count; @argv: arguments.
  * Return: exit status.
  */
+/*
+ * --ftrace: the tracepoints go through a tracefs instance of their own, on
+ * the evlist's CPUs, with its ring size; their perf events were not opened
+ * (pp_perf_evsel.external) but have ids, which the records made of ftrace's
+ * events carry. Targets: @pids (with @children the tasks they fork) unless
+ * the events must see every task (@widen).
+ */
+static void ftrace_open(struct rec *r, int widen, const pid_t *pids, int nr_pids, int children)
+{
+	size_t ring = (size_t)r->el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
+	char err[2400];
+	int i, n = 0, nt = r->el->nr_threads ? r->el->nr_threads : 1;
+
+	if (r->o->cgroups)
+		die_usage("--ftrace: no --cgroups (a tracefs instance filters by pid only)");
+	if (pp_bpf_filter_opts__active(&r->o->bpf))
+		die_usage("--ftrace: no BPF filters (they attach to perf events)");
+	r->ft = pp_ftrace__new(r->el->cpus, r->el->nr_cpus, ring, err, sizeof(err));
+	if (!r->ft)
+		die("--ftrace: %s", err);
+	for (i = 0; i < r->el->nr_evsels && i < r->es.nr; i++) {
+		const struct pp_evdesc *d = &r->es.v[i];
+		int ret;
+
+		if (!r->el->evsels[i].external)
+			continue;
+		n++;
+		ret = pp_ftrace__add(r->ft, d->sys, d->event, (uint16_t)d->attr.config,
+				     d->attr.sample_type, r->el->evsels[i].ids, nt, d->filter,
+				     err, sizeof(err));
+		if (ret == -EINVAL && d->filter && d->format) {
+			char fields[2048];
+
+			pp_tracefs_fields(d->format, fields, sizeof(fields));
+			fprintf(stderr, "pp-record: filter '%s' rejected by the kernel for %s; "
+				"its fields: %s\n", d->filter, d->name, fields);
+			exit(EXIT_USAGE);
+		}
+		if (ret == -EOPNOTSUPP)
+			die_usage("%s", err);
+		if (ret)
+			die("--ftrace: %s", err);
+	}
+	if (!n)
+		die_usage("--ftrace: no tracepoint to record");
+	if (!widen && nr_pids && (i = pp_ftrace__set_pids(r->ft, pids, nr_pids, children)))
+		die("--ftrace: cannot set the instance's pids: %s", strerror(-i));
+	for (i = 0; i < r->el->nr_cpus; i++) {
+		int ret = pp_perf_evlist__add_pollfd(r->el, pp_ftrace__fd(r->ft, i));
+
+		if (ret)
+			die("--ftrace: epoll: %s", strerror(-ret));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -2342,8 +2432,12 @@ int main(int argc, char **argv)
 	r.el->mmap_pages = o.mmap_pages ? o.mmap_pages : ring_pages(nr_cpus);
 	r.el->watermark = (unsigned int)(r.el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 	for (i = 0; i < r.es.nr; i++) {
-		if (pp_perf_evlist__add(r.el, &r.es.v[i].attr, r.es.v[i].name, r.es.v[i].filter) < 0)
+		int ei = pp_perf_evlist__add(r.el, &r.es.v[i].attr, r.es.v[i].name,
+					     r.es.v[i].filter);
+
+		if (ei < 0)
 			die("out of memory");
+		r.el->evsels[ei].external = o.ftrace && r.es.v[i].attr.type == PERF_TYPE_TRACEPOINT;
 	}
 	err = pp_perf_evlist__open(r.el);
 	if (err) {
@@ -2367,6 +2461,9 @@ int main(int argc, char **argv)
 			die("%s (try a smaller -m)", r.el->err);
 		die("%s", r.el->err);
 	}
+	if (o.ftrace)
+		ftrace_open(&r, widen, follow ? &child : threads, follow ? 1 : nr_threads,
+			    follow || o.pids);
 
 	/* output */
 	wo.codec = (uint8_t)o.codec;
@@ -2443,7 +2540,7 @@ int main(int argc, char **argv)
 	}
 
 	/* buffers, queue, writer thread */
-	r.nr_streams = r.el->nr_cpus;
+	r.nr_streams = r.el->nr_cpus * (r.ft ? 2 : 1);
 	r.streams = calloc((size_t)r.nr_streams, sizeof(*r.streams));
 	r.counts = calloc((size_t)r.el->nr_evsels, sizeof(*r.counts));
 	r.qcap = o.queue;
@@ -2482,7 +2579,8 @@ int main(int argc, char **argv)
 	r.buf_size = r.enc_drain ? pp_reccache_enc__buf_size(o.chunk_size, r.nr_layout) :
 				   o.chunk_size;
 	for (i = 0; i < r.nr_streams; i++) {
-		r.streams[i].cpu = (uint32_t)r.el->cpus[i];
+		r.streams[i].cpu = (uint32_t)r.el->cpus[i % r.el->nr_cpus];
+		r.streams[i].id = r.streams[i].cpu | (i < r.el->nr_cpus ? 0 : PP_STREAM_FTRACE);
 		r.streams[i].buf = malloc(r.buf_size);
 		if (!r.streams[i].buf)
 			die("out of memory");
@@ -2536,6 +2634,8 @@ int main(int argc, char **argv)
 		if (err)
 			die("cannot enable events: %s", strerror(-err));
 	}
+	if (r.ft && (err = pp_ftrace__start(r.ft)))
+		die("cannot turn the tracefs instance on: %s", strerror(-err));
 	err = pp_workload__go(&wl);
 	if (err) {
 		/* nothing was recorded: the old FILE stays, the temporary goes */
@@ -2649,7 +2749,9 @@ int main(int argc, char **argv)
 	if (r.offcpu || r.lockp || r.mem)
 		agg_close(&r);
 	pp_perf_evlist__disable(r.el);
-	drain(&r);
+	if (r.ft)
+		pp_ftrace__stop(r.ft);
+	drain_all(&r, 1);
 	flush_old(&r, now_ns(), 1);
 	if (r.fl)
 		flight_request(&r, now_ns());	/* a trigger in the last drain */
@@ -2715,19 +2817,21 @@ int main(int argc, char **argv)
 			}
 			for (i = 0; i < r.nr_streams; i++) {
 				struct stream *s = &r.streams[i];
+				int corrupt = i < r.el->nr_cpus && r.el->rings[i].corrupt;
 
 				if (s->unwritten)
 					fprintf(stderr, "  cpu%u: %llu records not written (write "
 						"error)\n", s->cpu, (unsigned long long)s->unwritten);
 				if (s->lost_kernel || s->lost_samples || s->dropped_total ||
-				    r.el->rings[i].corrupt)
-					fprintf(stderr, "  LOST cpu%u: %llu records (kernel ring full), "
+				    corrupt)
+					fprintf(stderr, "  LOST %scpu%u: %llu records (kernel ring full), "
 						"%llu samples, %llu records dropped by pp-record "
-						"(writer queue full)%s\n", s->cpu,
+						"(writer queue full)%s\n",
+						i < r.el->nr_cpus ? "" : "ftrace ", s->cpu,
 						(unsigned long long)s->lost_kernel,
 						(unsigned long long)s->lost_samples,
 						(unsigned long long)s->dropped_total,
-						r.el->rings[i].corrupt ? ", ring corrupt" : "");
+						corrupt ? ", ring corrupt" : "");
 			}
 			if (r.filter) {
 				uint64_t kept = 0, dropped = 0;
@@ -2766,6 +2870,7 @@ int main(int argc, char **argv)
 	pp_bpf_mem__free(r.mem);
 	pp_bpf_output__free(r.bpfout);
 	pp_flight__free(r.fl);
+	pp_ftrace__free(r.ft);
 	free(r.trigger);
 	if (r.rotating || r.fl)
 		pp_rotate__exit(&r.rot);

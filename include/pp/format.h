@@ -81,6 +81,7 @@ struct pp_chunk_trailer {
 _Static_assert(sizeof(struct pp_chunk_trailer) == 8, "chunk trailer is 8 bytes");
 
 #define PP_STREAM_META		0xffffffffu
+#define PP_STREAM_FTRACE	0x80000000u	/* | CPU: a DATA stream of pp-record --ftrace */
 
 enum pp_chunk_type {
 	PP_CHUNK_MACHINE	= 0x0001,	/* key\0value\0 pairs */

@@ -117,6 +117,8 @@ struct pp_perf_evsel {
 	uint64_t *ids;			/* same index; PERF_EVENT_IOC_ID */
 	int nr_ids;			/* = nr_cpus * nr_threads once open */
 	void *priv;			/* the caller's */
+	int external;			/* delivered by another source (ftrace): not
+					   opened; ids[] are made up, unique in the list */
 };
 
 struct pp_perf_evlist {
@@ -198,6 +200,13 @@ int pp_perf_evlist__disable(struct pp_perf_evlist *el);
  * count of those goes to *@hup if not NULL.
  */
 int pp_perf_evlist__poll(struct pp_perf_evlist *el, int timeout_ms, int *hup);
+
+/**
+ * pp_perf_evlist__add_pollfd() - make pp_perf_evlist__poll() wake when @fd
+ * is readable too (another source of the same recording).
+ * Return: 0 or -errno.
+ */
+int pp_perf_evlist__add_pollfd(struct pp_perf_evlist *el, int fd);
 
 /**
  * pp_perf_evlist__find_id() - the event that owns sample id @id.

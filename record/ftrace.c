@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ftrace source of pp-record --ftrace: tracepoints read from a tracefs
+ * instance's per-CPU ring buffers (per_cpu/cpuN/trace_pipe_raw) instead of
+ * perf_event rings. A tracepoint costs the traced task less on this path
+ * (no perf sample to prepare, no perf ring to reserve), which is where the
+ * highest event rates are lost. Each event read becomes the PERF_RECORD_SAMPLE
+ * its perf_event would have written (spec/pp-record.md, "--ftrace"), so the
+ * file and every reader stay as they are.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <traceevent/kbuffer.h>
+#include <tracefs/tracefs.h>
+
+#include "record.h"
+
+#define FT_PREFIX	"pp-record-"
+#define FT_TGIDS	4096		/* tid -> tgid cache slots, a power of two */
+#define FT_SAMPLE_TYPES	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+
+struct ft_event {
+	uint16_t type;			/* its tracefs id, the records' common_type */
+	uint64_t sample_type;
+	const uint64_t *ids;		/* per CPU index (pp_perf_evsel.ids) */
+	int stride;			/* ids of one CPU index (the evlist's threads) */
+};
+
+struct pp_ftrace {
+	struct tracefs_instance *inst;
+	int nr_cpus;
+	const int *cpus;
+	int *fds;
+	uint64_t *dropped_seen;		/* per CPU: kernel drops already reported */
+	uint64_t *last_ts;		/* per CPU: the time of the last event read */
+	struct ft_event *evs;
+	int nr_evs;
+	int16_t *by_type;		/* common_type -> evs index + 1; 0: not ours */
+	struct kbuffer *kbuf;
+	uint8_t *page;
+	size_t page_size;
+	int max_pages;			/* read at most a ring's worth at a time */
+	uint8_t rec[65536];		/* the record being made */
+	struct { int32_t tid, tgid; } tgids[FT_TGIDS];
+	int running;
+};
+
+static struct pp_ftrace *live_ft;	/* what the exit handler takes down */
+
+/* Instances named pp-record-PID whose recorder died without taking them down. */
+static int stale_cb(const char *name, void *ctx)
+{
+	char *end;
+	long pid;
+
+	(void)ctx;
+	if (strncmp(name, FT_PREFIX, strlen(FT_PREFIX)))
+		return 0;
+	pid = strtol(name + strlen(FT_PREFIX), &end, 10);
+	if (*end || pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH)) {
+		struct tracefs_instance *i = tracefs_instance_alloc(NULL, name);
+
+		if (i) {
+			tracefs_instance_destroy(i);
+			tracefs_instance_free(i);
+		}
+	}
+	return 0;
+}
+
+static void take_down(void)
+{
+	if (live_ft)
+		pp_ftrace__free(live_ft);
+}
+
+/**
+ * pp_ftrace__new() - a tracefs instance of its own, stopped, for @cpus.
+ * @cpus, @nr_cpus: the CPUs to read (kept by reference).
+ * @buf_bytes: ring bytes per CPU; @err, @errlen: why it failed.
+ *
+ * The instance clocks events with CLOCK_MONOTONIC ("mono", the clock of the
+ * perf records beside them), drops new events rather than overwriting old
+ * ones when a ring is full, and is destroyed at exit, normal or not; one
+ * left by a recorder that was killed is destroyed by the next one.
+ * Return: the source, or NULL.
+ */
+struct pp_ftrace *pp_ftrace__new(const int *cpus, int nr_cpus, size_t buf_bytes, char *err,
+				 size_t errlen)
+{
+	struct pp_ftrace *ft = calloc(1, sizeof(*ft));
+	char name[64], kb[32];
+	int i;
+
+	if (!ft || !(ft->fds = malloc((size_t)nr_cpus * sizeof(int))) ||
+	    !(ft->dropped_seen = calloc((size_t)nr_cpus, sizeof(uint64_t))) ||
+	    !(ft->last_ts = calloc((size_t)nr_cpus, sizeof(uint64_t))) ||
+	    !(ft->by_type = calloc(65536, sizeof(int16_t)))) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	for (i = 0; i < nr_cpus; i++)
+		ft->fds[i] = -1;
+	ft->cpus = cpus;
+	ft->nr_cpus = nr_cpus;
+	tracefs_instances_walk(stale_cb, NULL);
+	snprintf(name, sizeof(name), FT_PREFIX "%d", (int)getpid());
+	ft->inst = tracefs_instance_create(name);
+	if (!ft->inst) {
+		snprintf(err, errlen, "cannot create the tracefs instance %s: %s", name, strerror(errno));
+		goto fail;
+	}
+	live_ft = ft;
+	atexit(take_down);
+	snprintf(kb, sizeof(kb), "%zu", buf_bytes >> 10 ? buf_bytes >> 10 : 1);
+	if (tracefs_instance_file_write(ft->inst, "tracing_on", "0") < 0 ||
+	    tracefs_instance_file_write(ft->inst, "trace_clock", "mono") < 0 ||
+	    tracefs_instance_file_write(ft->inst, "options/overwrite", "0") < 0 ||
+	    tracefs_instance_file_write(ft->inst, "buffer_size_kb", kb) < 0) {
+		snprintf(err, errlen, "cannot set up the tracefs instance %s: %s", name, strerror(errno));
+		goto fail;
+	}
+	/* a sub-buffer is a page unless the kernel was told otherwise */
+	ft->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	{
+		long long v;
+
+		if (!tracefs_instance_file_read_number(ft->inst, "buffer_subbuf_size_kb", &v) &&
+		    v > 0 && v <= 1024)
+			ft->page_size = (size_t)v << 10;
+	}
+	ft->max_pages = (int)(buf_bytes / ft->page_size) + 1;
+	ft->page = malloc(ft->page_size);
+	ft->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+	if (!ft->page || !ft->kbuf) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	for (i = 0; i < nr_cpus; i++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", cpus[i]);
+		ft->fds[i] = tracefs_instance_file_open(ft->inst, rel, O_RDONLY | O_NONBLOCK);
+		if (ft->fds[i] < 0) {
+			snprintf(err, errlen, "cannot open %s: %s", rel, strerror(errno));
+			goto fail;
+		}
+	}
+	return ft;
+fail:
+	pp_ftrace__free(ft);
+	return NULL;
+}
+
+/**
+ * pp_ftrace__add() - record the tracepoint @sys:@name through @ft.
+ * @type: its tracefs id; @sample_type: the records to make (a subset of
+ * identifier, ip, tid, time, id, stream_id, cpu, period, raw);
+ * @ids: its ids per CPU index of the evlist (kept by reference), @stride
+ * ids apart; @filter: its ftrace filter or NULL.
+ * Return: 0, -EOPNOTSUPP (a sample field ftrace has not: stacks, registers),
+ * -EINVAL (the kernel rejected the filter) or another -errno; @err says why.
+ */
+int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint16_t type,
+		   uint64_t sample_type, const uint64_t *ids, int stride, const char *filter,
+		   char *err, size_t errlen)
+{
+	struct ft_event *n;
+
+	if (sample_type & ~(uint64_t)FT_SAMPLE_TYPES) {
+		snprintf(err, errlen, "%s:%s: --ftrace records no stacks, registers or "
+			 "addresses (those need perf_event rings)", sys, name);
+		return -EOPNOTSUPP;
+	}
+	if (ft->nr_evs >= INT16_MAX || ft->by_type[type]) {
+		snprintf(err, errlen, "%s:%s: recorded twice", sys, name);
+		return -EINVAL;
+	}
+	n = realloc(ft->evs, (size_t)(ft->nr_evs + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	ft->evs = n;
+	if (filter && *filter &&
+	    tracefs_event_file_write(ft->inst, sys, name, "filter", filter) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "filter '%s' rejected for %s:%s: %s", filter, sys, name,
+			 strerror(e));
+		return e == EINVAL ? -EINVAL : -e;
+	}
+	if (tracefs_event_enable(ft->inst, sys, name) < 0) {
+		int e = errno ? errno : ENOENT;
+
+		snprintf(err, errlen, "cannot enable %s:%s in the tracefs instance: %s", sys,
+			 name, strerror(e));
+		return -e;
+	}
+	n[ft->nr_evs] = (struct ft_event){ .type = type, .sample_type = sample_type,
+					   .ids = ids, .stride = stride };
+	ft->by_type[type] = (int16_t)++ft->nr_evs;
+	return 0;
+}
+
+/**
+ * pp_ftrace__set_pids() - only the tasks @pids (and, with @children, the
+ * tasks they fork from now on), by the instance's set_event_pid.
+ * Return: 0 or -errno.
+ */
+int pp_ftrace__set_pids(struct pp_ftrace *ft, const pid_t *pids, int nr, int children)
+{
+	char buf[32];
+	int fd, i, ret = 0;
+
+	if (tracefs_instance_file_write(ft->inst, "options/event-fork", children ? "1" : "0") < 0)
+		return -errno;
+	fd = tracefs_instance_file_open(ft->inst, "set_event_pid", O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	/* one write per pid: the file parses each write on its own */
+	for (i = 0; i < nr && !ret; i++) {
+		int l = snprintf(buf, sizeof(buf), "%d ", (int)pids[i]);
+
+		if (write(fd, buf, (size_t)l) != l)
+			ret = -errno;
+	}
+	close(fd);
+	return ret;
+}
+
+/** pp_ftrace__fd() - the readable file of CPU index @ci (for epoll). */
+int pp_ftrace__fd(const struct pp_ftrace *ft, int ci)
+{
+	return ft->fds[ci];
+}
+
+/** pp_ftrace__start() - turn the instance on. Return: 0 or -errno. */
+int pp_ftrace__start(struct pp_ftrace *ft)
+{
+	if (tracefs_instance_file_write(ft->inst, "tracing_on", "1") < 0)
+		return -errno;
+	ft->running = 1;
+	return 0;
+}
+
+/** pp_ftrace__stop() - turn it off; what it holds can still be read. */
+void pp_ftrace__stop(struct pp_ftrace *ft)
+{
+	if (ft->running)
+		tracefs_instance_file_write(ft->inst, "tracing_on", "0");
+	ft->running = 0;
+}
+
+/* The process of thread @tid: cached, else /proc's word; @tid when it is gone. */
+static int32_t tgid_of(struct pp_ftrace *ft, int32_t tid)
+{
+	unsigned int h = ((uint32_t)tid * 2654435761u) >> 20 & (FT_TGIDS - 1);
+	char path[64], buf[512];
+	int32_t tgid = tid;
+	ssize_t n;
+	int fd;
+
+	if (tid <= 0)
+		return tid;
+	if (ft->tgids[h].tid == tid)
+		return ft->tgids[h].tgid;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			char *p;
+
+			buf[n] = 0;
+			p = strstr(buf, "\nTgid:");
+			if (p)
+				tgid = (int32_t)strtol(p + 6, NULL, 10);
+		}
+	}
+	ft->tgids[h].tid = tid;
+	ft->tgids[h].tgid = tgid;
+	return tgid;
+}
+
+static inline uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+static inline uint8_t *put32x2(uint8_t *p, uint32_t a, uint32_t b)
+{
+	memcpy(p, &a, 4);
+	memcpy(p + 4, &b, 4);
+	return p + 8;
+}
+
+/* PERF_RECORD_LOST of @lost events on CPU index @ci, as the kernel writes one. */
+static void emit_lost(struct pp_ftrace *ft, int ci, uint64_t lost, uint64_t ts,
+		      void (*emit)(void *, const struct perf_event_header *), void *ctx)
+{
+	const struct ft_event *e = &ft->evs[0];
+	uint64_t id = e->ids[ci * e->stride];
+	struct perf_event_header *h = (void *)ft->rec;
+	uint8_t *p = ft->rec + sizeof(*h);
+
+	p = put64(p, id);
+	p = put64(p, lost);
+	/* sample_id_all: the sample's identity fields, in this order */
+	if (e->sample_type & PERF_SAMPLE_TID)
+		p = put32x2(p, (uint32_t)-1, (uint32_t)-1);
+	if (e->sample_type & PERF_SAMPLE_TIME)
+		p = put64(p, ts);
+	if (e->sample_type & PERF_SAMPLE_ID)
+		p = put64(p, id);
+	if (e->sample_type & PERF_SAMPLE_STREAM_ID)
+		p = put64(p, id);
+	if (e->sample_type & PERF_SAMPLE_CPU)
+		p = put32x2(p, (uint32_t)ft->cpus[ci], 0);
+	if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
+		p = put64(p, id);
+	h->type = PERF_RECORD_LOST;
+	h->misc = 0;
+	h->size = (uint16_t)(p - ft->rec);
+	emit(ctx, h);
+}
+
+/*
+ * The kernel's count of events it dropped on CPU index @ci (its ring was
+ * full), from per_cpu/cpuN/stats. Without overwrite, no page says so: only
+ * an overrun (overwrite mode) marks the next page read as missing events.
+ */
+static uint64_t kernel_dropped(struct pp_ftrace *ft, int ci)
+{
+	char rel[64], *txt, *p;
+	uint64_t n = 0;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", ft->cpus[ci]);
+	txt = tracefs_instance_file_read(ft->inst, rel, NULL);
+	if (!txt)
+		return 0;
+	if ((p = strstr(txt, "dropped events:")))
+		n += strtoull(p + 15, NULL, 10);
+	free(txt);
+	return n;
+}
+
+/**
+ * pp_ftrace__read() - read what CPU index @ci's ring holds, each event as a
+ * perf record to @emit; events the kernel dropped as PERF_RECORD_LOST.
+ * @final: the instance is stopped, take the kernel's drop count now.
+ *
+ * While the instance runs, the reading stops at the first page that is not
+ * full: that page is the one being written, and the kernel hands out such a
+ * page by copying its events one by one, the next read of it too. Reading
+ * on while a busy writer keeps up the pace would copy every event so (and
+ * never end): what is left waits for the next wake-up, a flush at the
+ * latest.
+ * Return: events read.
+ */
+uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
+			 void (*emit)(void *ctx, const struct perf_event_header *h), void *ctx)
+{
+	struct perf_event_header *h = (void *)ft->rec;
+	uint64_t nr = 0, ts = ft->last_ts[ci];
+	int pages, partial = 0;
+
+	for (pages = 0; pages < ft->max_pages * (final ? 2 : 1) && !partial; pages++) {
+		ssize_t got = read(ft->fds[ci], ft->page, ft->page_size);
+		unsigned long long t;
+		void *data;
+		int missed;
+
+		if (got <= 0)
+			break;
+		if (kbuffer_load_subbuffer(ft->kbuf, ft->page) < 0)
+			continue;
+		partial = !final && (size_t)kbuffer_subbuffer_size(ft->kbuf) < ft->page_size / 4 * 3;
+		missed = kbuffer_missed_events(ft->kbuf);
+		if (missed && ft->nr_evs)
+			emit_lost(ft, ci, missed > 0 ? (uint64_t)missed : 1,
+				  kbuffer_subbuf_timestamp(ft->kbuf, ft->page), emit, ctx);
+		for (data = kbuffer_read_event(ft->kbuf, &t); data;
+		     data = kbuffer_next_event(ft->kbuf, &t)) {
+			int size = kbuffer_event_size(ft->kbuf);
+			const struct ft_event *e;
+			uint8_t *p = ft->rec + sizeof(*h);
+			uint16_t type;
+			int32_t tid;
+			uint64_t id;
+			int slot;
+
+			if (size < 8)
+				continue;
+			memcpy(&type, data, 2);
+			slot = ft->by_type[type];
+			if (!slot)
+				continue;
+			e = &ft->evs[slot - 1];
+			id = e->ids[ci * e->stride];
+			memcpy(&tid, (uint8_t *)data + 4, 4);	/* common_pid */
+			ts = t;
+			if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
+				p = put64(p, id);
+			if (e->sample_type & PERF_SAMPLE_IP)
+				p = put64(p, 0);
+			if (e->sample_type & PERF_SAMPLE_TID)
+				p = put32x2(p, (uint32_t)tgid_of(ft, tid), (uint32_t)tid);
+			if (e->sample_type & PERF_SAMPLE_TIME)
+				p = put64(p, t);
+			if (e->sample_type & PERF_SAMPLE_ID)
+				p = put64(p, id);
+			if (e->sample_type & PERF_SAMPLE_STREAM_ID)
+				p = put64(p, id);
+			if (e->sample_type & PERF_SAMPLE_CPU)
+				p = put32x2(p, (uint32_t)ft->cpus[ci], 0);
+			if (e->sample_type & PERF_SAMPLE_PERIOD)
+				p = put64(p, 1);
+			if (e->sample_type & PERF_SAMPLE_RAW) {
+				/* u32 size, then the data, padded as perf pads it to 8 */
+				uint32_t raw = (uint32_t)(((size + 4 + 7) & ~7) - 4);
+
+				if ((size_t)(p - ft->rec) + 4 + raw > 65528)
+					continue;
+				memcpy(p, &raw, 4);
+				memcpy(p + 4, data, (size_t)size);
+				memset(p + 4 + size, 0, raw - (uint32_t)size);
+				p += 4 + raw;
+			}
+			h->type = PERF_RECORD_SAMPLE;
+			h->misc = PERF_RECORD_MISC_KERNEL;
+			h->size = (uint16_t)(p - ft->rec);
+			emit(ctx, h);
+			nr++;
+		}
+	}
+	ft->last_ts[ci] = ts;
+	if (final && ft->nr_evs) {
+		uint64_t d = kernel_dropped(ft, ci);
+
+		if (d > ft->dropped_seen[ci])
+			emit_lost(ft, ci, d - ft->dropped_seen[ci], ts, emit, ctx);
+		ft->dropped_seen[ci] = d;
+	}
+	return nr;
+}
+
+/** pp_ftrace__free() - stop, destroy the instance, free; accepts NULL. */
+void pp_ftrace__free(struct pp_ftrace *ft)
+{
+	int i;
+
+	if (!ft)
+		return;
+	if (live_ft == ft)
+		live_ft = NULL;
+	for (i = 0; ft->fds && i < ft->nr_cpus; i++) {
+		if (ft->fds[i] >= 0)
+			close(ft->fds[i]);
+	}
+	if (ft->inst) {
+		pp_ftrace__stop(ft);
+		tracefs_instance_destroy(ft->inst);
+		tracefs_instance_free(ft->inst);
+	}
+	if (ft->kbuf)
+		kbuffer_free(ft->kbuf);
+	free(ft->page);
+	free(ft->evs);
+	free(ft->by_type);
+	free(ft->dropped_seen);
+	free(ft->last_ts);
+	free(ft->fds);
+	free(ft);
+}

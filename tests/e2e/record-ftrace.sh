@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# pp-record --ftrace: tracepoints read from a tracefs instance's rings, as the
+# same sample records. Exact counts followed and system-wide (the process id
+# of each event right), kernel filters, tracepoints beside perf events, every
+# event the kernel dropped counted, errors for what ftrace cannot record, and
+# no instance left behind (nor one a killed recorder left).
+. "$(dirname "$0")/../helpers/record-lib.sh"
+INST=/sys/kernel/tracing/instances
+[ -d "$INST" ] || skip "no tracefs instances here"
+ANA=$B/pp-analyze
+
+$REC -q --ftrace -e syscalls:sys_enter_getppid -o "$TMP/a.trace" -- "$HELP/getppid-n" 4321 7
+rc=$?
+[ $rc = 7 ] || fail "exit status $rc, want the workload's 7"
+$CHECK "$TMP/a.trace" > "$TMP/a.out" || fail "checker"
+[ "$(evcount syscalls:sys_enter_getppid "$TMP/a.out")" = 4321 ] || { cat "$TMP/a.out"; fail "follow mode: not 4321 events"; }
+# the records are perf's: the same text as a perf_event recording
+$REC -q -e syscalls:sys_enter_getppid -o "$TMP/p.trace" -- "$HELP/getppid-n" 5 || fail "perf run"
+$ANA trace "$TMP/p.trace" | head -1 | sed 's/^[^ ]* *//; s/[0-9][0-9.]*//g' > "$TMP/p.line"
+$ANA trace "$TMP/a.trace" | head -1 | sed 's/^[^ ]* *//; s/[0-9][0-9.]*//g' > "$TMP/a.line"
+cmp -s "$TMP/p.line" "$TMP/a.line" || { cat "$TMP/p.line" "$TMP/a.line"; fail "trace text differs from perf_event's"; }
+
+# system-wide: the events of every task, each with its process
+PP_PIDFILE=$TMP/pid $REC -q -a --ftrace -e syscalls:sys_enter_getppid,sched:sched_switch \
+	-o "$TMP/b.trace" -- "$HELP/getppid-n" 2500 || fail "system-wide run"
+pid=$(cat "$TMP/pid")
+$CHECK "$TMP/b.trace" --pid "$pid" > "$TMP/b.out" || fail "checker"
+[ "$(pidcount syscalls:sys_enter_getppid "$TMP/b.out")" = 2500 ] || { cat "$TMP/b.out"; fail "system-wide: not 2500 events for pid $pid"; }
+[ "$(evcount sched:sched_switch "$TMP/b.out")" -gt 0 ] || fail "no sched_switch"
+
+# cpu-clock samples through perf_event beside tracepoints through ftrace, in
+# one time order
+$REC -q --ftrace -F 499 -e sched:sched_switch -o "$TMP/c.trace" -- "$HELP/spin" 0.5 || fail "mixed run"
+$CHECK "$TMP/c.trace" > "$TMP/c.out" || fail "checker"
+[ "$(evcount cpu-clock "$TMP/c.out")" -gt 50 ] || { cat "$TMP/c.out"; fail "too few cpu-clock samples beside the ftrace events"; }
+[ "$(evcount sched:sched_switch "$TMP/c.out")" -gt 0 ] || fail "no sched_switch beside cpu-clock"
+$ANA info "$TMP/c.trace" > "$TMP/c.info" 2>&1 || fail "info"
+! grep -q "out of time order" "$TMP/c.info" || { cat "$TMP/c.info"; fail "ftrace and perf records out of time order"; }
+
+# kernel filter: 100 lseek calls with offsets 0..99, keep offset < 37
+PP_LSEEK=100 $REC -q --ftrace -e 'syscalls:sys_enter_lseek/offset < 37/,syscalls:sys_enter_getppid' \
+	-o "$TMP/f.trace" -- "$HELP/getppid-n" 10 || fail "filter run"
+$CHECK "$TMP/f.trace" > "$TMP/f.out"
+[ "$(evcount syscalls:sys_enter_lseek "$TMP/f.out")" = 37 ] || { cat "$TMP/f.out"; fail "filter kept the wrong events"; }
+[ "$(evcount syscalls:sys_enter_getppid "$TMP/f.out")" = 10 ] || fail "unfiltered event in a comma list"
+
+# a ring of 4 pages per CPU cannot keep 2M events: each one is recorded or
+# counted lost, exactly
+$REC -m 4 --ftrace -e syscalls:sys_enter_getppid -o "$TMP/l.trace" -- "$HELP/getppid-n" 2000000 \
+	2> "$TMP/l.err" || fail "small ring run"
+$CHECK "$TMP/l.trace" > "$TMP/l.out"
+got=$(evcount syscalls:sys_enter_getppid "$TMP/l.out")
+lost=$(value lost_kernel "$TMP/l.out")
+[ $((got + lost)) = 2000000 ] || { cat "$TMP/l.out"; fail "recorded $got + lost $lost != 2000000"; }
+if [ "$lost" -gt 0 ]; then
+	grep -q "LOST ftrace cpu" "$TMP/l.err" || { cat "$TMP/l.err"; fail "loss not reported"; }
+fi
+
+# what ftrace cannot record: a usage error, nothing left behind
+$REC -q --ftrace -e 'sched:sched_switch//stack/' -o "$TMP/e.trace" -- true 2> "$TMP/e.err"
+[ $? = 2 ] && grep -q "no stacks" "$TMP/e.err" || { cat "$TMP/e.err"; fail "stack on an ftrace tracepoint accepted"; }
+$REC -q --ftrace -e cpu-clock -o "$TMP/e.trace" -- true 2> "$TMP/e.err"
+[ $? = 2 ] && grep -q "no tracepoint" "$TMP/e.err" || { cat "$TMP/e.err"; fail "--ftrace without a tracepoint accepted"; }
+$REC -q --ftrace -e 'syscalls:sys_enter_getppid/nosuchfield == 1/' -o "$TMP/e.trace" -- true 2> "$TMP/e.err"
+[ $? = 2 ] && grep -q "its fields" "$TMP/e.err" || { cat "$TMP/e.err"; fail "bad filter not a usage error"; }
+
+# no instance of ours stays; one a killed recorder left is taken down
+ls "$INST" | grep -q "^pp-record-" && fail "instances left: $(ls "$INST")"
+$REC -q -a --ftrace -e sched:sched_switch -o "$TMP/k.trace" &
+kp=$!
+for _ in $(seq 50); do [ -d "$INST/pp-record-$kp" ] && break; sleep 0.1; done
+[ -d "$INST/pp-record-$kp" ] || fail "no instance pp-record-$kp while recording"
+kill -9 $kp; wait $kp 2>/dev/null
+[ -d "$INST/pp-record-$kp" ] || fail "the killed recorder's instance is gone already?"
+$REC -q --ftrace -e syscalls:sys_enter_getppid -o "$TMP/a.trace" -- "$HELP/getppid-n" 3 || fail "run after kill"
+[ -d "$INST/pp-record-$kp" ] && fail "the killed recorder's instance stayed"
+echo "ok"
