@@ -260,10 +260,32 @@ void pp_ftrace__stop(struct pp_ftrace *ft)
 	ft->running = 0;
 }
 
-/* The process of thread @tid: cached, else /proc's word; @tid when it is gone. */
+static inline unsigned int tgid_slot(int32_t tid)
+{
+	return ((uint32_t)tid * 2654435761u) >> 20 & (FT_TGIDS - 1);
+}
+
+/**
+ * pp_ftrace__task() - thread @tid belongs to process @tgid (a FORK record
+ * says so): its events need not ask /proc, which a short-lived task may
+ * have left already, and a tid used anew gets its new process.
+ */
+void pp_ftrace__task(struct pp_ftrace *ft, int32_t tid, int32_t tgid)
+{
+	unsigned int h = tgid_slot(tid);
+
+	ft->tgids[h].tid = tid;
+	ft->tgids[h].tgid = tgid;
+}
+
+/*
+ * The process of thread @tid: what a FORK record said or /proc told before
+ * (one slot per hash: a collision asks again), else /proc's word; @tid
+ * itself when the task is gone.
+ */
 static int32_t tgid_of(struct pp_ftrace *ft, int32_t tid)
 {
-	unsigned int h = ((uint32_t)tid * 2654435761u) >> 20 & (FT_TGIDS - 1);
+	unsigned int h = tgid_slot(tid);
 	char path[64], buf[512];
 	int32_t tgid = tid;
 	ssize_t n;

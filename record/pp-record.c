@@ -1975,6 +1975,15 @@ static inline void stream_add(struct rec *r, struct stream *s,
 			s->lost_samples += lost;
 		}
 		break;
+	case PERF_RECORD_FORK:
+		/* the new task's process, for the ftrace events it makes */
+		if (r->ft && h->size >= 24) {
+			uint32_t pt[4];
+
+			memcpy(pt, h + 1, sizeof(pt));
+			pp_ftrace__task(r->ft, (int32_t)pt[2], (int32_t)pt[0]);
+		}
+		break;
 	}
 }
 

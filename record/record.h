@@ -37,6 +37,7 @@ int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint
 		   char *err, size_t errlen);
 int pp_ftrace__set_pids(struct pp_ftrace *ft, const pid_t *pids, int nr, int children);
 int pp_ftrace__fd(const struct pp_ftrace *ft, int ci);
+void pp_ftrace__task(struct pp_ftrace *ft, int32_t tid, int32_t tgid);
 int pp_ftrace__start(struct pp_ftrace *ft);
 void pp_ftrace__stop(struct pp_ftrace *ft);
 uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
