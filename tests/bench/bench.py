@@ -355,11 +355,12 @@ def frontier(tool, cmd_of, counts):
     secs = "1" if QUICK else "2"
     rates = [100000, 400000, 1600000] if QUICK else \
         [100000, 200000, 400000, 800000, 1200000, 1600000, 2400000, 3200000, 4800000,
-         6400000, 9600000, 12800000]
+         6400000, 8000000, 9600000, 11200000, 12800000]
     best = None
     flat = 0
     for rate in rates:
-        out = os.path.join(TMP, "front-" + tool + (".trace" if tool == "pp" else ".dat"))
+        out = os.path.join(TMP, "front-" + tool.replace(" ", "") +
+                           (".trace" if tool.startswith("pp") else ".dat"))
         try:
             m = measure_recorder(cmd_of(out), out, (0, 1) if tool == "trace-cmd" else (0,),
                                  workload=[RATE_GEN, str(rate), secs])
@@ -562,6 +563,9 @@ def main():
         getppid_ev = "syscalls:sys_enter_getppid"
         fr = {
             "pp": (lambda o: [PP_RECORD, "-q", "-a", "-e", getppid_ev, "-o", o], pp_counts),
+            # tracepoints through a tracefs instance, as trace-cmd reads them
+            "pp --ftrace": (lambda o: [PP_RECORD, "-q", "-a", "--ftrace", "-e", getppid_ev,
+                                       "-o", o], pp_counts),
             "perf": (lambda o: ["perf", "record", "-B", "-q", "-a", "-e", getppid_ev, "-o", o],
                      perf_counts),
         }
@@ -635,12 +639,19 @@ def main():
                "pp-record", "perf record", "trace-cmd")
         row("events/s recorded, 0 lost", fcell("pp", 0), fcell("perf", 0), fcell("trace-cmd", 0),
             "%.0f")
+        row("  pp-record --ftrace", fcell("pp --ftrace", 0), fcell("perf", 0),
+            fcell("trace-cmd", 0), "%.0f")
         row("recorder CPU ms/s at that rate", fcell("pp", 1, 1e3), fcell("perf", 1, 1e3),
             fcell("trace-cmd", 1, 1e3), "%.1f")
-        row("recorder CPU ns/event there",
-            *[(fcell(t, 1, 1e9) / fcell(t, 0)) if isinstance(fcell(t, 0), float) and fcell(t, 0) > 0
-              else fcell(t, 0)
-              for t in ("pp", "perf", "trace-cmd")], fmt="%.0f")
+        row("  pp-record --ftrace", fcell("pp --ftrace", 1, 1e3), fcell("perf", 1, 1e3),
+            fcell("trace-cmd", 1, 1e3), "%.1f")
+        def per_ev(t):
+            v = fcell(t, 0)
+            return fcell(t, 1, 1e9) / v if isinstance(v, float) and v > 0 else v
+        row("recorder CPU ns/event there", per_ev("pp"), per_ev("perf"), per_ev("trace-cmd"),
+            "%.0f")
+        row("  pp-record --ftrace", per_ev("pp --ftrace"), per_ev("perf"), per_ev("trace-cmd"),
+            "%.0f")
         for t in front:
             if isinstance(front[t], tuple) and front[t][2]:
                 print("  %s lost nothing up to the generator's limit (%.0f/s): its frontier is"
