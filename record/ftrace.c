@@ -34,6 +34,7 @@ struct ft_event {
 	uint64_t sample_type;
 	const uint64_t *ids;		/* per CPU index (pp_perf_evsel.ids) */
 	int stride;			/* ids of one CPU index (the evlist's threads) */
+	int tag;			/* the caller's, given back with its records */
 };
 
 struct pp_ftrace {
@@ -167,13 +168,14 @@ fail:
  * @type: its tracefs id; @sample_type: the records to make (a subset of
  * identifier, ip, tid, time, id, stream_id, cpu, period, raw);
  * @ids: its ids per CPU index of the evlist (kept by reference), @stride
- * ids apart; @filter: its ftrace filter or NULL.
+ * ids apart; @filter: its ftrace filter or NULL; @tag: given back with each
+ * of its records (pp_ftrace__read()).
  * Return: 0, -EOPNOTSUPP (a sample field ftrace has not: stacks, registers),
  * -EINVAL (the kernel rejected the filter) or another -errno; @err says why.
  */
 int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint16_t type,
 		   uint64_t sample_type, const uint64_t *ids, int stride, const char *filter,
-		   char *err, size_t errlen)
+		   int tag, char *err, size_t errlen)
 {
 	struct ft_event *n;
 
@@ -206,7 +208,7 @@ int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint
 		return -e;
 	}
 	n[ft->nr_evs] = (struct ft_event){ .type = type, .sample_type = sample_type,
-					   .ids = ids, .stride = stride };
+					   .ids = ids, .stride = stride, .tag = tag };
 	ft->by_type[type] = (int16_t)++ft->nr_evs;
 	return 0;
 }
@@ -329,7 +331,8 @@ static inline uint8_t *put32x2(uint8_t *p, uint32_t a, uint32_t b)
 
 /* PERF_RECORD_LOST of @lost events on CPU index @ci, as the kernel writes one. */
 static void emit_lost(struct pp_ftrace *ft, int ci, uint64_t lost, uint64_t ts,
-		      void (*emit)(void *, const struct perf_event_header *), void *ctx)
+		      void (*emit)(void *, const struct perf_event_header *, int, uint64_t),
+		      void *ctx)
 {
 	const struct ft_event *e = &ft->evs[0];
 	uint64_t id = e->ids[ci * e->stride];
@@ -354,7 +357,7 @@ static void emit_lost(struct pp_ftrace *ft, int ci, uint64_t lost, uint64_t ts,
 	h->type = PERF_RECORD_LOST;
 	h->misc = 0;
 	h->size = (uint16_t)(p - ft->rec);
-	emit(ctx, h);
+	emit(ctx, h, -1, ts);
 }
 
 /*
@@ -379,7 +382,8 @@ static uint64_t kernel_dropped(struct pp_ftrace *ft, int ci)
 
 /**
  * pp_ftrace__read() - read what CPU index @ci's ring holds, each event as a
- * perf record to @emit; events the kernel dropped as PERF_RECORD_LOST.
+ * perf record to @emit, with its event's tag and time; events the kernel
+ * dropped as PERF_RECORD_LOST, with tag -1.
  * @final: the instance is stopped, take the kernel's drop count now.
  *
  * While the instance runs, the reading stops at the first page that is not
@@ -391,7 +395,8 @@ static uint64_t kernel_dropped(struct pp_ftrace *ft, int ci)
  * Return: events read.
  */
 uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
-			 void (*emit)(void *ctx, const struct perf_event_header *h), void *ctx)
+			 void (*emit)(void *ctx, const struct perf_event_header *h, int tag,
+				      uint64_t ts), void *ctx)
 {
 	struct perf_event_header *h = (void *)ft->rec;
 	uint64_t nr = 0, ts = ft->last_ts[ci];
@@ -462,7 +467,7 @@ uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
 			h->type = PERF_RECORD_SAMPLE;
 			h->misc = PERF_RECORD_MISC_KERNEL;
 			h->size = (uint16_t)(p - ft->rec);
-			emit(ctx, h);
+			emit(ctx, h, e->tag, t);
 			nr++;
 		}
 	}

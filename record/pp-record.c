@@ -1925,18 +1925,18 @@ static void stream_flush(struct rec *r, struct stream *s, int wake)
 	stream_begin(r, s);
 }
 
-static inline void stream_add(struct rec *r, struct stream *s,
-			      const struct perf_event_header *h, uint64_t now)
+/*
+ * Take record @h of event @ei (-1: none known) into @s; @has_t: it carries
+ * time @t.
+ */
+static inline void stream_take(struct rec *r, struct stream *s,
+			       const struct perf_event_header *h, uint64_t now, int ei,
+			       uint64_t t, int has_t)
 {
-	uint64_t t = 0, id;
-	int ei;
-
 	if (s->len + h->size > r->o->chunk_size)
 		stream_flush(r, s, 0);
 	if (!s->len)
 		s->opened_ns = now;
-	id = pp_sample__id(h, h->size);
-	ei = pp_perf_evlist__find_id(r->el, id);
 	if (s->enc)
 		pp_reccache_enc__add(s->enc, h, h->size,
 				     h->type == PERF_RECORD_SAMPLE && ei >= 0 ? r->time_off[ei] : 0);
@@ -1945,7 +1945,7 @@ static inline void stream_add(struct rec *r, struct stream *s,
 	s->len += h->size;
 	s->nr++;
 
-	if (ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size, &t)) {
+	if (has_t) {
 		if (!s->first_ts)
 			s->first_ts = t;
 		s->last_ts = t;
@@ -1987,17 +1987,32 @@ static inline void stream_add(struct rec *r, struct stream *s,
 	}
 }
 
+static inline void stream_add(struct rec *r, struct stream *s,
+			      const struct perf_event_header *h, uint64_t now)
+{
+	int ei = pp_perf_evlist__find_id(r->el, pp_sample__id(h, h->size));
+	uint64_t t = 0;
+
+	stream_take(r, s, h, now, ei, t,
+		    ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size,
+						&t));
+}
+
 struct ft_ctx {
 	struct rec *r;
 	struct stream *s;
 	uint64_t now;
 };
 
-static void ft_emit(void *ctx, const struct perf_event_header *h)
+/* A record made of an ftrace event: of event @ei at @t; -1: another record */
+static void ft_emit(void *ctx, const struct perf_event_header *h, int ei, uint64_t t)
 {
 	struct ft_ctx *c = ctx;
 
-	stream_add(c->r, c->s, h, c->now);
+	if (ei >= 0)
+		stream_take(c->r, c->s, h, c->now, ei, t, 1);
+	else
+		stream_add(c->r, c->s, h, c->now);
 }
 
 /* Take what the rings hold into the streams; @final: the events are off. */
@@ -2289,7 +2304,7 @@ static void ftrace_open(struct rec *r, int widen, const pid_t *pids, int nr_pids
 			continue;
 		n++;
 		ret = pp_ftrace__add(r->ft, d->sys, d->event, (uint16_t)d->attr.config,
-				     d->attr.sample_type, r->el->evsels[i].ids, nt, d->filter,
+				     d->attr.sample_type, r->el->evsels[i].ids, nt, d->filter, i,
 				     err, sizeof(err));
 		if (ret == -EINVAL && d->filter && d->format) {
 			char fields[2048];
