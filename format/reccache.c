@@ -225,15 +225,32 @@ void pp_reccache_enc__add(struct pp_reccache_enc *e, const void *rec, uint16_t s
 	const uint8_t *src = rec;
 	uint8_t *lits = e->buf + e->lits_at;
 	uint32_t toff = time_off >= 16 && time_off + 8u <= size ? time_off : 0;
-	struct rc_slot *slot = &e->hash[rec_hash(src, size, toff) >> (64 - HASH_BITS)];
+	struct rc_slot *slot = NULL;
 	int hit = -1;
 
-	if (slot->node < e->mru.nr) {
-		const struct pp_mru_node *n = &e->mru.n[slot->node];
+	/*
+	 * The record before, again but for its time (a task's run of one
+	 * event, a tracepoint in a loop): a hit at the front of the list,
+	 * found without hashing and without the hash table's cache miss. The
+	 * first 16 bytes (header, id) tell most other records apart at once.
+	 */
+	if (e->mru.nr && size >= 16) {
+		uint8_t f = e->mru.ord[e->mru.head];
+		const struct pp_mru_node *n = &e->mru.n[f];
 
-		if (n->rec == lits + slot->lit && n->size == size &&
+		if (n->size == size && !memcmp(n->rec, src, 16) &&
 		    same_rec(n->rec, src, size, toff))
-			hit = slot->node;
+			hit = f;
+	}
+	if (hit < 0) {
+		slot = &e->hash[rec_hash(src, size, toff) >> (64 - HASH_BITS)];
+		if (slot->node < e->mru.nr) {
+			const struct pp_mru_node *n = &e->mru.n[slot->node];
+
+			if (n->rec == lits + slot->lit && n->size == size &&
+			    same_rec(n->rec, src, size, toff))
+				hit = slot->node;
+		}
 	}
 	if (toff) {
 		uint64_t t, d;
@@ -245,7 +262,7 @@ void pp_reccache_enc__add(struct pp_reccache_enc *e, const void *rec, uint16_t s
 		e->prev_time = t;
 	}
 	if (hit >= 0) {
-		unsigned int pos = pp_mru_pos(&e->mru, (uint8_t)hit);
+		unsigned int pos = slot ? pp_mru_pos(&e->mru, (uint8_t)hit) : 0;
 
 		e->buf[e->ops_at + e->nops++] = (uint8_t)(pos + 1);
 		pp_mru_touch(&e->mru, (uint8_t)hit, pos, e->mru.n[hit].rec);
