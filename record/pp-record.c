@@ -2277,6 +2277,24 @@ static void flight_request(struct rec *r, uint64_t now)
  * Return: exit status.
  */
 /*
+ * Whether a kernel ring filled (not the writer's queue): 0 no, 2 a perf ring
+ * that tracepoints write to (--ftrace would take them), 1 another.
+ */
+static int ring_full_hint(const struct rec *r)
+{
+	int i, full = 0, tp = 0;
+
+	for (i = 0; i < r->nr_streams; i++) {
+		if (r->streams[i].lost_kernel || r->streams[i].lost_samples)
+			full = 1;
+	}
+	for (i = 0; i < r->el->nr_evsels; i++)
+		tp |= r->el->evsels[i].attr.type == PERF_TYPE_TRACEPOINT &&
+		      !r->el->evsels[i].external;
+	return full ? 1 + tp : 0;
+}
+
+/*
  * --ftrace: the tracepoints go through a tracefs instance of their own, on
  * the evlist's CPUs, with its ring size; their perf events were not opened
  * (pp_perf_evsel.external) but have ids, which the records made of ftrace's
@@ -2884,6 +2902,11 @@ int main(int argc, char **argv)
 					      r.streams[i].dropped_total;
 				if (!lk)
 					fprintf(stderr, "  lost: none\n");
+				else if (ring_full_hint(&r))
+					fprintf(stderr, "  the kernel's rings filled: a larger -m keeps "
+						"more%s\n", ring_full_hint(&r) > 1 ?
+						"; for tracepoints at high rates, --ftrace costs the "
+						"traced tasks less" : "");
 			}
 		}
 	}

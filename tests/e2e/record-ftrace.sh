@@ -54,6 +54,13 @@ lost=$(value lost_kernel "$TMP/l.out")
 [ $((got + lost)) = 2000000 ] || { cat "$TMP/l.out"; fail "recorded $got + lost $lost != 2000000"; }
 if [ "$lost" -gt 0 ]; then
 	grep -q "LOST ftrace cpu" "$TMP/l.err" || { cat "$TMP/l.err"; fail "loss not reported"; }
+	grep -q "a larger -m keeps more$" "$TMP/l.err" || { cat "$TMP/l.err"; fail "no hint"; }
+fi
+# the same through perf_event: the summary points to --ftrace
+$REC -m 4 -e syscalls:sys_enter_getppid -o "$TMP/l.trace" -- "$HELP/getppid-n" 2000000 \
+	2> "$TMP/l.err" || fail "small perf ring run"
+if grep -q "LOST cpu" "$TMP/l.err"; then
+	grep -q -- "--ftrace costs the traced tasks less" "$TMP/l.err" || { cat "$TMP/l.err"; fail "no --ftrace hint"; }
 fi
 
 # what ftrace cannot record: a usage error, nothing left behind
