@@ -68,7 +68,8 @@ static int stale_cb(const char *name, void *ctx)
 	if (strncmp(name, FT_PREFIX, strlen(FT_PREFIX)))
 		return 0;
 	pid = strtol(name + strlen(FT_PREFIX), &end, 10);
-	if (*end || pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH)) {
+	/* ours is not made yet: one of our pid is a dead recorder's */
+	if (*end || pid <= 0 || pid == getpid() || (kill((pid_t)pid, 0) && errno == ESRCH)) {
 		struct tracefs_instance *i = tracefs_instance_alloc(NULL, name);
 
 		if (i) {
@@ -171,7 +172,8 @@ fail:
  * ids apart; @filter: its ftrace filter or NULL; @tag: given back with each
  * of its records (pp_ftrace__read()).
  * Return: 0, -EOPNOTSUPP (a sample field ftrace has not: stacks, registers),
- * -EINVAL (the kernel rejected the filter) or another -errno; @err says why.
+ * -EEXIST (the event was added already), -EINVAL (the kernel rejected the
+ * filter) or another -errno; @err says why.
  */
 int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint16_t type,
 		   uint64_t sample_type, const uint64_t *ids, int stride, const char *filter,
@@ -184,9 +186,14 @@ int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint
 			 "addresses (those need perf_event rings)", sys, name);
 		return -EOPNOTSUPP;
 	}
-	if (ft->nr_evs >= INT16_MAX || ft->by_type[type]) {
-		snprintf(err, errlen, "%s:%s: recorded twice", sys, name);
-		return -EINVAL;
+	if (ft->by_type[type]) {
+		snprintf(err, errlen, "%s:%s given twice: a tracefs instance has one filter "
+			 "per event (record it without --ftrace)", sys, name);
+		return -EEXIST;
+	}
+	if (ft->nr_evs >= INT16_MAX) {
+		snprintf(err, errlen, "%s:%s: too many events", sys, name);
+		return -E2BIG;
 	}
 	n = realloc(ft->evs, (size_t)(ft->nr_evs + 1) * sizeof(*n));
 	if (!n)

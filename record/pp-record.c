@@ -2271,11 +2271,6 @@ static void flight_request(struct rec *r, uint64_t now)
 	r->last_dump_ts = t;
 }
 
-/**
- * main() - pp-record entry point.
- * @argc: argument count; @argv: arguments.
- * Return: exit status.
- */
 /*
  * Whether a kernel ring filled (not the writer's queue): 0 no, 2 a perf ring
  * that tracepoints write to (--ftrace would take them), 1 another.
@@ -2332,7 +2327,7 @@ static void ftrace_open(struct rec *r, int widen, const pid_t *pids, int nr_pids
 				"its fields: %s\n", d->filter, d->name, fields);
 			exit(EXIT_USAGE);
 		}
-		if (ret == -EOPNOTSUPP)
+		if (ret == -EOPNOTSUPP || ret == -EEXIST)
 			die_usage("%s", err);
 		if (ret)
 			die("--ftrace: %s", err);
@@ -2349,6 +2344,11 @@ static void ftrace_open(struct rec *r, int widen, const pid_t *pids, int nr_pids
 	}
 }
 
+/**
+ * main() - pp-record entry point.
+ * @argc: argument count; @argv: arguments.
+ * Return: exit status.
+ */
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };

@@ -71,6 +71,9 @@ $REC -q --ftrace -e cpu-clock -o "$TMP/e.trace" -- true 2> "$TMP/e.err"
 $REC -q --ftrace -e 'syscalls:sys_enter_getppid/nosuchfield == 1/' -o "$TMP/e.trace" -- true 2> "$TMP/e.err"
 [ $? = 2 ] && grep -q "its fields" "$TMP/e.err" || { cat "$TMP/e.err"; fail "bad filter not a usage error"; }
 
+$REC -q --ftrace -e 'sched:sched_wakeup/pid==1/' -e 'sched:sched_wakeup/pid==2/' -o "$TMP/e.trace" -- true 2> "$TMP/e.err"
+[ $? = 2 ] && grep -q "one filter per event" "$TMP/e.err" || { cat "$TMP/e.err"; fail "one event with two filters accepted"; }
+
 # no instance of ours stays; one a killed recorder left is taken down
 ls "$INST" | grep -q "^pp-record-" && fail "instances left: $(ls "$INST")"
 $REC -q -a --ftrace -e sched:sched_switch -o "$TMP/k.trace" &
