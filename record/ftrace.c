@@ -50,7 +50,7 @@ struct pp_ftrace {
 	struct kbuffer *kbuf;
 	uint8_t *page;
 	size_t page_size;
-	int max_pages;			/* read at most a ring's worth at a time */
+	int max_pages;			/* read at most about two rings' worth at a time */
 	uint8_t rec[65536];		/* the record being made */
 	struct { int32_t tid, tgid; } tgids[FT_TGIDS];
 	int running;
@@ -141,7 +141,8 @@ struct pp_ftrace *pp_ftrace__new(const int *cpus, int nr_cpus, size_t buf_bytes,
 		    v > 0 && v <= 1024)
 			ft->page_size = (size_t)v << 10;
 	}
-	ft->max_pages = (int)(buf_bytes / ft->page_size) + 1;
+	/* a bound on one read's pages: the ring's and more (its reader pages) */
+	ft->max_pages = (int)(buf_bytes / ft->page_size) * 2 + 8;
 	ft->page = malloc(ft->page_size);
 	ft->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
 	if (!ft->page || !ft->kbuf) {
@@ -393,12 +394,14 @@ static uint64_t kernel_dropped(struct pp_ftrace *ft, int ci)
  * dropped as PERF_RECORD_LOST, with tag -1.
  * @final: the instance is stopped, take the kernel's drop count now.
  *
- * While the instance runs, the reading stops at the first page that is not
- * full: that page is the one being written, and the kernel hands out such a
- * page by copying its events one by one, the next read of it too. Reading
- * on while a busy writer keeps up the pace would copy every event so (and
- * never end): what is left waits for the next wake-up, a flush at the
- * latest.
+ * While the instance runs, the reading stops at the second page in a row
+ * that is not three quarters full. Such a page is the one being written,
+ * which the kernel hands out by copying its events one by one (the next read
+ * of it too), or the rest of one read so before, which full pages may
+ * follow. Reading on while a busy writer keeps up the pace would copy every
+ * event so, and never end; stopping at the first such page would leave
+ * full pages of older events for the next wake-up, behind the newer events
+ * of other CPUs (pp-analyze --live merges as it reads).
  * Return: events read.
  */
 uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
@@ -409,7 +412,7 @@ uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
 	uint64_t nr = 0, ts = ft->last_ts[ci];
 	int pages, partial = 0;
 
-	for (pages = 0; pages < ft->max_pages * (final ? 2 : 1) && !partial; pages++) {
+	for (pages = 0; pages < ft->max_pages * (final ? 2 : 1) && partial < 2; pages++) {
 		ssize_t got = read(ft->fds[ci], ft->page, ft->page_size);
 		unsigned long long t;
 		void *data;
@@ -419,7 +422,10 @@ uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
 			break;
 		if (kbuffer_load_subbuffer(ft->kbuf, ft->page) < 0)
 			continue;
-		partial = !final && (size_t)kbuffer_subbuffer_size(ft->kbuf) < ft->page_size / 4 * 3;
+		if (!final && (size_t)kbuffer_subbuffer_size(ft->kbuf) < ft->page_size / 4 * 3)
+			partial++;
+		else
+			partial = 0;
 		missed = kbuffer_missed_events(ft->kbuf);
 		if (missed && ft->nr_evs)
 			emit_lost(ft, ci, missed > 0 ? (uint64_t)missed : 1,
