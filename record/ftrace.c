@@ -21,6 +21,7 @@
 #include <traceevent/kbuffer.h>
 #include <tracefs/tracefs.h>
 
+#include "pp/perf.h"
 #include "record.h"
 
 #define FT_PREFIX	"pp-record-"
@@ -161,7 +162,12 @@ struct pp_ftrace *pp_ftrace__new(const int *cpus, int nr_cpus, size_t buf_bytes,
 	}
 	return ft;
 fail:
-	pp_ftrace__free(ft);
+	{
+		int e = errno;
+
+		pp_ftrace__free(ft);
+		errno = e;
+	}
 	return NULL;
 }
 
@@ -226,7 +232,7 @@ int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint
  * tasks they fork from now on), by the instance's set_event_pid.
  * Return: 0 or -errno.
  */
-int pp_ftrace__set_pids(struct pp_ftrace *ft, const pid_t *pids, int nr, int children)
+int pp_ftrace__set_pids(struct pp_ftrace *ft, const int *pids, int nr, int children)
 {
 	char buf[32];
 	int fd, i, ret = 0;
@@ -247,10 +253,50 @@ int pp_ftrace__set_pids(struct pp_ftrace *ft, const pid_t *pids, int nr, int chi
 	return ret;
 }
 
-/** pp_ftrace__fd() - the readable file of CPU index @ci (for epoll). */
-int pp_ftrace__fd(const struct pp_ftrace *ft, int ci)
+/* See include/pp/tracefs.h. */
+int pp_ftrace__open_evlist(struct pp_perf_evlist *el, const struct pp_evdescs *ds,
+			   struct pp_ftrace **ftp, int *bad, char *err, size_t errlen)
 {
-	return ft->fds[ci];
+	size_t ring = (size_t)el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
+	int i, n = 0, ret, nt = el->nr_threads ? el->nr_threads : 1;
+	struct pp_ftrace *ft;
+
+	*ftp = NULL;
+	*bad = -1;
+	ft = pp_ftrace__new(el->cpus, el->nr_cpus, ring, err, errlen);
+	if (!ft)	/* not -ENOENT, which says no tracepoint was given */
+		return !errno ? -ENOMEM : errno == ENOENT ? -ENODEV : -errno;
+	for (i = 0; i < el->nr_evsels && i < ds->nr; i++) {
+		const struct pp_evdesc *d = &ds->v[i];
+
+		if (!el->evsels[i].external)
+			continue;
+		n++;
+		ret = pp_ftrace__add(ft, d->sys, d->event, (uint16_t)d->attr.config,
+				     d->attr.sample_type, el->evsels[i].ids, nt, d->filter, i, err,
+				     errlen);
+		if (ret) {
+			*bad = i;
+			goto fail;
+		}
+	}
+	ret = -ENOENT;
+	if (!n) {
+		snprintf(err, errlen, "--ftrace: no tracepoint to record");
+		goto fail;
+	}
+	for (i = 0; i < el->nr_cpus; i++) {
+		ret = pp_perf_evlist__add_pollfd(el, ft->fds[i]);
+		if (ret) {
+			snprintf(err, errlen, "--ftrace: epoll: %s", strerror(-ret));
+			goto fail;
+		}
+	}
+	*ftp = ft;
+	return 0;
+fail:
+	pp_ftrace__free(ft);
+	return ret;
 }
 
 /** pp_ftrace__start() - turn the instance on. Return: 0 or -errno. */
@@ -337,6 +383,26 @@ static inline uint8_t *put32x2(uint8_t *p, uint32_t a, uint32_t b)
 	return p + 8;
 }
 
+/*
+ * The fields a sample and a sample_id trailer share, in perf's order: pid
+ * and tid, time, id, stream id, CPU (those @sample_type has).
+ */
+static inline uint8_t *put_ident(uint8_t *p, uint64_t sample_type, int32_t pid, int32_t tid,
+				 uint64_t ts, uint64_t id, int cpu)
+{
+	if (sample_type & PERF_SAMPLE_TID)
+		p = put32x2(p, (uint32_t)pid, (uint32_t)tid);
+	if (sample_type & PERF_SAMPLE_TIME)
+		p = put64(p, ts);
+	if (sample_type & PERF_SAMPLE_ID)
+		p = put64(p, id);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		p = put64(p, id);
+	if (sample_type & PERF_SAMPLE_CPU)
+		p = put32x2(p, (uint32_t)cpu, 0);
+	return p;
+}
+
 /* PERF_RECORD_LOST of @lost events on CPU index @ci, as the kernel writes one. */
 static void emit_lost(struct pp_ftrace *ft, int ci, uint64_t lost, uint64_t ts,
 		      void (*emit)(void *, const struct perf_event_header *, int, uint64_t),
@@ -349,17 +415,8 @@ static void emit_lost(struct pp_ftrace *ft, int ci, uint64_t lost, uint64_t ts,
 
 	p = put64(p, id);
 	p = put64(p, lost);
-	/* sample_id_all: the sample's identity fields, in this order */
-	if (e->sample_type & PERF_SAMPLE_TID)
-		p = put32x2(p, (uint32_t)-1, (uint32_t)-1);
-	if (e->sample_type & PERF_SAMPLE_TIME)
-		p = put64(p, ts);
-	if (e->sample_type & PERF_SAMPLE_ID)
-		p = put64(p, id);
-	if (e->sample_type & PERF_SAMPLE_STREAM_ID)
-		p = put64(p, id);
-	if (e->sample_type & PERF_SAMPLE_CPU)
-		p = put32x2(p, (uint32_t)ft->cpus[ci], 0);
+	/* sample_id_all: the sample's identity fields, then the identifier */
+	p = put_ident(p, e->sample_type, -1, -1, ts, id, ft->cpus[ci]);
 	if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
 		p = put64(p, id);
 	h->type = PERF_RECORD_LOST;
@@ -454,16 +511,8 @@ uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
 				p = put64(p, id);
 			if (e->sample_type & PERF_SAMPLE_IP)
 				p = put64(p, 0);
-			if (e->sample_type & PERF_SAMPLE_TID)
-				p = put32x2(p, (uint32_t)tgid_of(ft, tid), (uint32_t)tid);
-			if (e->sample_type & PERF_SAMPLE_TIME)
-				p = put64(p, t);
-			if (e->sample_type & PERF_SAMPLE_ID)
-				p = put64(p, id);
-			if (e->sample_type & PERF_SAMPLE_STREAM_ID)
-				p = put64(p, id);
-			if (e->sample_type & PERF_SAMPLE_CPU)
-				p = put32x2(p, (uint32_t)ft->cpus[ci], 0);
+			p = put_ident(p, e->sample_type, tgid_of(ft, tid), tid, t, id,
+				      ft->cpus[ci]);
 			if (e->sample_type & PERF_SAMPLE_PERIOD)
 				p = put64(p, 1);
 			if (e->sample_type & PERF_SAMPLE_RAW) {

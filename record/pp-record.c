@@ -2298,50 +2298,29 @@ static int ring_full_hint(const struct rec *r)
  */
 static void ftrace_open(struct rec *r, int widen, const pid_t *pids, int nr_pids, int children)
 {
-	size_t ring = (size_t)r->el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
 	char err[2400];
-	int i, n = 0, nt = r->el->nr_threads ? r->el->nr_threads : 1;
+	int ret, bad;
 
 	if (r->o->cgroups)
 		die_usage("--ftrace: no --cgroups (a tracefs instance filters by pid only)");
 	if (pp_bpf_filter_opts__active(&r->o->bpf))
 		die_usage("--ftrace: no BPF filters (they attach to perf events)");
-	r->ft = pp_ftrace__new(r->el->cpus, r->el->nr_cpus, ring, err, sizeof(err));
-	if (!r->ft)
+	ret = pp_ftrace__open_evlist(r->el, &r->es, &r->ft, &bad, err, sizeof(err));
+	if (ret == -EINVAL && bad >= 0 && r->es.v[bad].filter && r->es.v[bad].format) {
+		const struct pp_evdesc *d = &r->es.v[bad];
+		char fields[2048];
+
+		pp_tracefs_fields(d->format, fields, sizeof(fields));
+		fprintf(stderr, "pp-record: filter '%s' rejected by the kernel for %s; "
+			"its fields: %s\n", d->filter, d->name, fields);
+		exit(EXIT_USAGE);
+	}
+	if (ret == -EOPNOTSUPP || ret == -EEXIST || ret == -ENOENT)
+		die_usage("%s", err);
+	if (ret)
 		die("--ftrace: %s", err);
-	for (i = 0; i < r->el->nr_evsels && i < r->es.nr; i++) {
-		const struct pp_evdesc *d = &r->es.v[i];
-		int ret;
-
-		if (!r->el->evsels[i].external)
-			continue;
-		n++;
-		ret = pp_ftrace__add(r->ft, d->sys, d->event, (uint16_t)d->attr.config,
-				     d->attr.sample_type, r->el->evsels[i].ids, nt, d->filter, i,
-				     err, sizeof(err));
-		if (ret == -EINVAL && d->filter && d->format) {
-			char fields[2048];
-
-			pp_tracefs_fields(d->format, fields, sizeof(fields));
-			fprintf(stderr, "pp-record: filter '%s' rejected by the kernel for %s; "
-				"its fields: %s\n", d->filter, d->name, fields);
-			exit(EXIT_USAGE);
-		}
-		if (ret == -EOPNOTSUPP || ret == -EEXIST)
-			die_usage("%s", err);
-		if (ret)
-			die("--ftrace: %s", err);
-	}
-	if (!n)
-		die_usage("--ftrace: no tracepoint to record");
-	if (!widen && nr_pids && (i = pp_ftrace__set_pids(r->ft, pids, nr_pids, children)))
-		die("--ftrace: cannot set the instance's pids: %s", strerror(-i));
-	for (i = 0; i < r->el->nr_cpus; i++) {
-		int ret = pp_perf_evlist__add_pollfd(r->el, pp_ftrace__fd(r->ft, i));
-
-		if (ret)
-			die("--ftrace: epoll: %s", strerror(-ret));
-	}
+	if (!widen && nr_pids && (ret = pp_ftrace__set_pids(r->ft, pids, nr_pids, children)))
+		die("--ftrace: cannot set the instance's pids: %s", strerror(-ret));
 }
 
 /**

@@ -25,26 +25,6 @@
 
 /* event specs and the attr builder (record/evspec.c, evbuild.c): include/pp/evspec.h */
 
-/* ---- --ftrace: tracepoints from a tracefs instance (record/ftrace.c) ---- */
-
-struct pp_ftrace;
-struct perf_event_header;
-
-struct pp_ftrace *pp_ftrace__new(const int *cpus, int nr_cpus, size_t buf_bytes, char *err,
-				 size_t errlen);
-int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint16_t type,
-		   uint64_t sample_type, const uint64_t *ids, int stride, const char *filter,
-		   int tag, char *err, size_t errlen);
-int pp_ftrace__set_pids(struct pp_ftrace *ft, const pid_t *pids, int nr, int children);
-int pp_ftrace__fd(const struct pp_ftrace *ft, int ci);
-void pp_ftrace__task(struct pp_ftrace *ft, int32_t tid, int32_t tgid);
-int pp_ftrace__start(struct pp_ftrace *ft);
-void pp_ftrace__stop(struct pp_ftrace *ft);
-uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
-			 void (*emit)(void *ctx, const struct perf_event_header *h, int tag,
-				      uint64_t ts), void *ctx);
-void pp_ftrace__free(struct pp_ftrace *ft);
-
 /* ---- symbols and side-band (record/symbols.c) ---- */
 
 struct pp_syms;

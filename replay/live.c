@@ -49,6 +49,8 @@ struct live {
 	pid_t *watch;		/* -p/-t: stop when these are all gone */
 	int nr_watch;
 	int need_syms;		/* some event samples ips or stacks */
+	int use_ftrace;		/* --ftrace: tracepoints from a tracefs instance */
+	struct pp_ftrace *ft;	/* their source; streams[nr_cpus + i] are its CPUs' */
 	uint64_t start;
 };
 
@@ -98,6 +100,8 @@ static int add_events(struct live *lv, const struct pp_event_reqs *rq)
 			fprintf(stderr, "pp-analyze: cannot add %s: %s\n", d->name, strerror(-ret));
 			return ret;
 		}
+		lv->el->evsels[ret].external = lv->use_ftrace &&
+					       d->attr.type == PERF_TYPE_TRACEPOINT;
 		if (d->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN))
 			lv->need_syms = 1;
 	}
@@ -413,6 +417,7 @@ static void live_free(struct live *lv)
 		return;
 	pp_workload__stop(&lv->wl, NULL);
 	free(lv->watch);
+	pp_ftrace__free(lv->ft);
 	pp_perf_evlist__free(lv->el);
 	pp_evdescs__exit(&lv->descs);
 	free(lv);
@@ -516,6 +521,7 @@ int pp_live__open(struct pp_session *s)
 		goto out;
 	}
 	lv->el->mmap_pages = 256;
+	lv->use_ftrace = o->ftrace;
 	ret = add_events(lv, &rq);
 	if (ret)
 		goto out;
@@ -529,6 +535,23 @@ int pp_live__open(struct pp_session *s)
 	if (ret) {
 		open_error(lv, ret);
 		goto out;
+	}
+	if (lv->use_ftrace) {
+		char err[2400];
+		int bad;
+
+		ret = pp_ftrace__open_evlist(lv->el, &lv->descs, &lv->ft, &bad, err, sizeof(err));
+		if (!ret && !lv->widen && nr_threads &&
+		    (ret = pp_ftrace__set_pids(lv->ft, threads, nr_threads, lv->follow || o->pids)))
+			snprintf(err, sizeof(err), "--ftrace: cannot set the instance's pids: %s",
+				 strerror(-ret));
+		if (ret) {
+			fprintf(stderr, "pp-analyze: %s\n", err);
+			/* what the kernel or ftrace cannot take is a usage error, as in pp-record */
+			if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -EEXIST || ret == -ENOENT)
+				ret = -EINVAL;
+			goto out;
+		}
 	}
 	/* The events, formats, machine and tasks through the file's loaders. */
 	tep_set_long_size(s->tep, sizeof(long));
@@ -548,7 +571,7 @@ int pp_live__open(struct pp_session *s)
 			goto out;
 		}
 		for (int k = 0; k < e->nr_ids; k++) {
-			if (e->fds[k] >= 0)
+			if (e->fds[k] >= 0 || e->external)
 				ids[n++] = e->ids[k];
 		}
 		ret = pp_session__add_evsel(s, &e->attr, sizeof(e->attr), e->name, ids, n);
@@ -567,17 +590,21 @@ int pp_live__open(struct pp_session *s)
 		load_tasks(s, procs, nr_procs);
 	if (lv->need_syms || s->a.bpf_agg)	/* a BPF aggregate has stacks too */
 		load_symbols(s, procs, lv->follow ? 0 : nr_procs);
-	/* One stream per ring. */
-	s->streams = calloc((size_t)lv->el->nr_cpus, sizeof(*s->streams));
+	/* One stream per ring (per perf ring, then per ftrace ring). */
+	s->nr_streams = (size_t)lv->el->nr_cpus * (lv->ft ? 2 : 1);
+	s->streams = calloc(s->nr_streams, sizeof(*s->streams));
 	if (!s->streams) {
+		s->nr_streams = 0;
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < lv->el->nr_cpus; i++) {
-		s->streams[i].id = (uint32_t)lv->el->cpus[i];
+	for (size_t i = 0; i < s->nr_streams; i++) {
+		int ci = (int)(i % (size_t)lv->el->nr_cpus);
+
+		s->streams[i].id = (uint32_t)lv->el->cpus[ci] |
+				   (i < (size_t)lv->el->nr_cpus ? 0 : PP_STREAM_FTRACE);
 		s->streams[i].next_entry = -1;
 	}
-	s->nr_streams = (size_t)lv->el->nr_cpus;
 	ret = 0;
 out:
 	free(cpus);
@@ -588,16 +615,82 @@ out:
 
 /* ---- run ---- */
 
-/* Move what each ring holds into its stream, after the records not merged yet. */
-static int live_drain(struct pp_session *s, struct live *lv)
+/* Drop what @st merged already: its head record and what follows it stay. */
+static void stream_compact(struct pp_stream *st)
+{
+	size_t keep = st->head ? (size_t)(st->head - st->buf) : st->off;
+
+	if (keep) {
+		memmove(st->buf, st->buf + keep, st->len - keep);
+		st->len -= keep;
+		st->off -= keep;
+		if (st->head)
+			st->head = st->buf;
+	}
+}
+
+/* Room for @more bytes after @st's records: 0, or -ENOMEM past the cap. */
+static int stream_room(struct pp_stream *st, size_t more)
+{
+	size_t ncap = st->cap ? st->cap : 65536, head_off = st->head ? (size_t)(st->head - st->buf) : 0;
+	uint8_t *nb;
+
+	if (st->len + more <= st->cap)
+		return 0;
+	while (ncap < st->len + more)
+		ncap *= 2;
+	nb = ncap <= LIVE_STREAM_MAX ? realloc(st->buf, ncap) : NULL;
+	if (!nb)
+		return -ENOMEM;
+	st->buf = nb;
+	st->cap = ncap;
+	if (st->head)
+		st->head = st->buf + head_off;
+	return 0;
+}
+
+/* Records appended to @st: merge them from its head on. */
+static void stream_filled(struct pp_session *s, struct pp_stream *st)
+{
+	st->data = st->buf;
+	if (!st->head)
+		pp_session__stream_advance(s, st);
+}
+
+struct live_ft {
+	struct pp_session *s;
+	struct pp_stream *st;
+	int err;
+};
+
+/* A record made of an ftrace event, appended to its CPU's stream. */
+static void live_ft_emit(void *ctx, const struct perf_event_header *h, int tag, uint64_t ts)
+{
+	struct live_ft *c = ctx;
+
+	(void)tag;
+	(void)ts;
+	if (stream_room(c->st, h->size)) {
+		c->s->stats.lost_recorder++;	/* cannot keep up: dropped, and said so */
+		c->err = -ENOMEM;
+		return;
+	}
+	memcpy(c->st->buf + c->st->len, h, h->size);
+	c->st->len += h->size;
+}
+
+/*
+ * Move what each ring holds into its stream, after the records not merged
+ * yet; @final: the events are off, read the ftrace rings to the end.
+ */
+static int live_drain(struct pp_session *s, struct live *lv, int final)
 {
 	int ret = 0;
 
-	for (size_t i = 0; i < s->nr_streams; i++) {
+	for (int i = 0; i < lv->el->nr_cpus; i++) {
 		struct pp_perf_ring *r = &lv->el->rings[i];
 		struct pp_stream *st = &s->streams[i];
 		const struct perf_event_header *h;
-		size_t keep, head_off = 0;
 		uint64_t avail;
 
 		if (!r->meta)
@@ -605,43 +698,33 @@ static int live_drain(struct pp_session *s, struct live *lv)
 		avail = pp_perf_ring__read_begin(r);
 		if (!avail)
 			continue;
-		/* Drop what was merged; keep the head record and what follows it. */
-		keep = st->head ? (size_t)(st->head - st->buf) : st->off;
-		if (st->head)
-			head_off = (size_t)(st->head - st->buf) - keep;
-		if (keep) {
-			memmove(st->buf, st->buf + keep, st->len - keep);
-			st->len -= keep;
-			st->off -= keep;
+		stream_compact(st);
+		if (stream_room(st, avail)) {
+			/* Cannot keep up: the ring's records are dropped, and said so. */
+			s->stats.lost_recorder++;
+			r->tail = r->head;
+			pp_perf_ring__read_end(r);
+			ret = -ENOMEM;
+			continue;
 		}
-		if (st->len + avail > st->cap) {
-			size_t ncap = st->cap ? st->cap : 65536;
-			uint8_t *nb;
-
-			while (ncap < st->len + avail)
-				ncap *= 2;
-			nb = ncap <= LIVE_STREAM_MAX ? realloc(st->buf, ncap) : NULL;
-			if (!nb) {
-				/* Cannot keep up: the ring's records are dropped, and said so. */
-				s->stats.lost_recorder++;
-				r->tail = r->head;
-				pp_perf_ring__read_end(r);
-				ret = -ENOMEM;
-				continue;
-			}
-			st->buf = nb;
-			st->cap = ncap;
-		}
-		if (st->head)
-			st->head = st->buf + head_off;
 		while ((h = pp_perf_ring__next(r))) {
 			memcpy(st->buf + st->len, h, h->size);
 			st->len += h->size;
 		}
 		pp_perf_ring__read_end(r);
-		st->data = st->buf;
-		if (!st->head)
-			pp_session__stream_advance(s, st);
+		stream_filled(s, st);
+	}
+	for (int i = 0; lv->ft && i < lv->el->nr_cpus; i++) {
+		struct live_ft c = { s, &s->streams[lv->el->nr_cpus + i], 0 };
+		size_t len;
+
+		stream_compact(c.st);
+		len = c.st->len;
+		pp_ftrace__read(lv->ft, i, final, live_ft_emit, &c);
+		if (c.err)
+			ret = c.err;
+		if (c.st->len != len)
+			stream_filled(s, c.st);
 	}
 	return ret;
 }
@@ -675,6 +758,11 @@ static int live_run(struct pp_session *s)
 			return ret;
 		}
 	}
+	if (lv->ft && (ret = pp_ftrace__start(lv->ft))) {
+		fprintf(stderr, "pp-analyze: cannot turn the tracefs instance on: %s\n",
+			strerror(-ret));
+		return ret;
+	}
 	lv->start = mono_ns();
 	if (s->opts.duration_ns)
 		deadline = lv->start + s->opts.duration_ns;
@@ -703,7 +791,7 @@ static int live_run(struct pp_session *s)
 		if (lv->nr_watch && !watch_alive(lv))
 			done = 1;	/* -p/-t: every target is gone */
 		now = mono_ns();
-		live_drain(s, lv);
+		live_drain(s, lv, 0);
 		pp_bpfagg__poll(s, now);
 		if (now > LIVE_SLACK_NS) {
 			pp_session__merge(s, now - LIVE_SLACK_NS);
@@ -711,10 +799,12 @@ static int live_run(struct pp_session *s)
 		}
 	}
 	pp_perf_evlist__disable(lv->el);
+	if (lv->ft)
+		pp_ftrace__stop(lv->ft);
 	/* Stopped by a signal or a limit: still deliver what was read, unless -N says no. */
 	if (!(s->opts.max_events && s->delivered >= s->opts.max_events))
 		s->stop = 0;
-	live_drain(s, lv);
+	live_drain(s, lv, 1);
 	pp_session__merge(s, UINT64_MAX);
 	pp_bpfagg__drain(s);
 	now = mono_ns();

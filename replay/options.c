@@ -181,6 +181,7 @@ static const struct opt_def opt_defs[] = {
 	{ "input", 0, 1, 0 },
 	{ "output", 'o', 1, 0 },
 	{ "live", 0, 0, 0 },
+	{ "ftrace", 0, 0, 0 },
 	{ "time", 0, 1, 0 },
 	{ "duration", 'd', 1, 0 },
 	{ "cpu", 'C', 1, 0 },
@@ -375,6 +376,8 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 				o->input = val;
 			} else if (!strcmp(d->l, "live")) {
 				o->live = 1;
+			} else if (!strcmp(d->l, "ftrace")) {
+				o->ftrace = 1;
 			} else if (!strcmp(d->l, "no-demangle")) {
 				o->no_demangle = 1;
 			} else if (!strcmp(d->l, "debuginfod")) {
@@ -395,6 +398,9 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 			break;
 		}
 	}
+	if (o->ftrace && !o->live)
+		return opt_err(err, errlen, "--ftrace says how --live reads tracepoints: not "
+			       "without --live");
 	if (o->live && o->time.arg)
 		return opt_err(err, errlen, "--time selects a window of a trace file: not with --live");
 	return 0;

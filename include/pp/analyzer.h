@@ -133,6 +133,7 @@ struct pp_opts {
 	const char *input;		/* --input FILE / positional FILE */
 	const char *output;		/* -o FILE, NULL = stdout */
 	int live;			/* --live */
+	int ftrace;			/* --live --ftrace: tracepoints from a tracefs instance */
 	uint64_t duration_ns;		/* --live: stop after this long (-d SEC) */
 	int verbose;
 	int no_demangle;		/* --no-demangle: C++/Rust names as mangled */

@@ -67,4 +67,38 @@ char *pp_tracefs_fields(const char *format, char *buf, size_t size);
 void pp_tracefs_put_format(struct pp_buf *b, uint16_t kind, const char *sys, const char *name,
 			   const char *text);
 
+/* ---- tracepoints read from a tracefs instance's rings (record/ftrace.c) ---- */
+
+struct pp_ftrace;
+struct perf_event_header;
+struct pp_perf_evlist;
+struct pp_evdescs;
+
+/**
+ * pp_ftrace__open_evlist() - the ftrace source of @el's tracepoints: the
+ * evsels marked external (pp_perf_evsel.external, after
+ * pp_perf_evlist__open()), built from @ds (same order), read from a tracefs
+ * instance on @el's CPUs with rings of @el's size, polled with @el's rings.
+ * @ft: receives the source; @bad: receives the index of the event that
+ * failed, -1 if none.
+ * Return: 0, -EINVAL (the kernel rejected @ds->v[*bad]'s filter), -EOPNOTSUPP
+ * (an event asks for stacks or registers), -EEXIST (an event given twice),
+ * -ENOENT (no tracepoint to read) or another -errno; @err says why.
+ */
+int pp_ftrace__open_evlist(struct pp_perf_evlist *el, const struct pp_evdescs *ds,
+			   struct pp_ftrace **ft, int *bad, char *err, size_t errlen);
+struct pp_ftrace *pp_ftrace__new(const int *cpus, int nr_cpus, size_t buf_bytes, char *err,
+				 size_t errlen);
+int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint16_t type,
+		   uint64_t sample_type, const uint64_t *ids, int stride, const char *filter,
+		   int tag, char *err, size_t errlen);
+int pp_ftrace__set_pids(struct pp_ftrace *ft, const int *pids, int nr, int children);
+void pp_ftrace__task(struct pp_ftrace *ft, int32_t tid, int32_t tgid);
+int pp_ftrace__start(struct pp_ftrace *ft);
+void pp_ftrace__stop(struct pp_ftrace *ft);
+uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
+			 void (*emit)(void *ctx, const struct perf_event_header *h, int tag,
+				      uint64_t ts), void *ctx);
+void pp_ftrace__free(struct pp_ftrace *ft);
+
 #endif /* PP_TRACEFS_H */
