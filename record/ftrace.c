@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ftrace source of pp-record --ftrace: tracepoints read from a tracefs
+ * The ftrace source of pp-record --ftrace (and pp-analyze --live --ftrace):
+ * tracepoints read from a tracefs
  * instance's per-CPU ring buffers (per_cpu/cpuN/trace_pipe_raw) instead of
  * perf_event rings. A tracepoint costs the traced task less on this path
  * (no perf sample to prepare, no perf ring to reserve), which is where the
@@ -8,8 +9,6 @@
  * its perf_event would have written (spec/pp-record.md, "--ftrace"), so the
  * file and every reader stay as they are.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -57,7 +56,7 @@ struct pp_ftrace {
 	int running;
 };
 
-static struct pp_ftrace *live_ft;	/* what the exit handler takes down */
+static struct pp_ftrace *exit_ft;	/* what the exit handler takes down */
 
 /* Instances named pp-record-PID whose recorder died without taking them down. */
 static int stale_cb(const char *name, void *ctx)
@@ -69,8 +68,10 @@ static int stale_cb(const char *name, void *ctx)
 	if (strncmp(name, FT_PREFIX, strlen(FT_PREFIX)))
 		return 0;
 	pid = strtol(name + strlen(FT_PREFIX), &end, 10);
+	if (*end || end == name + strlen(FT_PREFIX) || pid <= 0)
+		return 0;	/* not one of ours */
 	/* ours is not made yet: one of our pid is a dead recorder's */
-	if (*end || pid <= 0 || pid == getpid() || (kill((pid_t)pid, 0) && errno == ESRCH)) {
+	if (pid == getpid() || (kill((pid_t)pid, 0) && errno == ESRCH)) {
 		struct tracefs_instance *i = tracefs_instance_alloc(NULL, name);
 
 		if (i) {
@@ -83,8 +84,8 @@ static int stale_cb(const char *name, void *ctx)
 
 static void take_down(void)
 {
-	if (live_ft)
-		pp_ftrace__free(live_ft);
+	if (exit_ft)
+		pp_ftrace__free(exit_ft);
 }
 
 /**
@@ -123,7 +124,7 @@ struct pp_ftrace *pp_ftrace__new(const int *cpus, int nr_cpus, size_t buf_bytes,
 		snprintf(err, errlen, "cannot create the tracefs instance %s: %s", name, strerror(errno));
 		goto fail;
 	}
-	live_ft = ft;
+	exit_ft = ft;
 	atexit(take_down);
 	snprintf(kb, sizeof(kb), "%zu", buf_bytes >> 10 ? buf_bytes >> 10 : 1);
 	if (tracefs_instance_file_write(ft->inst, "tracing_on", "0") < 0 ||
@@ -551,8 +552,8 @@ void pp_ftrace__free(struct pp_ftrace *ft)
 
 	if (!ft)
 		return;
-	if (live_ft == ft)
-		live_ft = NULL;
+	if (exit_ft == ft)
+		exit_ft = NULL;
 	for (i = 0; ft->fds && i < ft->nr_cpus; i++) {
 		if (ft->fds[i] >= 0)
 			close(ft->fds[i]);
