@@ -238,7 +238,11 @@ void pp_reccache_enc__add(struct pp_reccache_enc *e, const void *rec, uint16_t s
 		uint8_t f = e->mru.ord[e->mru.head];
 		const struct pp_mru_node *n = &e->mru.n[f];
 
-		if (n->size == size && !memcmp(n->rec, src, 16) &&
+		uint64_t a[2], b[2];
+
+		memcpy(a, n->rec, 16);	/* inlined: two loads each */
+		memcpy(b, src, 16);
+		if (n->size == size && a[0] == b[0] && a[1] == b[1] &&
 		    same_rec(n->rec, src, size, toff))
 			hit = f;
 	}
