@@ -8,10 +8,13 @@ NCPU=$(getconf _NPROCESSORS_ONLN)
 
 # rings ARGS...: "COUNT SIZE" of pp-record's perf_event mappings while it records
 rings() {
+	rm -f "$TMP/r.trace"
 	"$REC" -q -e sched:sched_switch -d 5 -o "$TMP/r.trace" "$@" &
 	local pid=$! i out=""
+	# the file is put in place once every ring is mapped and the events on
 	for i in $(seq 100); do
 		local n=0 size=0 range
+		[ -e "$TMP/r.trace" ] || { sleep 0.05; continue; }
 		for range in $(grep perf_event "/proc/$pid/maps" 2> /dev/null | cut -d' ' -f1); do
 			n=$((n + 1))
 			size=$((16#${range#*-} - 16#${range%-*}))
