@@ -89,7 +89,7 @@ static void take_down(void)
 }
 
 /**
- * pp_ftrace__new() - a tracefs instance of its own, stopped, for @cpus.
+ * ftrace_new() - a tracefs instance of its own, stopped, for @cpus.
  * @cpus, @nr_cpus: the CPUs to read (kept by reference).
  * @buf_bytes: ring bytes per CPU; @err, @errlen: why it failed.
  *
@@ -99,8 +99,8 @@ static void take_down(void)
  * left by a recorder that was killed is destroyed by the next one.
  * Return: the source, or NULL.
  */
-struct pp_ftrace *pp_ftrace__new(const int *cpus, int nr_cpus, size_t buf_bytes, char *err,
-				 size_t errlen)
+static struct pp_ftrace *ftrace_new(const int *cpus, int nr_cpus, size_t buf_bytes, char *err,
+				     size_t errlen)
 {
 	struct pp_ftrace *ft = calloc(1, sizeof(*ft));
 	char name[64], kb[32];
@@ -173,7 +173,7 @@ fail:
 }
 
 /**
- * pp_ftrace__add() - record the tracepoint @sys:@name through @ft.
+ * ftrace_add() - record the tracepoint @sys:@name through @ft.
  * @type: its tracefs id; @sample_type: the records to make (a subset of
  * identifier, ip, tid, time, id, stream_id, cpu, period, raw);
  * @ids: its ids per CPU index of the evlist (kept by reference), @stride
@@ -183,9 +183,9 @@ fail:
  * -EEXIST (the event was added already), -EINVAL (the kernel rejected the
  * filter) or another -errno; @err says why.
  */
-int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint16_t type,
-		   uint64_t sample_type, const uint64_t *ids, int stride, const char *filter,
-		   int tag, char *err, size_t errlen)
+static int ftrace_add(struct pp_ftrace *ft, const char *sys, const char *name, uint16_t type,
+		      uint64_t sample_type, const uint64_t *ids, int stride, const char *filter,
+		      int tag, char *err, size_t errlen)
 {
 	struct ft_event *n;
 
@@ -264,7 +264,7 @@ int pp_ftrace__open_evlist(struct pp_perf_evlist *el, const struct pp_evdescs *d
 
 	*ftp = NULL;
 	*bad = -1;
-	ft = pp_ftrace__new(el->cpus, el->nr_cpus, ring, err, errlen);
+	ft = ftrace_new(el->cpus, el->nr_cpus, ring, err, errlen);
 	if (!ft)	/* not -ENOENT, which says no tracepoint was given */
 		return !errno ? -ENOMEM : errno == ENOENT ? -ENODEV : -errno;
 	for (i = 0; i < el->nr_evsels && i < ds->nr; i++) {
@@ -273,9 +273,8 @@ int pp_ftrace__open_evlist(struct pp_perf_evlist *el, const struct pp_evdescs *d
 		if (!el->evsels[i].external)
 			continue;
 		n++;
-		ret = pp_ftrace__add(ft, d->sys, d->event, (uint16_t)d->attr.config,
-				     d->attr.sample_type, el->evsels[i].ids, nt, d->filter, i, err,
-				     errlen);
+		ret = ftrace_add(ft, d->sys, d->event, (uint16_t)d->attr.config,
+				 d->attr.sample_type, el->evsels[i].ids, nt, d->filter, i, err, errlen);
 		if (ret) {
 			*bad = i;
 			goto fail;

@@ -87,11 +87,6 @@ struct pp_evdescs;
  */
 int pp_ftrace__open_evlist(struct pp_perf_evlist *el, const struct pp_evdescs *ds,
 			   struct pp_ftrace **ft, int *bad, char *err, size_t errlen);
-struct pp_ftrace *pp_ftrace__new(const int *cpus, int nr_cpus, size_t buf_bytes, char *err,
-				 size_t errlen);
-int pp_ftrace__add(struct pp_ftrace *ft, const char *sys, const char *name, uint16_t type,
-		   uint64_t sample_type, const uint64_t *ids, int stride, const char *filter,
-		   int tag, char *err, size_t errlen);
 int pp_ftrace__set_pids(struct pp_ftrace *ft, const int *pids, int nr, int children);
 void pp_ftrace__task(struct pp_ftrace *ft, int32_t tid, int32_t tgid);
 int pp_ftrace__start(struct pp_ftrace *ft);
