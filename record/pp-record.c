@@ -1992,10 +1992,10 @@ static inline void stream_add(struct rec *r, struct stream *s,
 {
 	int ei = pp_perf_evlist__find_id(r->el, pp_sample__id(h, h->size));
 	uint64_t t = 0;
+	int has_t = ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size,
+						&t);
 
-	stream_take(r, s, h, now, ei, t,
-		    ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size,
-						&t));
+	stream_take(r, s, h, now, ei, t, has_t);	/* t read after it is set */
 }
 
 struct ft_ctx {
