@@ -139,6 +139,7 @@ struct pp_syms {
 		uint32_t pid, scans;
 	} *upend;
 	size_t nr_upend, cap_upend;
+	uint16_t *upend_slot;	/* (pid, addr) -> upend index + 1: each waits once */
 
 	struct pp_buf new_mmaps;
 };
@@ -192,6 +193,7 @@ void pp_syms__free(struct pp_syms *s)
 		free(s->pm[i].v);
 	free(s->pm);
 	free(s->upend);
+	free(s->upend_slot);
 	pp_buf__exit(&s->new_mmaps);
 	free(s);
 }
@@ -1113,9 +1115,48 @@ static void usym_hit(struct dso *d, uint64_t off)
 
 #define UPEND_SCANS	16		/* scans an unmapped address waits */
 #define UPEND_MAX	4096		/* addresses waiting at most */
+#define UPEND_SLOTS	(2 * UPEND_MAX)	/* their index, a power of two */
 
+static size_t upend_hash(uint32_t pid, uint64_t addr)
+{
+	return (size_t)(((addr ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull) >> 51) &
+	       (UPEND_SLOTS - 1);
+}
+
+/*
+ * The slot of (@pid, @addr) in the index: the one holding it, or the empty
+ * one where it goes.
+ */
+static size_t upend_find(const struct pp_syms *s, uint32_t pid, uint64_t addr)
+{
+	size_t h = upend_hash(pid, addr);
+
+	while (s->upend_slot[h]) {
+		const struct upend *u = &s->upend[s->upend_slot[h] - 1];
+
+		if (u->pid == pid && u->addr == addr)
+			break;
+		h = (h + 1) & (UPEND_SLOTS - 1);
+	}
+	return h;
+}
+
+/*
+ * Make (@pid, @addr) wait for its map, once: a sample stream names the same
+ * few addresses thousands of times, and queued each time they filled the
+ * list before the map came (a process that exec'd on one CPU and ran on
+ * another, its MMAP2 in a chunk scanned after its samples' chunks), and
+ * the addresses after went unresolved.
+ */
 static void upend_add(struct pp_syms *s, uint32_t pid, uint64_t addr)
 {
+	size_t h;
+
+	if (!s->upend_slot && !(s->upend_slot = calloc(UPEND_SLOTS, sizeof(*s->upend_slot))))
+		return;
+	h = upend_find(s, pid, addr);
+	if (s->upend_slot[h])
+		return;		/* waiting already */
 	if (s->nr_upend == s->cap_upend) {
 		size_t cap = s->cap_upend ? 2 * s->cap_upend : 256;
 		struct upend *nv;
@@ -1129,6 +1170,7 @@ static void upend_add(struct pp_syms *s, uint32_t pid, uint64_t addr)
 		s->cap_upend = cap;
 	}
 	s->upend[s->nr_upend++] = (struct upend){ .addr = addr, .pid = pid };
+	s->upend_slot[h] = (uint16_t)s->nr_upend;
 }
 
 static int uaddr_try(struct pp_syms *s, uint32_t pid, uint64_t addr);
@@ -1145,6 +1187,12 @@ static void upend_retry(struct pp_syms *s)
 			s->upend[j++] = u;
 	}
 	s->nr_upend = j;
+	if (s->upend_slot) {	/* the index of those left */
+		memset(s->upend_slot, 0, UPEND_SLOTS * sizeof(*s->upend_slot));
+		for (i = 0; i < j; i++)
+			s->upend_slot[upend_find(s, s->upend[i].pid, s->upend[i].addr)] =
+				(uint16_t)(i + 1);
+	}
 }
 
 static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)

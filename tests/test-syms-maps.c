@@ -338,6 +338,33 @@ static void test_sample_before_its_fork(void **state)
 }
 
 /*
+ * A process that exec'd on one CPU and ran on another: its samples' chunk
+ * is scanned before the one with its MMAP2. Thousands of samples at one
+ * address wait as that one address, so the target's address, sampled
+ * after them, still waits too and is named once the map is scanned (each
+ * sample used to wait on its own; 4096 filled the list).
+ */
+static void test_repeats_wait_once(void **state)
+{
+	struct fixture *f = *state;
+	struct pp_syms *s = f->s;
+	struct pp_buf *b = &f->b;
+	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
+	uint64_t other = (uint64_t)(uintptr_t)&find_text;
+
+	if (!text.len)
+		skip();
+	for (int i = 0; i < 5000; i++)
+		put_sample(b, 661, other);
+	put_sample(b, 661, fn);
+	scan(s, b);
+	assert_false(names_target(s));
+	put_mmap2_at(b, 661, text.path, 200);
+	scan(s, b);
+	assert_true(names_target(s));
+}
+
+/*
  * pp_syms__learn() reads /proc once per process: this one gets its maps;
  * kthreadd (pid 2) has none, and is not read a second time.
  */
@@ -446,6 +473,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_maps_follow_processes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_streams_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_before_its_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repeats_wait_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_learn_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_library_functions, setup, teardown),
 	};
