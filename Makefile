@@ -36,7 +36,7 @@ ifneq ($(SAN),)
   LTO :=
 endif
 ALL_CFLAGS += $(LTO)
-LDLIBS_FORMAT := -llz4 -lzstd
+LDLIBS_FORMAT := -ltraceevent -llz4 -lzstd
 # The tools link their libraries statically: pp-analyze is started once per
 # analysis, and resolving seven shared libraries was half of its start-up.
 LDLIBS_ALL    := -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -ldw -lelf -lprotobuf-c -lz -llz4 -lzstd -llzma -lbz2 -liberty \

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "pp/ftpages.h"
 #include "pp/reader.h"
 #include "format-internal.h"
 
@@ -44,6 +45,7 @@ struct pp_reader {
 	size_t raw_cap;
 	uint8_t *plain;		/* decoded DATA records of encoded chunks */
 	size_t plain_cap;
+	struct pp_ftpages *ftp;	/* decoder of PP_DATA_FTRACE chunks, at first need */
 	struct pp_chunk_header hdr;
 	struct pp_reader_stats st;
 	struct pp_index_entry *index;
@@ -230,7 +232,25 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 	}
 	c->data = r->raw;
 	c->size = h->raw_size;
-	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN && !r->raw_only) {
+	if (h->type == PP_CHUNK_DATA && h->encoding == PP_DATA_FTRACE && !r->raw_only) {
+		size_t out = 0;
+
+		if (!r->ftp && !(r->ftp = pp_ftpages__new()))
+			return no_memory(r, h, off, sizeof(struct pp_ftpages *));
+		err = pp_ftpages__decode(r->ftp, r->raw, h->raw_size, &r->plain, &r->plain_cap,
+					 &out, PP_CHUNK_MAX_RAW);
+		if (err == -ENOMEM)
+			return no_memory(r, h, off, r->plain_cap * 2);
+		if (err) {
+			rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
+				 (unsigned long long)h->seq, (unsigned long long)off,
+				 err == -EFBIG ? "ftrace pages make more than 16 MiB of records"
+					       : "ftrace pages do not decode");
+			return RC_BADPAYLOAD;
+		}
+		c->data = r->plain;
+		c->size = (uint32_t)out;
+	} else if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN && !r->raw_only) {
 		int64_t plain = h->encoding == PP_DATA_CACHED || h->encoding == PP_DATA_FIELDS ?
 				pp_reccache_plain_size(r->raw, h->raw_size) : -EPROTONOSUPPORT;
 		size_t out = 0;
@@ -583,6 +603,8 @@ int pp_reader__sideband_at(struct pp_reader *r, uint64_t off,
 			 (unsigned long long)c.hdr->seq, (unsigned long long)off);
 		return -EBADMSG;
 	}
+	if (c.hdr->encoding == PP_DATA_FTRACE)
+		return 1;	/* samples, and the losses the pages tell of */
 	if (c.hdr->encoding != PP_DATA_PLAIN) {
 		rd_print(r, 0, "chunk %llu at offset %llu: unknown data encoding, chunk skipped",
 			 (unsigned long long)c.hdr->seq, (unsigned long long)off);
@@ -754,6 +776,7 @@ void pp_reader__free(struct pp_reader *r)
 	free(r->win);
 	free(r->raw);
 	free(r->plain);
+	pp_ftpages__free(r->ftp);
 	free(r->index);
 	if (r->own_io)
 		pp_io__free(r->io);

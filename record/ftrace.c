@@ -17,17 +17,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <traceevent/kbuffer.h>
 #include <tracefs/tracefs.h>
 
+#include "pp/ftpages.h"
 #include "pp/perf.h"
 #include "record.h"
 
 #define FT_PREFIX	"pp-record-"
 #define FT_TGIDS	4096		/* tid -> tgid cache slots, a power of two */
-#define FT_SAMPLE_TYPES	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
-			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define FT_COMMIT_MASK	((1ul << 27) - 1)	/* a page header's commit: data bytes */
+#define FT_MISSED_STORED (1ul << 30)		/* ... and a lost count after them */
 
 struct ft_event {
 	uint16_t type;			/* its tracefs id, the records' common_type */
@@ -47,11 +46,11 @@ struct pp_ftrace {
 	struct ft_event *evs;
 	int nr_evs;
 	int16_t *by_type;		/* common_type -> evs index + 1; 0: not ours */
-	struct kbuffer *kbuf;
+	struct pp_ftpages *dec;		/* pp_ftrace__read(): pages into records */
+	int dec_ci;			/* the CPU index it is set for, -1 none */
 	uint8_t *page;
 	size_t page_size;
 	int max_pages;			/* read at most about two rings' worth at a time */
-	uint8_t rec[65536];		/* the record being made */
 	struct { int32_t tid, tgid; } tgids[FT_TGIDS];
 	int running;
 };
@@ -146,8 +145,9 @@ static struct pp_ftrace *ftrace_new(const int *cpus, int nr_cpus, size_t buf_byt
 	/* a bound on one read's pages: the ring's and more (its reader pages) */
 	ft->max_pages = (int)(buf_bytes / ft->page_size) * 2 + 8;
 	ft->page = malloc(ft->page_size);
-	ft->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-	if (!ft->page || !ft->kbuf) {
+	ft->dec = pp_ftpages__new();
+	ft->dec_ci = -1;
+	if (!ft->page || !ft->dec) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		goto fail;
 	}
@@ -189,7 +189,7 @@ static int ftrace_add(struct pp_ftrace *ft, const char *sys, const char *name, u
 {
 	struct ft_event *n;
 
-	if (sample_type & ~(uint64_t)FT_SAMPLE_TYPES) {
+	if (sample_type & ~(uint64_t)PP_FTPAGE_SAMPLE_TYPES) {
 		snprintf(err, errlen, "%s:%s: --ftrace records no stacks, registers or "
 			 "addresses (those need perf_event rings)", sys, name);
 		return -EOPNOTSUPP;
@@ -321,36 +321,23 @@ static inline unsigned int tgid_slot(int32_t tid)
 	return ((uint32_t)tid * 2654435761u) >> 20 & (FT_TGIDS - 1);
 }
 
-/**
- * pp_ftrace__task() - thread @tid belongs to process @tgid (a FORK record
- * says so): its events need not ask /proc, which a short-lived task may
- * have left already, and a tid used anew gets its new process.
- */
-void pp_ftrace__task(struct pp_ftrace *ft, int32_t tid, int32_t tgid)
-{
-	unsigned int h = tgid_slot(tid);
-
-	ft->tgids[h].tid = tid;
-	ft->tgids[h].tgid = tgid;
-}
-
 /*
- * The process of thread @tid: what a FORK record said or /proc told before
- * (one slot per hash: a collision asks again), else /proc's word; @tid
- * itself when the task is gone.
+ * The process of thread @tid, for pp-analyze --live: what /proc told before
+ * (one slot per hash: a collision asks again), else /proc's word;
+ * PP_FTPAGE_PID_UNKNOWN when the task is gone (the session's task table
+ * may know it from a FORK record).
  */
-static int32_t tgid_of(struct pp_ftrace *ft, int32_t tid)
+static uint32_t tgid_of(void *ctx, int32_t tid)
 {
+	struct pp_ftrace *ft = ctx;
 	unsigned int h = tgid_slot(tid);
 	char path[64], buf[512];
-	int32_t tgid = tid;
+	uint32_t tgid = PP_FTPAGE_PID_UNKNOWN;
 	ssize_t n;
 	int fd;
 
-	if (tid <= 0)
-		return tid;
 	if (ft->tgids[h].tid == tid)
-		return ft->tgids[h].tgid;
+		return (uint32_t)ft->tgids[h].tgid;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -362,94 +349,95 @@ static int32_t tgid_of(struct pp_ftrace *ft, int32_t tid)
 			buf[n] = 0;
 			p = strstr(buf, "\nTgid:");
 			if (p)
-				tgid = (int32_t)strtol(p + 6, NULL, 10);
+				tgid = (uint32_t)strtol(p + 6, NULL, 10);
 		}
 	}
-	ft->tgids[h].tid = tid;
-	ft->tgids[h].tgid = tgid;
+	if (tgid != PP_FTPAGE_PID_UNKNOWN) {
+		ft->tgids[h].tid = tid;
+		ft->tgids[h].tgid = (int32_t)tgid;
+	}
 	return tgid;
 }
 
-static inline uint8_t *put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-	return p + 8;
-}
-
-static inline uint8_t *put32x2(uint8_t *p, uint32_t a, uint32_t b)
-{
-	memcpy(p, &a, 4);
-	memcpy(p + 4, &b, 4);
-	return p + 8;
-}
-
 /*
- * The fields a sample and a sample_id trailer share, in perf's order: pid
- * and tid, time, id, stream id, CPU (those @sample_type has).
+ * The kernel's counts for CPU index @ci, from per_cpu/cpuN/stats: events it
+ * dropped (its ring was full; without overwrite, no page says so: only an
+ * overrun in overwrite mode marks the next page read as missing events) and
+ * events read.
  */
-static inline uint8_t *put_ident(uint8_t *p, uint64_t sample_type, int32_t pid, int32_t tid,
-				 uint64_t ts, uint64_t id, int cpu)
-{
-	if (sample_type & PERF_SAMPLE_TID)
-		p = put32x2(p, (uint32_t)pid, (uint32_t)tid);
-	if (sample_type & PERF_SAMPLE_TIME)
-		p = put64(p, ts);
-	if (sample_type & PERF_SAMPLE_ID)
-		p = put64(p, id);
-	if (sample_type & PERF_SAMPLE_STREAM_ID)
-		p = put64(p, id);
-	if (sample_type & PERF_SAMPLE_CPU)
-		p = put32x2(p, (uint32_t)cpu, 0);
-	return p;
-}
-
-/* PERF_RECORD_LOST of @lost events on CPU index @ci, as the kernel writes one. */
-static void emit_lost(struct pp_ftrace *ft, int ci, uint64_t lost, uint64_t ts,
-		      void (*emit)(void *, const struct perf_event_header *, int, uint64_t),
-		      void *ctx)
-{
-	const struct ft_event *e = &ft->evs[0];
-	uint64_t id = e->ids[ci * e->stride];
-	struct perf_event_header *h = (void *)ft->rec;
-	uint8_t *p = ft->rec + sizeof(*h);
-
-	p = put64(p, id);
-	p = put64(p, lost);
-	/* sample_id_all: the sample's identity fields, then the identifier */
-	p = put_ident(p, e->sample_type, -1, -1, ts, id, ft->cpus[ci]);
-	if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
-		p = put64(p, id);
-	h->type = PERF_RECORD_LOST;
-	h->misc = 0;
-	h->size = (uint16_t)(p - ft->rec);
-	emit(ctx, h, -1, ts);
-}
-
-/*
- * The kernel's count of events it dropped on CPU index @ci (its ring was
- * full), from per_cpu/cpuN/stats. Without overwrite, no page says so: only
- * an overrun (overwrite mode) marks the next page read as missing events.
- */
-static uint64_t kernel_dropped(struct pp_ftrace *ft, int ci)
+static void kernel_stats(struct pp_ftrace *ft, int ci, uint64_t *dropped, uint64_t *read_ev)
 {
 	char rel[64], *txt, *p;
-	uint64_t n = 0;
 
+	*dropped = *read_ev = 0;
 	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", ft->cpus[ci]);
 	txt = tracefs_instance_file_read(ft->inst, rel, NULL);
 	if (!txt)
-		return 0;
+		return;
 	if ((p = strstr(txt, "dropped events:")))
-		n += strtoull(p + 15, NULL, 10);
+		*dropped = strtoull(p + 15, NULL, 10);
+	if ((p = strstr(txt, "read events:")))
+		*read_ev = strtoull(p + 12, NULL, 10);
 	free(txt);
+}
+
+/** pp_ftrace__dropped() - events CPU index @ci's ring dropped since the last call. */
+uint64_t pp_ftrace__dropped(struct pp_ftrace *ft, int ci)
+{
+	uint64_t d, rd, n = 0;
+
+	kernel_stats(ft, ci, &d, &rd);
+	if (d > ft->dropped_seen[ci])
+		n = d - ft->dropped_seen[ci];
+	ft->dropped_seen[ci] = d;
 	return n;
 }
 
+/** pp_ftrace__events() - events read from the instance so far, all CPUs. */
+uint64_t pp_ftrace__events(struct pp_ftrace *ft)
+{
+	uint64_t d, rd, n = 0;
+
+	for (int ci = 0; ci < ft->nr_cpus; ci++) {
+		kernel_stats(ft, ci, &d, &rd);
+		n += rd;
+	}
+	return n;
+}
+
+/** pp_ftrace__page_size() - the bytes of a ring page (sub-buffer). */
+size_t pp_ftrace__page_size(const struct pp_ftrace *ft)
+{
+	return ft->page_size;
+}
+
 /**
- * pp_ftrace__read() - read what CPU index @ci's ring holds, each event as a
- * perf record to @emit, with its event's tag and time; events the kernel
- * dropped as PERF_RECORD_LOST, with tag -1.
- * @final: the instance is stopped, take the kernel's drop count now.
+ * pp_ftrace__types() - the events of CPU index @ci as DATA encoding 3
+ * describes them, into @t (room for pp_ftrace__nr_types()), tags the
+ * evsel indexes. Return: how many.
+ */
+int pp_ftrace__types(const struct pp_ftrace *ft, int ci, struct pp_ftpage_type *t)
+{
+	for (int i = 0; i < ft->nr_evs; i++) {
+		const struct ft_event *e = &ft->evs[i];
+
+		t[i] = (struct pp_ftpage_type){ .type = e->type, .id = e->ids[ci * e->stride],
+						.sample_type = e->sample_type, .tag = e->tag };
+	}
+	return ft->nr_evs;
+}
+
+int pp_ftrace__nr_types(const struct pp_ftrace *ft)
+{
+	return ft->nr_evs;
+}
+
+/**
+ * pp_ftrace__pages() - read what CPU index @ci's ring holds, page by page:
+ * each into @slot(@ctx) (room for pp_ftrace__page_size() bytes), then
+ * @done(@ctx, its bytes, its time): its header and its committed data,
+ * what DATA encoding 3 stores of it.
+ * @final: the instance is stopped, read all.
  *
  * While the instance runs, the reading stops at the second page in a row
  * that is not three quarters full. Such a page is the one being written,
@@ -459,89 +447,101 @@ static uint64_t kernel_dropped(struct pp_ftrace *ft, int ci)
  * event so, and never end; stopping at the first such page would leave
  * full pages of older events for the next wake-up, behind the newer events
  * of other CPUs (pp-analyze --live merges as it reads).
+ * Return: pages read.
+ */
+uint64_t pp_ftrace__pages(struct pp_ftrace *ft, int ci, int final, uint8_t *(*slot)(void *ctx),
+			  void (*done)(void *ctx, size_t len, uint64_t ts), void *ctx)
+{
+	const size_t hdr = 8 + sizeof(long);
+	uint64_t nr = 0;
+	int pages, partial = 0;
+
+	for (pages = 0; pages < ft->max_pages * (final ? 2 : 1) && partial < 2; pages++) {
+		uint8_t *page = slot(ctx);
+		ssize_t got = read(ft->fds[ci], page, ft->page_size);
+		unsigned long commit;
+		uint64_t ts;
+		size_t len;
+
+		if (got < (ssize_t)hdr)
+			break;
+		memcpy(&ts, page, 8);
+		memcpy(&commit, page + 8, sizeof(long));
+		len = hdr + (commit & FT_COMMIT_MASK);
+		if (commit & FT_MISSED_STORED)
+			len += sizeof(long);
+		if (len > (size_t)got)
+			len = (size_t)got;
+		if (!final && len - hdr < ft->page_size / 4 * 3)
+			partial++;
+		else
+			partial = 0;
+		done(ctx, len, ts);
+		nr++;
+	}
+	return nr;
+}
+
+struct read_ctx {
+	struct pp_ftrace *ft;
+	int ci;
+	uint64_t nr;
+	pp_ftpage_emit_fn emit;
+	void *ctx;
+};
+
+static uint8_t *read_slot(void *ctx)
+{
+	return ((struct read_ctx *)ctx)->ft->page;
+}
+
+static void read_emit(void *ctx, const struct perf_event_header *h, int tag, uint64_t ts)
+{
+	struct read_ctx *c = ctx;
+
+	if (tag >= 0)
+		c->ft->last_ts[c->ci] = ts;
+	c->emit(c->ctx, h, tag, ts);
+}
+
+static void read_done(void *ctx, size_t len, uint64_t ts)
+{
+	struct read_ctx *c = ctx;
+	int n = pp_ftpages__page(c->ft->dec, c->ft->page, len, tgid_of, c->ft, read_emit, c);
+
+	(void)ts;
+	if (n > 0)
+		c->nr += (uint64_t)n;
+}
+
+/**
+ * pp_ftrace__read() - read what CPU index @ci's ring holds, each event as a
+ * perf record to @emit, with its event's tag and time; events the kernel
+ * dropped as PERF_RECORD_LOST, with tag -1 (pp_ftpages__page()).
+ * @final: the instance is stopped, take the kernel's drop count now.
  * Return: events read.
  */
 uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
 			 void (*emit)(void *ctx, const struct perf_event_header *h, int tag,
 				      uint64_t ts), void *ctx)
 {
-	struct perf_event_header *h = (void *)ft->rec;
-	uint64_t nr = 0, ts = ft->last_ts[ci];
-	int pages, partial = 0;
+	struct read_ctx c = { ft, ci, 0, emit, ctx };
+	struct pp_ftpage_type t[ft->nr_evs ? ft->nr_evs : 1];
+	uint64_t d;
 
-	for (pages = 0; pages < ft->max_pages * (final ? 2 : 1) && partial < 2; pages++) {
-		ssize_t got = read(ft->fds[ci], ft->page, ft->page_size);
-		unsigned long long t;
-		void *data;
-		int missed;
-
-		if (got <= 0)
-			break;
-		if (kbuffer_load_subbuffer(ft->kbuf, ft->page) < 0)
-			continue;
-		if (!final && (size_t)kbuffer_subbuffer_size(ft->kbuf) < ft->page_size / 4 * 3)
-			partial++;
-		else
-			partial = 0;
-		missed = kbuffer_missed_events(ft->kbuf);
-		if (missed && ft->nr_evs)
-			emit_lost(ft, ci, missed > 0 ? (uint64_t)missed : 1,
-				  kbuffer_subbuf_timestamp(ft->kbuf, ft->page), emit, ctx);
-		for (data = kbuffer_read_event(ft->kbuf, &t); data;
-		     data = kbuffer_next_event(ft->kbuf, &t)) {
-			int size = kbuffer_event_size(ft->kbuf);
-			const struct ft_event *e;
-			uint8_t *p = ft->rec + sizeof(*h);
-			uint16_t type;
-			int32_t tid;
-			uint64_t id;
-			int slot;
-
-			if (size < 8)
-				continue;
-			memcpy(&type, data, 2);
-			slot = ft->by_type[type];
-			if (!slot)
-				continue;
-			e = &ft->evs[slot - 1];
-			id = e->ids[ci * e->stride];
-			memcpy(&tid, (uint8_t *)data + 4, 4);	/* common_pid */
-			ts = t;
-			if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
-				p = put64(p, id);
-			if (e->sample_type & PERF_SAMPLE_IP)
-				p = put64(p, 0);
-			p = put_ident(p, e->sample_type, tgid_of(ft, tid), tid, t, id,
-				      ft->cpus[ci]);
-			if (e->sample_type & PERF_SAMPLE_PERIOD)
-				p = put64(p, 1);
-			if (e->sample_type & PERF_SAMPLE_RAW) {
-				/* u32 size, then the data, padded as perf pads it to 8 */
-				uint32_t raw = (uint32_t)(((size + 4 + 7) & ~7) - 4);
-
-				if ((size_t)(p - ft->rec) + 4 + raw > 65528)
-					continue;
-				memcpy(p, &raw, 4);
-				memcpy(p + 4, data, (size_t)size);
-				memset(p + 4 + size, 0, raw - (uint32_t)size);
-				p += 4 + raw;
-			}
-			h->type = PERF_RECORD_SAMPLE;
-			h->misc = PERF_RECORD_MISC_KERNEL;
-			h->size = (uint16_t)(p - ft->rec);
-			emit(ctx, h, e->tag, t);
-			nr++;
-		}
+	if (!ft->nr_evs)
+		return 0;
+	if (ft->dec_ci != ci) {
+		if (pp_ftpages__set(ft->dec, (uint32_t)ft->cpus[ci], (uint32_t)ft->page_size,
+				    (int)sizeof(long), __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, t,
+				    pp_ftrace__types(ft, ci, t)))
+			return 0;
+		ft->dec_ci = ci;
 	}
-	ft->last_ts[ci] = ts;
-	if (final && ft->nr_evs) {
-		uint64_t d = kernel_dropped(ft, ci);
-
-		if (d > ft->dropped_seen[ci])
-			emit_lost(ft, ci, d - ft->dropped_seen[ci], ts, emit, ctx);
-		ft->dropped_seen[ci] = d;
-	}
-	return nr;
+	pp_ftrace__pages(ft, ci, final, read_slot, read_done, &c);
+	if (final && (d = pp_ftrace__dropped(ft, ci)))
+		pp_ftpages__lost(ft->dec, d, ft->last_ts[ci], emit, ctx);
+	return c.nr;
 }
 
 /** pp_ftrace__free() - stop, destroy the instance, free; accepts NULL. */
@@ -562,8 +562,7 @@ void pp_ftrace__free(struct pp_ftrace *ft)
 		tracefs_instance_destroy(ft->inst);
 		tracefs_instance_free(ft->inst);
 	}
-	if (ft->kbuf)
-		kbuffer_free(ft->kbuf);
+	pp_ftpages__free(ft->dec);
 	free(ft->page);
 	free(ft->evs);
 	free(ft->by_type);

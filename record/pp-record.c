@@ -36,6 +36,7 @@
 #include "pp/analyzer.h"
 #include "pp/bpf.h"
 #include "pp/format.h"
+#include "pp/ftpages.h"
 #include "pp/host.h"
 #include "pp/io.h"
 #include "pp/meta.h"
@@ -1202,6 +1203,10 @@ struct stream {
 	uint64_t drop_records, drop_bytes, drop_first, drop_last;
 	uint64_t dropped_total;
 	uint64_t unwritten;	/* records not written after a write error */
+	/* --ftrace: buf holds a DATA encoding 3 payload (pp/ftpages.h) */
+	int pages;
+	uint32_t nr_pages;
+	uint64_t dropped;	/* the kernel's drops, told by the chunk */
 };
 
 struct qitem {
@@ -1227,6 +1232,8 @@ struct rec {
 	struct stream *streams;
 	int nr_streams;
 	struct pp_ftrace *ft;	/* --ftrace: streams[nr_cpus + ci] are its CPUs' */
+	size_t ft_cap;		/* bytes of an ftrace pages chunk */
+	int nr_ft_evsels;	/* the evsels ftrace reads */
 	uint64_t *counts;	/* per evsel */
 
 	pthread_mutex_t lock;
@@ -1813,7 +1820,7 @@ static void *writer_main(void *arg)
 			r->data_raw += it.desc.encoded ? it.plain : it.len;	/* unwound */
 			r->data_stored += out_len;
 			r->data_chunks++;
-			if (!err && r->scan_syms && !r->unw) {
+			if (!err && r->scan_syms && !r->unw && it.desc.encoding != PP_DATA_FTRACE) {
 				pp_syms__scan(r->syms, it.buf, it.len, sample_type_of, r);
 				write_syms(r);
 			} else if (!err && r->unw) {
@@ -1888,13 +1895,18 @@ static void stream_flush(struct rec *r, struct stream *s, int wake)
 			it->len = pp_reccache_enc__finish(s->enc, &it->data);
 			it->desc.encoded = 1;
 		}
+		if (s->pages) {	/* the header's counts, known now */
+			pp_put_le32(s->buf + 12, s->nr_pages);
+			pp_put_le64(s->buf + 16, s->dropped);
+			it->desc.encoded = 1;
+		}
 		it->desc.type = PP_CHUNK_DATA;
 		it->desc.flags = PP_CHUNK_CRITICAL;
 		it->desc.stream = s->id;
 		it->desc.first_ts = s->first_ts;
 		it->desc.last_ts = s->last_ts;
 		it->desc.nr_records = s->nr;
-		it->desc.encoding = (uint8_t)r->o->encoding;
+		it->desc.encoding = s->pages ? PP_DATA_FTRACE : (uint8_t)r->o->encoding;
 		it->desc.layout = r->layout;
 		it->desc.nr_layout = r->nr_layout;
 		r->qlen++;
@@ -1921,6 +1933,8 @@ static void stream_flush(struct rec *r, struct stream *s, int wake)
 	s->len = 0;
 	s->nr = 0;
 	s->nr_ev = 0;
+	s->nr_pages = 0;
+	s->dropped = 0;
 	s->first_ts = s->last_ts = 0;
 	stream_begin(r, s);
 }
@@ -1975,15 +1989,6 @@ static inline void stream_take(struct rec *r, struct stream *s,
 			s->lost_samples += lost;
 		}
 		break;
-	case PERF_RECORD_FORK:
-		/* the new task's process, for the ftrace events it makes */
-		if (r->ft && h->size >= 24) {
-			uint32_t pt[4];
-
-			memcpy(pt, h + 1, sizeof(pt));
-			pp_ftrace__task(r->ft, (int32_t)pt[2], (int32_t)pt[0]);
-		}
-		break;
 	}
 }
 
@@ -2001,18 +2006,55 @@ static inline void stream_add(struct rec *r, struct stream *s,
 struct ft_ctx {
 	struct rec *r;
 	struct stream *s;
-	uint64_t now;
+	int ci;
 };
 
-/* A record made of an ftrace event: of event @ei at @t; -1: another record */
-static void ft_emit(void *ctx, const struct perf_event_header *h, int ei, uint64_t t)
+/* Start @s's ftrace pages payload: its header and its CPU's event types. */
+static void ft_begin(struct rec *r, struct stream *s, int ci)
+{
+	int nt = pp_ftrace__nr_types(r->ft);
+	struct pp_ftpage_type t[nt ? nt : 1];
+	struct pp_ftpage_chunk c = {
+		.cpu = s->cpu, .page_size = (uint32_t)pp_ftrace__page_size(r->ft),
+		.nr_types = (uint16_t)pp_ftrace__types(r->ft, ci, t),
+		.long_size = sizeof(long), .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+	};
+
+	s->len = pp_ftpages__put_header(s->buf, &c, t);
+	s->opened_ns = now_ns();
+}
+
+/* Where the next page of an ftrace stream is read to: in its chunk, as stored. */
+static uint8_t *ft_slot(void *ctx)
 {
 	struct ft_ctx *c = ctx;
+	struct stream *s = c->s;
 
-	if (ei >= 0)
-		stream_take(c->r, c->s, h, c->now, ei, t, 1);
-	else
-		stream_add(c->r, c->s, h, c->now);
+	if (s->len && s->len + PP_FTPAGE_PAGE_HDR + pp_ftrace__page_size(c->r->ft) > c->r->ft_cap)
+		stream_flush(c->r, s, 0);
+	if (!s->len)
+		ft_begin(c->r, s, c->ci);
+	return s->buf + s->len + PP_FTPAGE_PAGE_HDR;
+}
+
+/*
+ * A page of @len bytes was read to ft_slot(), its first event at @ts or
+ * after: the chunk's times are bounds, the first page's and now.
+ */
+static void ft_done(void *ctx, size_t len, uint64_t ts)
+{
+	struct stream *s = ((struct ft_ctx *)ctx)->s;
+	size_t pad = ((len + 7) & ~(size_t)7) - len;
+
+	pp_put_le32(s->buf + s->len, (uint32_t)len);
+	pp_put_le32(s->buf + s->len + 4, 0);
+	memset(s->buf + s->len + PP_FTPAGE_PAGE_HDR + len, 0, pad);
+	s->len += PP_FTPAGE_PAGE_HDR + len + pad;
+	s->nr_pages++;
+	s->nr++;	/* a page is this stream's record (what a drop counts) */
+	if (!s->first_ts)
+		s->first_ts = ts;
+	s->last_ts = now_ns();
 }
 
 /* Take what the rings hold into the streams; @final: the events are off. */
@@ -2033,9 +2075,16 @@ static void drain_all(struct rec *r, int final)
 		pp_perf_ring__read_end(ring);
 	}
 	for (ci = 0; r->ft && ci < r->el->nr_cpus; ci++) {
-		struct ft_ctx c = { r, &r->streams[r->el->nr_cpus + ci], now };
+		struct ft_ctx c = { r, &r->streams[r->el->nr_cpus + ci], ci };
+		uint64_t d;
 
-		pp_ftrace__read(r->ft, ci, final, ft_emit, &c);
+		pp_ftrace__pages(r->ft, ci, final, ft_slot, ft_done, &c);
+		if (final && (d = pp_ftrace__dropped(r->ft, ci))) {
+			if (!c.s->len)
+				ft_begin(r, c.s, ci);	/* a chunk of no page to say so */
+			c.s->dropped += d;
+			c.s->lost_kernel += d;
+		}
 	}
 }
 
@@ -2169,6 +2218,8 @@ static void status_show(const struct rec *r, uint64_t elapsed_ns, int fd)
 
 	for (i = 0; i < r->el->nr_evsels; i++)
 		events += r->counts[i];
+	if (r->ft)
+		events += pp_ftrace__events(r->ft);
 	for (i = 0; i < r->nr_streams; i++)
 		lost += r->streams[i].lost_kernel + r->streams[i].lost_samples +
 			r->streams[i].dropped_total;
@@ -2458,7 +2509,10 @@ int main(int argc, char **argv)
 
 		if (ei < 0)
 			die("out of memory");
-		r.el->evsels[ei].external = o.ftrace && r.es.v[i].attr.type == PERF_TYPE_TRACEPOINT;
+		/* a flight recorder's trigger is seen as it comes: on perf_event */
+		r.el->evsels[ei].external = o.ftrace && r.es.v[i].attr.type == PERF_TYPE_TRACEPOINT &&
+					    !(r.es.v[i].spec >= 0 && o.specs[r.es.v[i].spec].trigger);
+		r.nr_ft_evsels += r.el->evsels[ei].external;
 	}
 	err = pp_perf_evlist__open(r.el);
 	if (err) {
@@ -2599,8 +2653,20 @@ int main(int argc, char **argv)
 		      !r.rotating;
 	r.buf_size = r.enc_drain ? pp_reccache_enc__buf_size(o.chunk_size, r.nr_layout) :
 				   o.chunk_size;
+	if (r.ft) {
+		/* a chunk of pages: --chunk-size, room for one page at least, 1 MiB at most */
+		size_t one = PP_FTPAGE_HDR_SIZE + PP_FTPAGE_TYPE_SIZE * (size_t)r.nr_ft_evsels +
+			     PP_FTPAGE_PAGE_HDR + pp_ftrace__page_size(r.ft);
+
+		r.ft_cap = o.chunk_size < PP_FTPAGE_MAX_PAYLOAD ? o.chunk_size : PP_FTPAGE_MAX_PAYLOAD;
+		if (r.ft_cap < one)
+			r.ft_cap = one;
+		if (r.buf_size < r.ft_cap)
+			r.buf_size = r.ft_cap;
+	}
 	for (i = 0; i < r.nr_streams; i++) {
 		r.streams[i].cpu = (uint32_t)r.el->cpus[i % r.el->nr_cpus];
+		r.streams[i].pages = i >= r.el->nr_cpus;
 		r.streams[i].id = r.streams[i].cpu | (i < r.el->nr_cpus ? 0 : PP_STREAM_FTRACE);
 		r.streams[i].buf = malloc(r.buf_size);
 		if (!r.streams[i].buf)
@@ -2608,7 +2674,7 @@ int main(int argc, char **argv)
 	}
 	r.nr_pool = r.qcap;	/* allocated as used: pool_ready() */
 	if (r.enc_drain) {
-		for (i = 0; i < r.nr_streams; i++) {
+		for (i = 0; i < r.el->nr_cpus; i++) {	/* ftrace pages are stored as they are */
 			r.streams[i].enc = pp_reccache_enc__new();
 			if (!r.streams[i].enc)
 				die("out of memory");
@@ -2792,7 +2858,7 @@ int main(int argc, char **argv)
 	}
 	{
 		double secs = (double)(now_ns() - t0) / 1e9;
-		uint64_t total = 0, bytes;
+		uint64_t total = 0, ft_total = 0, bytes;
 		int fatal = r.fatal;
 
 		err = pp_writer__close(r.w);
@@ -2809,6 +2875,8 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < r.el->nr_evsels; i++)
 			total += r.counts[i];
+		if (r.ft)	/* the kernel counts what was read, all events together */
+			total += ft_total = pp_ftrace__events(r.ft);
 		if (!o.quiet) {
 			fmt_bytes(sz, sizeof(sz), (double)bytes);
 			if (r.fl)
@@ -2833,8 +2901,13 @@ int main(int argc, char **argv)
 			for (i = 0; i < r.el->nr_evsels; i++) {
 				if (!strcmp(r.el->evsels[i].name, "sideband"))
 					continue;
-				fprintf(stderr, "  %-40s %12llu\n", r.el->evsels[i].name,
-					(unsigned long long)r.counts[i]);
+				if (r.el->evsels[i].external && r.nr_ft_evsels > 1)
+					fprintf(stderr, "  %-40s %12s\n", r.el->evsels[i].name,
+						"(ftrace)");
+				else
+					fprintf(stderr, "  %-40s %12llu\n", r.el->evsels[i].name,
+						(unsigned long long)(r.el->evsels[i].external ?
+								     ft_total : r.counts[i]));
 			}
 			for (i = 0; i < r.nr_streams; i++) {
 				struct stream *s = &r.streams[i];

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <traceevent/event-parse.h>
+#include "pp/ftpages.h"
 #include "pp/meta.h"
 #include "pp/sample.h"
 #include "replay-internal.h"
@@ -1337,6 +1338,11 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		e.data_src = smp.data_src;
 		if (e.user_stack_size > smp.user_stack_size)
 			e.user_stack_size = smp.user_stack_size;
+	}
+	if (e.pid == PP_FTPAGE_PID_UNKNOWN) {	/* made of an ftrace event: its process */
+		const struct pp_task *t = task_slot(s, e.tid);
+
+		e.pid = t && t->tid ? t->pid : e.tid;
 	}
 	if (e.nr_callchain) {	/* junk frames of a frame-pointer walk: cut, for every output */
 		int junk;

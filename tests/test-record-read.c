@@ -24,6 +24,7 @@
 #include <linux/perf_event.h>
 
 #include "pp/format.h"
+#include "pp/ftpages.h"
 #include "pp/io.h"
 #include "pp/meta.h"
 #include "pp/reader.h"
@@ -58,7 +59,10 @@ struct map {
 	char *path;
 };
 
+#define TIDS 65536		/* tid -> pid, for samples made of ftrace events */
+
 struct ctx {
+	struct { uint32_t tid, pid; } tids[TIDS];
 	struct attr_ent *ids;
 	int nr_ids;
 	char *names[256];
@@ -268,6 +272,30 @@ static void count_sym(struct ctx *c, const char *name)
 	c->sym_counts[i]++;
 }
 
+static void set_pid(struct ctx *c, uint32_t pid, uint32_t tid)
+{
+	c->tids[tid % TIDS].tid = tid;
+	c->tids[tid % TIDS].pid = pid;
+}
+
+/* The process of @tid, as TASKS and the side-band said (else @tid). */
+static uint32_t pid_of(const struct ctx *c, uint32_t tid)
+{
+	return c->tids[tid % TIDS].tid == tid && tid ? c->tids[tid % TIDS].pid : tid;
+}
+
+static void decode_tasks(struct ctx *c, const uint8_t *p, size_t len)
+{
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, p, len);
+	while (pp_item_iter__next(&it, &item)) {
+		if (item.size >= 8)
+			set_pid(c, pp_get_le32(item.body), pp_get_le32(item.body + 4));
+	}
+}
+
 static void data_pass(struct ctx *c, const uint8_t *p, size_t len, int pass, long pid,
 		      long sym_pid)
 {
@@ -290,6 +318,10 @@ static void data_pass(struct ctx *c, const uint8_t *p, size_t len, int pass, lon
 				memcpy(&pg, r.data + 32, 8);
 				add_map(c, mpid, a, l, pg, r.data + 44,
 					(r.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? r.data[40] : 0, fn);
+			} else if (r.type == PERF_RECORD_COMM && r.size >= 16) {
+				set_pid(c, pp_get_le32(r.data + 8), pp_get_le32(r.data + 12));
+			} else if (r.type == PERF_RECORD_FORK && r.size >= 24) {
+				set_pid(c, pp_get_le32(r.data + 8), pp_get_le32(r.data + 16));
 			} else if (r.type == PERF_RECORD_LOST && r.size >= 24) {
 				uint64_t l;
 
@@ -311,6 +343,8 @@ static void data_pass(struct ctx *c, const uint8_t *p, size_t len, int pass, lon
 			if (!e || pp_sample__parse(e->sample_type, r.data, r.size, &s))
 				continue;
 			c->counts[e->name_idx]++;
+			if (s.pid == PP_FTPAGE_PID_UNKNOWN)
+				s.pid = pid_of(c, s.tid);
 			if (pid > 0 && s.pid == (uint32_t)pid)
 				c->pid_counts[e->name_idx]++;
 			if (!sym_pid || (sym_pid > 0 && s.pid != (uint32_t)sym_pid))
@@ -375,6 +409,8 @@ static int check_file(const char *path, long pid, long sym_pid)
 					decode_usyms(c, ch.data, ch.size);
 				else if (t == PP_CHUNK_LOST)
 					decode_lost(c, ch.data, ch.size);
+				else if (t == PP_CHUNK_TASKS)
+					decode_tasks(c, ch.data, ch.size);
 			}
 			if (t == PP_CHUNK_DATA)
 				data_pass(c, ch.data, ch.size, pass, pid, sym_pid);

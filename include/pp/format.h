@@ -103,6 +103,7 @@ enum pp_data_encoding {
 	PP_DATA_PLAIN = 0,		/* perf records as read from the ring */
 	PP_DATA_CACHED = 1,		/* record cache, spec 5.8; the reader undoes it */
 	PP_DATA_FIELDS = 2,		/* record cache with field-coded literals, spec 5.8 */
+	PP_DATA_FTRACE = 3,		/* ftrace ring pages (pp/ftpages.h), spec 5.8 */
 };
 
 /*

@@ -73,6 +73,7 @@ struct pp_ftrace;
 struct perf_event_header;
 struct pp_perf_evlist;
 struct pp_evdescs;
+struct pp_ftpage_type;
 
 /**
  * pp_ftrace__open_evlist() - the ftrace source of @el's tracepoints: the
@@ -88,12 +89,18 @@ struct pp_evdescs;
 int pp_ftrace__open_evlist(struct pp_perf_evlist *el, const struct pp_evdescs *ds,
 			   struct pp_ftrace **ft, int *bad, char *err, size_t errlen);
 int pp_ftrace__set_pids(struct pp_ftrace *ft, const int *pids, int nr, int children);
-void pp_ftrace__task(struct pp_ftrace *ft, int32_t tid, int32_t tgid);
 int pp_ftrace__start(struct pp_ftrace *ft);
 void pp_ftrace__stop(struct pp_ftrace *ft);
 uint64_t pp_ftrace__read(struct pp_ftrace *ft, int ci, int final,
 			 void (*emit)(void *ctx, const struct perf_event_header *h, int tag,
 				      uint64_t ts), void *ctx);
+uint64_t pp_ftrace__pages(struct pp_ftrace *ft, int ci, int final, uint8_t *(*slot)(void *ctx),
+			  void (*done)(void *ctx, size_t len, uint64_t ts), void *ctx);
+size_t pp_ftrace__page_size(const struct pp_ftrace *ft);
+int pp_ftrace__nr_types(const struct pp_ftrace *ft);
+int pp_ftrace__types(const struct pp_ftrace *ft, int ci, struct pp_ftpage_type *t);
+uint64_t pp_ftrace__dropped(struct pp_ftrace *ft, int ci);
+uint64_t pp_ftrace__events(struct pp_ftrace *ft);
 void pp_ftrace__free(struct pp_ftrace *ft);
 
 #endif /* PP_TRACEFS_H */

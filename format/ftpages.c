@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DATA encoding 3: ftrace ring pages into perf records (include/pp/ftpages.h,
+ * spec/pp-trace-format.md 5.8). The pages come from a file that may be
+ * damaged: every size is checked before kbuffer walks a page, and kbuffer
+ * walks a copy with zeroed room behind it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/kbuffer.h>
+
+#include "pp/ftpages.h"
+#include "format-internal.h"
+
+#define SLACK		64		/* zeroed bytes after a page's copy */
+#define COMMIT_MASK	((1u << 27) - 1)
+#define MISSED_STORED	(1u << 30)
+
+struct pp_ftpages {
+	struct kbuffer *kb;
+	int kb_lsize, kb_big;
+	uint32_t cpu;
+	uint32_t page_size;
+	int long_size, big;
+	int16_t *by_type;		/* common_type -> types index + 1 */
+	struct pp_ftpage_type *types;
+	int nr_types;
+	uint8_t *page;			/* page_size + SLACK */
+	uint64_t last_ts;
+	uint64_t rec[8192];		/* the record being made (64 KiB, aligned) */
+};
+
+struct pp_ftpages *pp_ftpages__new(void)
+{
+	struct pp_ftpages *d = calloc(1, sizeof(*d));
+
+	if (!d || !(d->by_type = calloc(65536, sizeof(int16_t)))) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void pp_ftpages__free(struct pp_ftpages *d)
+{
+	if (!d)
+		return;
+	if (d->kb)
+		kbuffer_free(d->kb);
+	free(d->by_type);
+	free(d->types);
+	free(d->page);
+	free(d);
+}
+
+int pp_ftpages__set(struct pp_ftpages *d, uint32_t cpu, uint32_t page_size, int long_size,
+		    int big_endian, const struct pp_ftpage_type *t, int nr)
+{
+	struct pp_ftpage_type *n;
+	int i;
+
+	if ((long_size != 4 && long_size != 8) || page_size < 64 ||
+	    page_size > PP_FTPAGE_MAX_PAGE || nr < 0 || nr > INT16_MAX)
+		return -EINVAL;
+	for (i = 0; i < d->nr_types; i++)
+		d->by_type[d->types[i].type] = 0;
+	d->nr_types = 0;
+	for (i = 0; i < nr; i++) {
+		if (d->by_type[t[i].type] || (t[i].sample_type & ~(uint64_t)PP_FTPAGE_SAMPLE_TYPES)) {
+			for (int j = 0; j < i; j++)
+				d->by_type[t[j].type] = 0;
+			return -EINVAL;
+		}
+		d->by_type[t[i].type] = (int16_t)(i + 1);
+	}
+	n = realloc(d->types, (size_t)(nr ? nr : 1) * sizeof(*n));
+	if (!n) {
+		for (i = 0; i < nr; i++)
+			d->by_type[t[i].type] = 0;
+		return -ENOMEM;
+	}
+	d->types = n;
+	memcpy(n, t, (size_t)nr * sizeof(*n));
+	d->nr_types = nr;
+	if (page_size > d->page_size || !d->page) {
+		uint8_t *p = realloc(d->page, (size_t)page_size + SLACK);
+
+		if (!p)
+			return -ENOMEM;
+		d->page = p;
+	}
+	d->page_size = page_size;
+	d->cpu = cpu;
+	if (!d->kb || d->kb_lsize != long_size || d->kb_big != big_endian) {
+		if (d->kb)
+			kbuffer_free(d->kb);
+		d->kb = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				      big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		if (!d->kb)
+			return -ENOMEM;
+		d->kb_lsize = long_size;
+		d->kb_big = big_endian;
+	}
+	d->long_size = long_size;
+	d->big = big_endian;
+	return 0;
+}
+
+static inline uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+static inline uint8_t *put32x2(uint8_t *p, uint32_t a, uint32_t b)
+{
+	memcpy(p, &a, 4);
+	memcpy(p + 4, &b, 4);
+	return p + 8;
+}
+
+/*
+ * The fields a sample and a sample_id trailer share, in perf's order: pid
+ * and tid, time, id, stream id, CPU (those @sample_type has).
+ */
+static inline uint8_t *put_ident(uint8_t *p, uint64_t sample_type, uint32_t pid, uint32_t tid,
+				 uint64_t ts, uint64_t id, uint32_t cpu)
+{
+	if (sample_type & PERF_SAMPLE_TID)
+		p = put32x2(p, pid, tid);
+	if (sample_type & PERF_SAMPLE_TIME)
+		p = put64(p, ts);
+	if (sample_type & PERF_SAMPLE_ID)
+		p = put64(p, id);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		p = put64(p, id);
+	if (sample_type & PERF_SAMPLE_CPU)
+		p = put32x2(p, cpu, 0);
+	return p;
+}
+
+void pp_ftpages__lost(struct pp_ftpages *d, uint64_t lost, uint64_t ts, pp_ftpage_emit_fn emit,
+		      void *ctx)
+{
+	const struct pp_ftpage_type *e = &d->types[0];
+	struct perf_event_header *h = (void *)d->rec;
+	uint8_t *p = (uint8_t *)(h + 1);
+
+	if (!d->nr_types)
+		return;
+	p = put64(p, e->id);
+	p = put64(p, lost);
+	/* sample_id_all: the sample's identity fields, then the identifier */
+	p = put_ident(p, e->sample_type, UINT32_MAX, UINT32_MAX, ts, e->id, d->cpu);
+	if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
+		p = put64(p, e->id);
+	h->type = PERF_RECORD_LOST;
+	h->misc = 0;
+	h->size = (uint16_t)(p - (uint8_t *)d->rec);
+	emit(ctx, h, -1, ts);
+}
+
+static uint64_t rd_long(const struct pp_ftpages *d, const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < d->long_size; i++)
+		v |= (uint64_t)p[d->big ? d->long_size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpage_pid_fn pid_of,
+		     void *pid_ctx, pp_ftpage_emit_fn emit, void *ctx)
+{
+	struct perf_event_header *h = (void *)d->rec;
+	size_t hdr = 8 + (size_t)d->long_size, data_end, need;
+	unsigned long long t;
+	uint64_t commit;
+	int missed, n = 0, guard;
+	void *data;
+
+	if (!d->kb || len < hdr)
+		return -EINVAL;
+	commit = rd_long(d, (const uint8_t *)page + 8);
+	data_end = hdr + (commit & COMMIT_MASK);
+	need = data_end + ((commit & MISSED_STORED) ? (size_t)d->long_size : 0);
+	if (data_end > d->page_size || need > len || need > d->page_size)
+		return -EINVAL;
+	memcpy(d->page, page, need);
+	memset(d->page + need, 0, SLACK);
+	if (kbuffer_load_subbuffer(d->kb, d->page) < 0)
+		return -EINVAL;
+	missed = kbuffer_missed_events(d->kb);
+	if (missed)
+		pp_ftpages__lost(d, missed > 0 ? (uint64_t)missed : 1,
+				 kbuffer_subbuf_timestamp(d->kb, d->page), emit, ctx);
+	guard = (int)(data_end / 4) + 1;
+	for (data = kbuffer_read_event(d->kb, &t); data && guard-- > 0;
+	     data = kbuffer_next_event(d->kb, &t)) {
+		int size = kbuffer_event_size(d->kb);
+		const struct pp_ftpage_type *e;
+		uint8_t *p = (uint8_t *)(h + 1);
+		uint16_t type;
+		int32_t tid;
+		int slot;
+
+		if (size < 8 || (uint8_t *)data < d->page + hdr ||
+		    (size_t)((uint8_t *)data - d->page) + (size_t)size > data_end)
+			continue;
+		memcpy(&type, data, 2);
+		slot = d->by_type[type];
+		if (!slot)
+			continue;
+		e = &d->types[slot - 1];
+		memcpy(&tid, (uint8_t *)data + 4, 4);	/* common_pid */
+		d->last_ts = t;
+		if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
+			p = put64(p, e->id);
+		if (e->sample_type & PERF_SAMPLE_IP)
+			p = put64(p, 0);
+		p = put_ident(p, e->sample_type,
+			      tid <= 0 ? (uint32_t)tid :
+			      pid_of ? pid_of(pid_ctx, tid) : PP_FTPAGE_PID_UNKNOWN,
+			      (uint32_t)tid, t, e->id, d->cpu);
+		if (e->sample_type & PERF_SAMPLE_PERIOD)
+			p = put64(p, 1);
+		if (e->sample_type & PERF_SAMPLE_RAW) {
+			/* u32 size, then the data, padded as perf pads it to 8 */
+			uint32_t raw = (uint32_t)(((size + 4 + 7) & ~7) - 4);
+
+			if ((size_t)(p - (uint8_t *)d->rec) + 4 + raw > sizeof(d->rec) - 8)
+				continue;
+			memcpy(p, &raw, 4);
+			memcpy(p + 4, data, (size_t)size);
+			memset(p + 4 + size, 0, raw - (uint32_t)size);
+			p += 4 + raw;
+		}
+		h->type = PERF_RECORD_SAMPLE;
+		h->misc = PERF_RECORD_MISC_KERNEL;
+		h->size = (uint16_t)(p - (uint8_t *)d->rec);
+		emit(ctx, h, e->tag, t);
+		n++;
+	}
+	return n;
+}
+
+size_t pp_ftpages__put_header(uint8_t *out, const struct pp_ftpage_chunk *c,
+			      const struct pp_ftpage_type *t)
+{
+	uint8_t *p = out;
+
+	pp_put_le32(p, c->cpu);
+	pp_put_le32(p + 4, c->page_size);
+	pp_put_le16(p + 8, c->nr_types);
+	p[10] = c->long_size;
+	p[11] = c->big_endian;
+	pp_put_le32(p + 12, c->nr_pages);
+	pp_put_le64(p + 16, c->dropped);
+	p += PP_FTPAGE_HDR_SIZE;
+	for (int i = 0; i < c->nr_types; i++, p += PP_FTPAGE_TYPE_SIZE) {
+		pp_put_le16(p, t[i].type);
+		pp_put_le16(p + 2, 0);
+		pp_put_le32(p + 4, 0);
+		pp_put_le64(p + 8, t[i].id);
+		pp_put_le64(p + 16, t[i].sample_type);
+	}
+	return (size_t)(p - out);
+}
+
+struct out_buf {
+	uint8_t **out;
+	size_t *cap, len, max;
+	int err;
+};
+
+static void out_emit(void *ctx, const struct perf_event_header *h, int tag, uint64_t ts)
+{
+	struct out_buf *o = ctx;
+
+	(void)tag;
+	(void)ts;
+	if (o->err)
+		return;
+	if (o->len + h->size > o->max) {
+		o->err = -EFBIG;
+		return;
+	}
+	if (o->len + h->size > *o->cap) {
+		size_t ncap = *o->cap ? *o->cap : 65536;
+		uint8_t *n;
+
+		while (ncap < o->len + h->size)
+			ncap *= 2;
+		if (ncap > o->max)
+			ncap = o->max;
+		n = realloc(*o->out, ncap);
+		if (!n) {
+			o->err = -ENOMEM;
+			return;
+		}
+		*o->out = n;
+		*o->cap = ncap;
+	}
+	memcpy(*o->out + o->len, h, h->size);
+	o->len += h->size;
+}
+
+int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint8_t **out,
+		       size_t *cap, size_t *out_len, size_t max)
+{
+	struct out_buf o = { .out = out, .cap = cap, .max = max };
+	struct pp_ftpage_type *t = NULL;
+	struct pp_ftpage_chunk c;
+	size_t pos;
+	int ret;
+
+	*out_len = 0;
+	if (len < PP_FTPAGE_HDR_SIZE)
+		return -EBADMSG;
+	c.cpu = pp_get_le32(in);
+	c.page_size = pp_get_le32(in + 4);
+	c.nr_types = pp_get_le16(in + 8);
+	c.long_size = in[10];
+	c.big_endian = in[11];
+	c.nr_pages = pp_get_le32(in + 12);
+	c.dropped = pp_get_le64(in + 16);
+	pos = PP_FTPAGE_HDR_SIZE;
+	if (c.big_endian > 1 || c.nr_types > INT16_MAX ||
+	    (len - pos) / PP_FTPAGE_TYPE_SIZE < c.nr_types)
+		return -EBADMSG;
+	t = malloc(((size_t)c.nr_types + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (int i = 0; i < c.nr_types; i++, pos += PP_FTPAGE_TYPE_SIZE) {
+		t[i].type = pp_get_le16(in + pos);
+		t[i].id = pp_get_le64(in + pos + 8);
+		t[i].sample_type = pp_get_le64(in + pos + 16);
+		t[i].tag = i;
+	}
+	ret = pp_ftpages__set(d, c.cpu, c.page_size, c.long_size, c.big_endian, t, c.nr_types);
+	free(t);
+	if (ret)
+		return ret == -ENOMEM ? ret : -EBADMSG;
+	d->last_ts = 0;
+	for (uint32_t i = 0; i < c.nr_pages; i++) {
+		uint32_t plen;
+
+		if (len - pos < PP_FTPAGE_PAGE_HDR)
+			return -EBADMSG;
+		plen = pp_get_le32(in + pos);
+		pos += PP_FTPAGE_PAGE_HDR;
+		if (plen > len - pos || plen > c.page_size)
+			return -EBADMSG;
+		if (pp_ftpages__page(d, in + pos, plen, NULL, NULL, out_emit, &o) < 0)
+			return -EBADMSG;
+		if (o.err)
+			return o.err;
+		pos += ((size_t)plen + 7) & ~(size_t)7;
+		if (pos > len)
+			return -EBADMSG;
+	}
+	if (pos != len)
+		return -EBADMSG;
+	if (c.dropped)
+		pp_ftpages__lost(d, c.dropped, d->last_ts, out_emit, &o);
+	if (o.err)
+		return o.err;
+	*out_len = o.len;
+	return 0;
+}
