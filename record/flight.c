@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pp/ftpages.h"
 #include "pp/io.h"
 #include "pp/sample.h"
 #include "pp/writer.h"
@@ -38,6 +39,9 @@ struct pp_flight {
 	struct pp_buf lost;		/* LOST items since the start, in every dump */
 	uint8_t *tmp;			/* one chunk's records, trimmed to a dump's window */
 	size_t tmp_cap;
+	struct pp_ftpages *ftp;		/* ftrace pages into records, at first need */
+	uint8_t *pages_rec;		/* their records */
+	size_t pages_cap;
 };
 
 /**
@@ -65,6 +69,8 @@ void pp_flight__free(struct pp_flight *f)
 		free(f->v[(f->head + i) % f->cap].buf);
 	free(f->v);
 	free(f->tmp);
+	pp_ftpages__free(f->ftp);
+	free(f->pages_rec);
 	pp_buf__exit(&f->lost);
 	free(f);
 }
@@ -217,8 +223,27 @@ int pp_flight__dump(struct pp_flight *f, uint64_t t_end, struct pp_rotate *rt, u
 
 		if (c->d.last_ts < from || c->d.first_ts > t_end)
 			continue;
-		n = trim(f, c, from, t_end, sample_type_of, ctx, &d.nr_records, &d.first_ts,
-			 &d.last_ts);
+		if (c->d.encoding == PP_DATA_FTRACE) {
+			/* ftrace pages: their records, trimmed as any */
+			struct fchunk rc = { .d = c->d };
+
+			if (!f->ftp && !(f->ftp = pp_ftpages__new())) {
+				r = -ENOMEM;
+				break;
+			}
+			r = pp_ftpages__decode(f->ftp, c->buf, c->len, &f->pages_rec,
+					       &f->pages_cap, &rc.len, PP_CHUNK_MAX_RAW);
+			if (r)
+				break;
+			rc.buf = f->pages_rec;
+			d.encoding = PP_DATA_PLAIN;
+			d.encoded = 0;
+			n = trim(f, &rc, from, t_end, sample_type_of, ctx, &d.nr_records,
+				 &d.first_ts, &d.last_ts);
+		} else {
+			n = trim(f, c, from, t_end, sample_type_of, ctx, &d.nr_records,
+				 &d.first_ts, &d.last_ts);
+		}
 		if (!n)
 			continue;
 		r = pp_writer__append_chunk(w, &d, f->tmp, n);

@@ -1772,7 +1772,7 @@ static void *writer_main(void *arg)
 		if (!it.buf)
 			continue;
 		lost_ev = it.nr_ev;	/* until the chunk is in the file */
-		if (r->fl || r->rotating)
+		if ((r->fl || r->rotating) && it.desc.encoding != PP_DATA_FTRACE)
 			pp_rotate__sideband(&r->rot, it.buf, it.len);
 		if (r->fl) {
 			if (!pp_flight__add(r->fl, &it.desc, it.buf, it.len))

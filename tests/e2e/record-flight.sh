@@ -47,6 +47,18 @@ check "$TMP/t" 1 "0 100 0 0"
 check "$TMP/t" 2 "0 0 0 100"
 [ "$(evcount syscalls:sys_enter_getppid "$TMP/c.out")" = 1 ] || fail "trigger event not in the dump"
 
+# the same with --ftrace: the events come in ftrace's pages, which a dump
+# turns into records to keep the window's (the trigger stays on perf_event)
+if [ -d /sys/kernel/tracing/instances ]; then
+	mkdir "$TMP/ft"
+	$REC -q --ftrace --flight-recorder=2s -e $E -e 'syscalls:sys_enter_getppid//trigger/' \
+		-o "$TMP/ft/f.trace" -- "$HELP/flight-phases" "$TMP/ft" trigger $GAP ||
+		fail "record (--ftrace)"
+	[ "$(ls "$TMP/ft" | grep -c .)" = 2 ] || { ls "$TMP/ft"; fail "--ftrace: not 2 dumps"; }
+	check "$TMP/ft" 1 "0 100 0 0"
+	check "$TMP/ft" 2 "0 0 0 100"
+fi
+
 # --max-files=1: the first dump goes when the second is written
 mkdir "$TMP/m"
 $REC -q --flight-recorder=2s --max-files=1 -e $E -e 'syscalls:sys_enter_getppid//trigger/' \
