@@ -29,6 +29,7 @@ struct pp_ftpages {
 	int nr_types;
 	uint8_t *page;			/* page_size + SLACK */
 	uint64_t last_ts;
+	int64_t clock_offset;		/* added to the pages' times */
 	uint64_t rec[8192];		/* the record being made (64 KiB, aligned) */
 };
 
@@ -106,6 +107,11 @@ int pp_ftpages__set(struct pp_ftpages *d, uint32_t cpu, uint32_t page_size, int 
 	d->long_size = long_size;
 	d->big = big_endian;
 	return 0;
+}
+
+void pp_ftpages__set_clock(struct pp_ftpages *d, int64_t offset)
+{
+	d->clock_offset = offset;
 }
 
 static inline uint8_t *put64(uint8_t *p, uint64_t v)
@@ -195,7 +201,8 @@ int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpa
 	missed = kbuffer_missed_events(d->kb);
 	if (missed)
 		pp_ftpages__lost(d, missed > 0 ? (uint64_t)missed : 1,
-				 kbuffer_subbuf_timestamp(d->kb, d->page), emit, ctx);
+				 kbuffer_subbuf_timestamp(d->kb, d->page) +
+				 (uint64_t)d->clock_offset, emit, ctx);
 	guard = (int)(data_end / 4) + 1;
 	for (data = kbuffer_read_event(d->kb, &t); data && guard-- > 0;
 	     data = kbuffer_next_event(d->kb, &t)) {
@@ -215,6 +222,7 @@ int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpa
 			continue;
 		e = &d->types[slot - 1];
 		memcpy(&tid, (uint8_t *)data + 4, 4);	/* common_pid */
+		t += (uint64_t)d->clock_offset;	/* mod 2^64, as the spec says */
 		d->last_ts = t;
 		if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
 			p = put64(p, e->id);
@@ -258,6 +266,7 @@ size_t pp_ftpages__put_header(uint8_t *out, const struct pp_ftpage_chunk *c,
 	p[11] = c->big_endian;
 	pp_put_le32(p + 12, c->nr_pages);
 	pp_put_le64(p + 16, c->dropped);
+	pp_put_le64(p + 24, (uint64_t)c->clock_offset);
 	p += PP_FTPAGE_HDR_SIZE;
 	for (int i = 0; i < c->nr_types; i++, p += PP_FTPAGE_TYPE_SIZE) {
 		pp_put_le16(p, t[i].type);
@@ -326,6 +335,7 @@ int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint
 	c.big_endian = in[11];
 	c.nr_pages = pp_get_le32(in + 12);
 	c.dropped = pp_get_le64(in + 16);
+	c.clock_offset = (int64_t)pp_get_le64(in + 24);
 	pos = PP_FTPAGE_HDR_SIZE;
 	if (c.big_endian > 1 || c.nr_types > INT16_MAX ||
 	    (len - pos) / PP_FTPAGE_TYPE_SIZE < c.nr_types)
@@ -344,6 +354,7 @@ int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint
 	if (ret)
 		return ret == -ENOMEM ? ret : -EBADMSG;
 	d->last_ts = 0;
+	d->clock_offset = c.clock_offset;
 	for (uint32_t i = 0; i < c.nr_pages; i++) {
 		uint32_t plen;
 

@@ -1207,6 +1207,7 @@ struct stream {
 	int pages;
 	uint32_t nr_pages;
 	uint64_t dropped;	/* the kernel's drops, told by the chunk */
+	int64_t clock_offset;	/* the chunk's: its pages' times + it = CLOCK_MONOTONIC */
 };
 
 struct qitem {
@@ -2018,7 +2019,10 @@ static void ft_begin(struct rec *r, struct stream *s, int ci)
 		.cpu = s->cpu, .page_size = (uint32_t)pp_ftrace__page_size(r->ft),
 		.nr_types = (uint16_t)pp_ftrace__types(r->ft, ci, t),
 		.long_size = sizeof(long), .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+		.clock_offset = pp_ftrace__clock_offset(r->ft),
 	};
+
+	s->clock_offset = c.clock_offset;
 
 	s->len = pp_ftpages__put_header(s->buf, &c, t);
 	s->opened_ns = now_ns();
@@ -2053,7 +2057,7 @@ static void ft_done(void *ctx, size_t len, uint64_t ts)
 	s->nr_pages++;
 	s->nr++;	/* a page is this stream's record (what a drop counts) */
 	if (!s->first_ts)
-		s->first_ts = ts;
+		s->first_ts = ts + (uint64_t)s->clock_offset;
 	s->last_ts = now_ns();
 }
 

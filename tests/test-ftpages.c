@@ -67,12 +67,14 @@ static void page_done(struct page *p, uint64_t flags)
 	memcpy(p->b + 8, &commit, 8);
 }
 
-/* A payload of @nr pages for CPU 1, one type (42, ST, id 77), @dropped. */
-static size_t payload(uint8_t *out, const struct page *pages, int nr, uint64_t dropped)
+/* A payload of @nr pages for CPU 1, one type (42, ST, id 77), @dropped, @offset. */
+static size_t payload(uint8_t *out, const struct page *pages, int nr, uint64_t dropped,
+		      int64_t offset)
 {
 	struct pp_ftpage_type t = { .type = 42, .id = 77, .sample_type = ST };
 	struct pp_ftpage_chunk c = { .cpu = 1, .page_size = PAGE, .nr_types = 1, .long_size = 8,
-				     .nr_pages = (uint32_t)nr, .dropped = dropped };
+				     .nr_pages = (uint32_t)nr, .dropped = dropped,
+				     .clock_offset = offset };
 	size_t n = pp_ftpages__put_header(out, &c, &t);
 
 	for (int i = 0; i < nr; i++) {
@@ -150,7 +152,7 @@ static void test_events(void **state)
 	page_init(&pg[1], 5000000000ull);
 	event(&pg[1], 0, 42, 7, 4);
 	page_done(&pg[1], 1ull << 31);		/* events missed before it */
-	n = payload(in, pg, 2, 11);
+	n = payload(in, pg, 2, 11, 0);
 	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20), 0);
 	assert_int_equal(records(out, len, r, 8), 5);
 
@@ -181,6 +183,14 @@ static void test_events(void **state)
 	assert_int_equal(r[4].lost, 11);
 	assert_int_equal(r[4].time, 5000000000ull);
 
+	/* pages of another clock: the offset makes the file's times */
+	n = payload(in, pg, 2, 11, -400);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20), 0);
+	assert_int_equal(records(out, len, r, 8), 5);
+	assert_int_equal(r[0].time, 600);
+	assert_int_equal(r[2].time, 5000000000ull - 400);	/* the page's LOST too */
+	assert_int_equal(r[4].time, 5000000000ull - 400);
+
 	/* records past the cap: refused, not cut */
 	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 100), -EFBIG);
 	free(out);
@@ -200,7 +210,7 @@ static void test_damaged(void **state)
 	page_init(&pg[0], 1000);
 	event(&pg[0], 0, 42, 123, 4);
 	page_done(&pg[0], 0);
-	n = payload(in, pg, 1, 0);
+	n = payload(in, pg, 1, 0, 0);
 	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20), 0);
 	/* every cut of the payload is refused, never read past */
 	for (size_t cut = 0; cut < n; cut++) {
@@ -214,11 +224,11 @@ static void test_damaged(void **state)
 	/* a commit past the stored page */
 	memcpy(bad, in, n);
 	commit = 4000;
-	memcpy(bad + 24 + 24 + 8 + 8, &commit, 8);
+	memcpy(bad + PP_FTPAGE_HDR_SIZE + PP_FTPAGE_TYPE_SIZE + 8 + 8, &commit, 8);
 	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20), -EBADMSG);
 	/* a sample field ftrace has not */
 	memcpy(bad, in, n);
-	pp_put_le64(bad + 24 + 16, ST | PERF_SAMPLE_CALLCHAIN);
+	pp_put_le64(bad + PP_FTPAGE_HDR_SIZE + 16, ST | PERF_SAMPLE_CALLCHAIN);
 	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20), -EBADMSG);
 	/* a long size of 3 */
 	memcpy(bad, in, n);

@@ -25,8 +25,8 @@
  */
 #define PP_FTPAGE_PID_UNKNOWN	0xffffffffu
 
-/* Payload header, 24 bytes, then nr_types entries of 24 bytes, then the pages. */
-#define PP_FTPAGE_HDR_SIZE	24
+/* Payload header, 32 bytes, then nr_types entries of 24 bytes, then the pages. */
+#define PP_FTPAGE_HDR_SIZE	32
 #define PP_FTPAGE_TYPE_SIZE	24
 #define PP_FTPAGE_PAGE_HDR	8	/* u32 len, u32 0 before each page */
 #define PP_FTPAGE_MAX_PAGE	(1u << 20)
@@ -59,6 +59,9 @@ void pp_ftpages__free(struct pp_ftpages *d);
 int pp_ftpages__set(struct pp_ftpages *d, uint32_t cpu, uint32_t page_size, int long_size,
 		    int big_endian, const struct pp_ftpage_type *t, int nr);
 
+/* pp_ftpages__set_clock() - add @offset ns to the pages' times from now on. */
+void pp_ftpages__set_clock(struct pp_ftpages *d, int64_t offset);
+
 /*
  * pp_ftpages__page() - each event of the @len bytes of @page (its header,
  * then at least its committed data) as a record to @emit: a
@@ -86,6 +89,7 @@ struct pp_ftpage_chunk {
 	uint8_t big_endian;
 	uint32_t nr_pages;
 	uint64_t dropped;		/* events the kernel dropped, reported at the end */
+	int64_t clock_offset;		/* added to the pages' times: the file's clock */
 };
 
 /* pp_ftpages__put_header() - the payload header and type table at @out. Return: bytes. */
