@@ -279,7 +279,8 @@ int pp_ftrace__set_pids(struct pp_ftrace *ft, const int *pids, int nr, int child
 int pp_ftrace__open_evlist(struct pp_perf_evlist *el, const struct pp_evdescs *ds,
 			   struct pp_ftrace **ftp, int *bad, char *err, size_t errlen)
 {
-	size_t ring = (size_t)el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
+	size_t ring = (size_t)(el->ftrace_pages ? el->ftrace_pages : el->mmap_pages) *
+		      (size_t)sysconf(_SC_PAGESIZE);
 	int i, n = 0, ret, nt = el->nr_threads ? el->nr_threads : 1;
 	struct pp_ftrace *ft;
 

@@ -2507,6 +2507,15 @@ int main(int argc, char **argv)
 		r.el->open_flags = PERF_FLAG_PID_CGROUP;
 	r.el->mmap_pages = o.mmap_pages ? o.mmap_pages : ring_pages(nr_cpus);
 	r.el->watermark = (unsigned int)(r.el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
+	/*
+	 * ftrace's rings, twice the default: one thread drains all CPUs, woken
+	 * at half a ring; at 12M getppid events/s on 2 CPUs (124 MB/s a CPU) a
+	 * 2 MiB ring left it 8 ms, which it missed now and then (0.1-1% lost
+	 * in 3-s runs at the generator's limit; with 4 MiB, 0-0.2%). Kernel
+	 * memory: 4 MiB a CPU.
+	 */
+	if (!o.mmap_pages && o.ftrace)
+		r.el->ftrace_pages = ring_pages(nr_cpus) * 2;
 	for (i = 0; i < r.es.nr; i++) {
 		int ei = pp_perf_evlist__add(r.el, &r.es.v[i].attr, r.es.v[i].name,
 					     r.es.v[i].filter);

@@ -131,6 +131,7 @@ struct pp_perf_evlist {
 	struct pp_perf_ring *rings;	/* [nr_cpus] */
 	unsigned int mmap_pages;	/* data pages per ring (default 64) */
 	unsigned int watermark;		/* wakeup bytes; 0 = a quarter of the ring */
+	unsigned int ftrace_pages;	/* --ftrace ring pages per CPU; 0 = mmap_pages */
 	unsigned long open_flags;	/* PERF_FLAG_PID_CGROUP: threads[] are cgroup fds */
 	int epfd;
 	struct pp_perf_idmap { uint64_t id; int evsel; int cpu_idx; } *idmap;
