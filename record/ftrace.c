@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pthread.h>
 #include <time.h>
 
 #include <traceevent/kbuffer.h>
@@ -63,9 +64,11 @@ struct pp_ftrace {
 	int marker_fd;
 	int *clk_fds;
 	struct kbuffer *clk_kb;
+	uint8_t *clk_page;
 	int64_t clock_offset;		/* CLOCK_MONOTONIC - trace clock, ns */
 	uint64_t synced_ns;		/* when it was measured */
 	unsigned int sync_seq;
+	pthread_mutex_t clock_lock;	/* readers of several CPUs ask for the offset */
 	struct { int32_t tid, tgid; } tgids[FT_TGIDS];
 	int running;
 };
@@ -134,6 +137,7 @@ static struct pp_ftrace *ftrace_new(const int *cpus, int nr_cpus, size_t buf_byt
 	for (i = 0; i < nr_cpus; i++)
 		ft->fds[i] = -1;
 	ft->marker_fd = -1;
+	pthread_mutex_init(&ft->clock_lock, NULL);
 	ft->cpus = cpus;
 	ft->nr_cpus = nr_cpus;
 	tracefs_instances_walk(stale_cb, NULL);
@@ -360,6 +364,7 @@ static int clock_open(struct pp_ftrace *ft, const char *name)
 	snprintf(cname, sizeof(cname), "%s" FT_CLOCK_SUFFIX, name);
 	ft->clk = tracefs_instance_create(cname);
 	if (!ft->clk || !(ft->clk_fds = malloc((size_t)ft->nr_cpus * sizeof(int))) ||
+	    !(ft->clk_page = malloc(ft->page_size)) ||
 	    !(ft->clk_kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST)))
 		return -1;
 	for (int i = 0; i < ft->nr_cpus; i++)
@@ -407,11 +412,11 @@ static int clock_sync(struct pp_ftrace *ft)
 	}
 	ft->sync_seq += FT_SYNC_TRIES;
 	for (int i = 0; i < ft->nr_cpus; i++) {
-		while (read(ft->clk_fds[i], ft->page, ft->page_size) > 0) {
+		while (read(ft->clk_fds[i], ft->clk_page, ft->page_size) > 0) {
 			unsigned long long ts;
 			void *data;
 
-			if (kbuffer_load_subbuffer(ft->clk_kb, ft->page) < 0)
+			if (kbuffer_load_subbuffer(ft->clk_kb, ft->clk_page) < 0)
 				continue;
 			for (data = kbuffer_read_event(ft->clk_kb, &ts); data;
 			     data = kbuffer_next_event(ft->clk_kb, &ts)) {
@@ -459,9 +464,20 @@ static void clock_setup(struct pp_ftrace *ft, const char *name)
  */
 int64_t pp_ftrace__clock_offset(struct pp_ftrace *ft)
 {
+	int64_t off;
+
+	pthread_mutex_lock(&ft->clock_lock);
 	if (ft->local && mono_ns() - ft->synced_ns > FT_SYNC_NS)
 		clock_sync(ft);	/* on failure, the last offset stays */
-	return ft->clock_offset;
+	off = ft->clock_offset;
+	pthread_mutex_unlock(&ft->clock_lock);
+	return off;
+}
+
+/** pp_ftrace__fd() - the fd of CPU index @ci's ring (to poll). */
+int pp_ftrace__fd(const struct pp_ftrace *ft, int ci)
+{
+	return ft->fds[ci];
 }
 
 /** pp_ftrace__start() - turn the instance on. Return: 0 or -errno. */
@@ -733,6 +749,7 @@ void pp_ftrace__free(struct pp_ftrace *ft)
 			close(ft->clk_fds[i]);
 	}
 	free(ft->clk_fds);
+	free(ft->clk_page);
 	if (ft->marker_fd >= 0)
 		close(ft->marker_fd);
 	if (ft->clk) {

@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -27,6 +28,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <regex.h>
+#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -1234,6 +1236,8 @@ struct rec {
 	int nr_streams;
 	struct pp_ftrace *ft;	/* --ftrace: streams[nr_cpus + ci] are its CPUs' */
 	size_t ft_cap;		/* bytes of an ftrace pages chunk */
+	pthread_t *ft_readers;	/* a thread per ftrace ring (ft_reader_main()), or NULL */
+	int ft_stop;		/* they stop (atomic) */
 	int nr_ft_evsels;	/* the evsels ftrace reads */
 	uint64_t *counts;	/* per evsel */
 
@@ -2023,7 +2027,6 @@ static void ft_begin(struct rec *r, struct stream *s, int ci)
 	};
 
 	s->clock_offset = c.clock_offset;
-
 	s->len = pp_ftpages__put_header(s->buf, &c, t);
 	s->opened_ns = now_ns();
 }
@@ -2078,7 +2081,7 @@ static void drain_all(struct rec *r, int final)
 			stream_add(r, s, h, now);
 		pp_perf_ring__read_end(ring);
 	}
-	for (ci = 0; r->ft && ci < r->el->nr_cpus; ci++) {
+	for (ci = 0; r->ft && !r->ft_readers && ci < r->el->nr_cpus; ci++) {
 		struct ft_ctx c = { r, &r->streams[r->el->nr_cpus + ci], ci };
 		uint64_t d;
 
@@ -2097,6 +2100,78 @@ static void drain(struct rec *r)
 	drain_all(r, 0);
 }
 
+struct ft_reader {
+	struct rec *r;
+	int ci;
+};
+
+/*
+ * A reader of one ftrace ring, as trace-cmd has: woken by its ring (at half
+ * of it) or every 100 ms, it reads the ring into its stream and hands the
+ * stream's chunk to the writer every --flush-interval. One drain for every
+ * CPU's ring (and the perf rings) lost events now and then at 12M events/s
+ * on 2 CPUs, even with 4 MiB rings; a reader at the drain's priority per
+ * ring lost none (spec/pp-record.md, "--ftrace").
+ */
+static void *ft_reader_main(void *arg)
+{
+	struct ft_reader *fr = arg;
+	struct rec *r = fr->r;
+	struct stream *s = &r->streams[r->el->nr_cpus + fr->ci];
+	struct ft_ctx c = { r, s, fr->ci };
+	struct pollfd p = { .fd = pp_ftrace__fd(r->ft, fr->ci), .events = POLLIN };
+	uint64_t flush_ns = (uint64_t)r->o->flush_ms * 1000000ull;
+
+	set_realtime(r->o);
+	while (!__atomic_load_n(&r->ft_stop, __ATOMIC_ACQUIRE)) {
+		poll(&p, 1, r->o->flush_ms < 100 ? r->o->flush_ms : 100);
+		pp_ftrace__pages(r->ft, fr->ci, 0, ft_slot, ft_done, &c);
+		if (s->len && now_ns() - s->opened_ns >= flush_ns)
+			stream_flush(r, s, 1);
+	}
+	free(fr);
+	return NULL;
+}
+
+/*
+ * Start a reader per ftrace ring, their fds out of the drain's poll; not
+ * with a flight recorder, whose dumps flush every stream from the drain.
+ * Return: 0, or -errno (the drain reads them then).
+ */
+static int ft_readers_start(struct rec *r)
+{
+	int ci;
+
+	if (!r->ft || r->fl)
+		return 0;
+	r->ft_readers = calloc((size_t)r->el->nr_cpus, sizeof(*r->ft_readers));
+	if (!r->ft_readers)
+		return -ENOMEM;
+	for (ci = 0; ci < r->el->nr_cpus; ci++) {
+		struct ft_reader *fr = malloc(sizeof(*fr));
+
+		epoll_ctl(r->el->epfd, EPOLL_CTL_DEL, pp_ftrace__fd(r->ft, ci), NULL);
+		if (!fr)
+			die("out of memory");
+		*fr = (struct ft_reader){ r, ci };
+		if (pthread_create(&r->ft_readers[ci], NULL, ft_reader_main, fr))
+			die("cannot start the ftrace reader threads");
+	}
+	return 0;
+}
+
+/* Stop the readers: the drain reads the rest of the rings at the stop. */
+static void ft_readers_stop(struct rec *r)
+{
+	if (!r->ft_readers)
+		return;
+	__atomic_store_n(&r->ft_stop, 1, __ATOMIC_RELEASE);
+	for (int ci = 0; ci < r->el->nr_cpus; ci++)
+		pthread_join(r->ft_readers[ci], NULL);
+	free(r->ft_readers);
+	r->ft_readers = NULL;
+}
+
 static void flush_old(struct rec *r, uint64_t now, int all)
 {
 	int ci;
@@ -2104,6 +2179,8 @@ static void flush_old(struct rec *r, uint64_t now, int all)
 	for (ci = 0; ci < r->nr_streams; ci++) {
 		struct stream *s = &r->streams[ci];
 
+		if (s->pages && r->ft_readers)
+			continue;	/* its reader's */
 		if (s->len && (all || now - s->opened_ns >= 1000000000ull))
 			stream_flush(r, s, 1);
 	}
@@ -2508,11 +2585,10 @@ int main(int argc, char **argv)
 	r.el->mmap_pages = o.mmap_pages ? o.mmap_pages : ring_pages(nr_cpus);
 	r.el->watermark = (unsigned int)(r.el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 	/*
-	 * ftrace's rings, twice the default: one thread drains all CPUs, woken
-	 * at half a ring; at 12M getppid events/s on 2 CPUs (124 MB/s a CPU) a
-	 * 2 MiB ring left it 8 ms, which it missed now and then (0.1-1% lost
-	 * in 3-s runs at the generator's limit; with 4 MiB, 0-0.2%). Kernel
-	 * memory: 4 MiB a CPU.
+	 * ftrace's rings, twice the default: woken at half a ring, at 12M
+	 * getppid events/s on 2 CPUs (124 MB/s a CPU) a 2 MiB ring leaves its
+	 * reader 8 ms (spec/pp-record.md, "--ftrace"). Kernel memory: 4 MiB a
+	 * CPU.
 	 */
 	if (!o.mmap_pages && o.ftrace)
 		r.el->ftrace_pages = ring_pages(nr_cpus) * 2;
@@ -2736,6 +2812,8 @@ int main(int argc, char **argv)
 	}
 	if (r.ft && (err = pp_ftrace__start(r.ft)))
 		die("cannot turn the tracefs instance on: %s", strerror(-err));
+	if (ft_readers_start(&r))
+		die("out of memory");
 	err = pp_workload__go(&wl);
 	if (err) {
 		/* nothing was recorded: the old FILE stays, the temporary goes */
@@ -2851,6 +2929,7 @@ int main(int argc, char **argv)
 	pp_perf_evlist__disable(r.el);
 	if (r.ft)
 		pp_ftrace__stop(r.ft);
+	ft_readers_stop(&r);
 	drain_all(&r, 1);
 	flush_old(&r, now_ns(), 1);
 	if (r.fl)

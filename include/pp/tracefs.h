@@ -102,6 +102,7 @@ int pp_ftrace__types(const struct pp_ftrace *ft, int ci, struct pp_ftpage_type *
 uint64_t pp_ftrace__dropped(struct pp_ftrace *ft, int ci);
 uint64_t pp_ftrace__events(struct pp_ftrace *ft);
 int64_t pp_ftrace__clock_offset(struct pp_ftrace *ft);
+int pp_ftrace__fd(const struct pp_ftrace *ft, int ci);
 void pp_ftrace__free(struct pp_ftrace *ft);
 
 #endif /* PP_TRACEFS_H */
