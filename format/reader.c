@@ -232,42 +232,38 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 	}
 	c->data = r->raw;
 	c->size = h->raw_size;
-	if (h->type == PP_CHUNK_DATA && h->encoding == PP_DATA_FTRACE && !r->raw_only) {
-		size_t out = 0;
+	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN && !r->raw_only) {
+		size_t out = 0, need;
+		const char *why;
 
-		if (!r->ftp && !(r->ftp = pp_ftpages__new()))
-			return no_memory(r, h, off, sizeof(struct pp_ftpages *));
-		err = pp_ftpages__decode(r->ftp, r->raw, h->raw_size, &r->plain, &r->plain_cap,
-					 &out, PP_CHUNK_MAX_RAW);
-		if (err == -ENOMEM)
-			return no_memory(r, h, off, r->plain_cap * 2);
-		if (err) {
-			rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
-				 (unsigned long long)h->seq, (unsigned long long)off,
-				 err == -EFBIG ? "ftrace pages make more than 16 MiB of records"
-					       : "ftrace pages do not decode");
-			return RC_BADPAYLOAD;
+		if (h->encoding == PP_DATA_FTRACE) {	/* pages into records */
+			if (!r->ftp && !(r->ftp = pp_ftpages__new()))
+				return no_memory(r, h, off, sizeof(struct pp_ftpages *));
+			err = pp_ftpages__decode(r->ftp, r->raw, h->raw_size, &r->plain,
+						 &r->plain_cap, &out, PP_CHUNK_MAX_RAW);
+			need = r->plain_cap * 2;
+			why = err == -EFBIG ? "ftrace pages make more than 16 MiB of records"
+					    : "ftrace pages do not decode";
+		} else {
+			int64_t plain = h->encoding == PP_DATA_CACHED ||
+					h->encoding == PP_DATA_FIELDS ?
+					pp_reccache_plain_size(r->raw, h->raw_size) : -EPROTONOSUPPORT;
+
+			need = plain > 0 ? (size_t)plain : 1;
+			if (plain >= 0 && grow(&r->plain, &r->plain_cap, need))
+				return no_memory(r, h, off, need);
+			err = plain < 0 ? (int)plain :
+			      h->encoding == PP_DATA_FIELDS ?
+			      pp_fieldcode_decode(r->raw, h->raw_size, r->plain, &out) :
+			      pp_reccache_decode(r->raw, h->raw_size, r->plain, &out);
+			why = plain == -EPROTONOSUPPORT ? "unknown data encoding"
+							: "records do not decode";
 		}
-		c->data = r->plain;
-		c->size = (uint32_t)out;
-	} else if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN && !r->raw_only) {
-		int64_t plain = h->encoding == PP_DATA_CACHED || h->encoding == PP_DATA_FIELDS ?
-				pp_reccache_plain_size(r->raw, h->raw_size) : -EPROTONOSUPPORT;
-		size_t out = 0;
-
-		if (plain >= 0 && grow(&r->plain, &r->plain_cap, plain ? (size_t)plain : 1))
-			return no_memory(r, h, off, (size_t)plain);
-		err = plain < 0 ? (int)plain :
-		      h->encoding == PP_DATA_FIELDS ?
-		      pp_fieldcode_decode(r->raw, h->raw_size, r->plain, &out) :
-		      pp_reccache_decode(r->raw, h->raw_size, r->plain, &out);
 		if (err == -ENOMEM)
-			return no_memory(r, h, off, (size_t)plain);
+			return no_memory(r, h, off, need);
 		if (err) {
 			rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
-				 (unsigned long long)h->seq, (unsigned long long)off,
-				 plain == -EPROTONOSUPPORT ? "unknown data encoding"
-							   : "records do not decode");
+				 (unsigned long long)h->seq, (unsigned long long)off, why);
 			return RC_BADPAYLOAD;
 		}
 		c->data = r->plain;
