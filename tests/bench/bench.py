@@ -355,7 +355,7 @@ def frontier(tool, cmd_of, counts):
     secs = "1" if QUICK else "2"
     rates = [100000, 400000, 1600000] if QUICK else \
         [100000, 200000, 400000, 800000, 1200000, 1600000, 2400000, 3200000, 4800000,
-         6400000, 8000000, 9600000, 11200000, 12800000]
+         6400000, 8000000, 9600000, 11200000, 12800000, 14400000, 16000000]
     best = None
     flat = 0
     for rate in rates:
@@ -635,7 +635,7 @@ def main():
             return v[i] * s
 
         header("loss frontier: getppid events/s, system-wide, highest rate with 0 lost"
-               " (of %s/s asked)" % ("100k..1.6M" if QUICK else "100k..12.8M"),
+               " (of %s/s asked)" % ("100k..1.6M" if QUICK else "100k..16M"),
                "pp-record", "perf record", "trace-cmd")
         row("events/s recorded, 0 lost", fcell("pp", 0), fcell("perf", 0), fcell("trace-cmd", 0),
             "%.0f")
