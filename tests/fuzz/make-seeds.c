@@ -4,6 +4,7 @@
 #include <string.h>
 #include "pp/bpf-agg.h"
 #include "pp/format.h"
+#include "pp/ftpages.h"
 #include "pp/io.h"
 #include "pp/meta.h"
 #include "pp/writer.h"
@@ -57,7 +58,36 @@ static void seed(const char *dir, const char *name, uint8_t codec, int close_it,
 				.stream = PP_STREAM_META, .first_ts = 1, .last_ts = 9 },
 				b.data, b.len);
 	}
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 4 && enc == PP_DATA_FTRACE; i++) {
+		/* one ftrace page of 20 events of type 1 (sched_switch) */
+		struct pp_ftpage_type t = { .type = 1, .id = 7, .sample_type =
+			PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_RAW };
+		struct pp_ftpage_chunk c = { .cpu = (uint32_t)i % 2, .page_size = 4096,
+					     .nr_types = 1, .long_size = 8, .nr_pages = 1 };
+		uint8_t pay[PP_FTPAGE_HDR_SIZE + PP_FTPAGE_TYPE_SIZE + 8 + 16 + 20 * 20];
+		size_t n = pp_ftpages__put_header(pay, &c, &t), at = n;
+		uint64_t ts = 10u * (unsigned)i + 1, commit = 20 * 20;
+
+		n += 8;
+		memcpy(pay + n, &ts, 8);
+		memcpy(pay + n + 8, &commit, 8);
+		n += 16;
+		for (int k = 0; k < 20; k++, n += 20) {
+			uint32_t h = (uint32_t)(k % 2) << 5 | 4;	/* 16 bytes, delta 0 or 1 */
+			uint8_t ev[16] = { 1, 0, 0, 0, 7, 0, 0, 0, (uint8_t)k };
+
+			memcpy(pay + n, &h, 4);
+			memcpy(pay + n + 4, ev, 16);
+		}
+		pp_put_le32(pay + at, (uint32_t)(n - at - 8));
+		pp_put_le32(pay + at + 4, 0);
+		pp_writer__append_chunk(w, &(struct pp_chunk_desc){ .type = PP_CHUNK_DATA,
+				.flags = PP_CHUNK_CRITICAL, .stream = PP_STREAM_FTRACE | (uint32_t)i % 2,
+				.first_ts = ts, .last_ts = ts + 20, .encoding = enc, .encoded = 1 },
+				pay, n);
+	}
+	for (int i = 0; i < 4 && enc != PP_DATA_FTRACE; i++) {
 		/* samples of id 7 with a time at byte 16; every third repeats */
 		uint8_t rec[32] = { 9, 0, 0, 0, 2, 0, 32, 0, 7 };
 
@@ -102,5 +132,6 @@ int main(int argc, char **argv)
 	seed(argv[1], "lz4-cached.trace", PP_CODEC_LZ4, 1, PP_DATA_CACHED);
 	seed(argv[1], "none-fields.trace", PP_CODEC_NONE, 1, PP_DATA_FIELDS);
 	seed(argv[1], "zstd-fields.trace", PP_CODEC_ZSTD, 1, PP_DATA_FIELDS);
+	seed(argv[1], "lz4-ftrace.trace", PP_CODEC_LZ4, 1, PP_DATA_FTRACE);
 	return 0;
 }
