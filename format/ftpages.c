@@ -317,7 +317,7 @@ static void out_emit(void *ctx, const struct perf_event_header *h, int tag, uint
 }
 
 int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint8_t **out,
-		       size_t *cap, size_t *out_len, size_t max)
+		       size_t *cap, size_t *out_len, size_t max, uint64_t end_ts)
 {
 	struct out_buf o = { .out = out, .cap = cap, .max = max };
 	struct pp_ftpage_type *t = NULL;
@@ -374,8 +374,8 @@ int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint
 	}
 	if (pos != len)
 		return -EBADMSG;
-	if (c.dropped)
-		pp_ftpages__lost(d, c.dropped, d->last_ts, out_emit, &o);
+	if (c.dropped)	/* a chunk of no event tells its drops at its end */
+		pp_ftpages__lost(d, c.dropped, d->last_ts ? d->last_ts : end_ts, out_emit, &o);
 	if (o.err)
 		return o.err;
 	*out_len = o.len;

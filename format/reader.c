@@ -240,7 +240,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 			if (!r->ftp && !(r->ftp = pp_ftpages__new()))
 				return no_memory(r, h, off, sizeof(struct pp_ftpages *));
 			err = pp_ftpages__decode(r->ftp, r->raw, h->raw_size, &r->plain,
-						 &r->plain_cap, &out, PP_CHUNK_MAX_RAW);
+						 &r->plain_cap, &out, PP_CHUNK_MAX_RAW, h->last_ts);
 			need = r->plain_cap * 2;
 			why = err == -EFBIG ? "ftrace pages make more than 16 MiB of records"
 					    : "ftrace pages do not decode";

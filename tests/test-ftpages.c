@@ -153,7 +153,7 @@ static void test_events(void **state)
 	event(&pg[1], 0, 42, 7, 4);
 	page_done(&pg[1], 1ull << 31);		/* events missed before it */
 	n = payload(in, pg, 2, 11, 0);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
 	assert_int_equal(records(out, len, r, 8), 5);
 
 	assert_int_equal(r[0].type, PERF_RECORD_SAMPLE);
@@ -185,14 +185,22 @@ static void test_events(void **state)
 
 	/* pages of another clock: the offset makes the file's times */
 	n = payload(in, pg, 2, 11, -400);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
 	assert_int_equal(records(out, len, r, 8), 5);
 	assert_int_equal(r[0].time, 600);
 	assert_int_equal(r[2].time, 5000000000ull - 400);	/* the page's LOST too */
 	assert_int_equal(r[4].time, 5000000000ull - 400);
 
 	/* records past the cap: refused, not cut */
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 100), -EFBIG);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 100, 0), -EFBIG);
+
+	/* a chunk of no page that tells the kernel's drops: at the chunk's end */
+	n = payload(in, pg, 0, 5, 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 777), 0);
+	assert_int_equal(records(out, len, r, 8), 1);
+	assert_int_equal(r[0].type, PERF_RECORD_LOST);
+	assert_int_equal(r[0].lost, 5);
+	assert_int_equal(r[0].time, 777);
 	free(out);
 	pp_ftpages__free(d);
 }
@@ -211,13 +219,13 @@ static void test_damaged(void **state)
 	event(&pg[0], 0, 42, 123, 4);
 	page_done(&pg[0], 0);
 	n = payload(in, pg, 1, 0, 0);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
 	/* every cut of the payload is refused, never read past */
 	for (size_t cut = 0; cut < n; cut++) {
 		uint8_t *c = malloc(cut ? cut : 1);
 
 		memcpy(c, in, cut);
-		assert_int_equal(pp_ftpages__decode(d, c, cut, &out, &cap, &len, 1 << 20),
+		assert_int_equal(pp_ftpages__decode(d, c, cut, &out, &cap, &len, 1 << 20, 0),
 				 -EBADMSG);
 		free(c);
 	}
@@ -225,21 +233,21 @@ static void test_damaged(void **state)
 	memcpy(bad, in, n);
 	commit = 4000;
 	memcpy(bad + PP_FTPAGE_HDR_SIZE + PP_FTPAGE_TYPE_SIZE + 8 + 8, &commit, 8);
-	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20), -EBADMSG);
+	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0), -EBADMSG);
 	/* a sample field ftrace has not */
 	memcpy(bad, in, n);
 	pp_put_le64(bad + PP_FTPAGE_HDR_SIZE + 16, ST | PERF_SAMPLE_CALLCHAIN);
-	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20), -EBADMSG);
+	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0), -EBADMSG);
 	/* a long size of 3 */
 	memcpy(bad, in, n);
 	bad[10] = 3;
-	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20), -EBADMSG);
+	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0), -EBADMSG);
 	/* bytes left over */
 	memcpy(bad, in, n);
 	memset(bad + n, 0, 8);
-	assert_int_equal(pp_ftpages__decode(d, bad, n + 8, &out, &cap, &len, 1 << 20), -EBADMSG);
+	assert_int_equal(pp_ftpages__decode(d, bad, n + 8, &out, &cap, &len, 1 << 20, 0), -EBADMSG);
 	/* and the good one still decodes after them all */
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
 	assert_int_equal(len, 64);
 	free(out);
 	pp_ftpages__free(d);

@@ -99,9 +99,11 @@ size_t pp_ftpages__put_header(uint8_t *out, const struct pp_ftpage_chunk *c,
 /*
  * pp_ftpages__decode() - the records of the payload @in, @len bytes, into
  * *@out (grown, *@cap bytes, at most @max): *@out_len gets their size.
+ * @end_ts: the chunk's last_ts, the time of the kernel's drops when no
+ * event comes before them.
  * Return: 0, -EBADMSG (an invalid payload), -EFBIG (over @max), -ENOMEM.
  */
 int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint8_t **out,
-		       size_t *cap, size_t *out_len, size_t max);
+		       size_t *cap, size_t *out_len, size_t max, uint64_t end_ts);
 
 #endif
