@@ -19,8 +19,7 @@
 #define MISSED_STORED	(1u << 30)
 
 struct pp_ftpages {
-	struct kbuffer *kb;
-	int kb_lsize, kb_big;
+	struct kbuffer *kb;		/* for long_size and big, as set */
 	uint32_t cpu;
 	uint32_t page_size;
 	int long_size, big;
@@ -94,15 +93,13 @@ int pp_ftpages__set(struct pp_ftpages *d, uint32_t cpu, uint32_t page_size, int 
 	}
 	d->page_size = page_size;
 	d->cpu = cpu;
-	if (!d->kb || d->kb_lsize != long_size || d->kb_big != big_endian) {
+	if (!d->kb || d->long_size != long_size || d->big != big_endian) {
 		if (d->kb)
 			kbuffer_free(d->kb);
 		d->kb = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				      big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 		if (!d->kb)
 			return -ENOMEM;
-		d->kb_lsize = long_size;
-		d->kb_big = big_endian;
 	}
 	d->long_size = long_size;
 	d->big = big_endian;
