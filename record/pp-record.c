@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,17 +102,19 @@ static const char usage_text[] =
 "                             milliseconds (default 250): a killed recorder loses\n"
 "                             at most about that much\n"
 "      --codec CODEC          lz4 (default), zstd or none\n"
-"  -z, --compress             archival: zstd level 4 in 1 MiB chunks flushed\n"
-"                             every second (smaller files, more CPU): --codec\n"
-"                             zstd --compression-level 4 --chunk-size 1M\n"
-"                             --flush-interval 1000; when\n"
-"                             the writer falls behind, chunks step down to\n"
-"                             faster levels rather than losing events\n"
+"  -z, --compress             archival: zstd level 2 in 1 MiB chunks flushed\n"
+"                             every second, compressed on idle CPU time (smaller\n"
+"                             files for about the CPU of lz4): --codec zstd\n"
+"                             --compression-level 2 --chunk-size 1M\n"
+"                             --flush-interval 1000; when the writer falls\n"
+"                             behind, chunks step down to faster levels rather\n"
+"                             than losing events; --encoding fields for the\n"
+"                             smallest files (about twice the CPU)\n"
 "      --compression-level N  zstd level 1..19 (default 3 with --codec zstd)\n"
 "      --encoding ENC         data chunk encoding: cached (repeated records\n"
-"                             stored once, times as deltas; the default with\n"
-"                             lz4), fields (cached, with samples stored field\n"
-"                             by field; the default with zstd) or plain\n"
+"                             stored once, times as deltas; the default),\n"
+"                             fields (cached, with samples stored field by\n"
+"                             field: a third smaller with zstd) or plain\n"
 "  -r, --realtime PRIO        drain the rings at SCHED_FIFO priority PRIO+1, and\n"
 "                             write at PRIO when the writer falls behind, so a\n"
 "                             busy host cannot starve the recorder into losing\n"
@@ -662,7 +665,7 @@ parse:
 		case 'z':
 			o->codec = PP_CODEC_ZSTD;
 			if (!o->level)
-				o->level = 4;	/* spec/pp-record.md: why not higher */
+				o->level = 2;	/* spec/pp-record.md: why not higher */
 			z_chunk = 1;
 			break;
 		case O_LEVEL:
@@ -775,12 +778,14 @@ parse:
 	if (z_chunk && !flush_set)
 		o->flush_ms = 1000;
 	/*
-	 * zstd files get samples field by field (spec 5.8, encoding 2): about
-	 * a third smaller for the CPU of a second pass over the literals,
-	 * which zstd's smaller input pays back. lz4 keeps encoding 1.
+	 * The record cache (encoding 1) with every codec: the drain encodes it
+	 * as it reads (see enc_drain). Samples field by field (encoding 2) make
+	 * zstd files a third smaller, but the writer encodes them from plain
+	 * records the drain copied: -z cost twice the CPU per event, during
+	 * the recording (spec/pp-record.md).
 	 */
 	if (o->encoding < 0)
-		o->encoding = o->codec == PP_CODEC_ZSTD ? PP_DATA_FIELDS : PP_DATA_CACHED;
+		o->encoding = PP_DATA_CACHED;
 	if (optind < argc) {
 		int dashdash = !strcmp(argv[optind - 1], "--");
 
@@ -1242,12 +1247,13 @@ struct rec {
 	uint64_t *counts;	/* per evsel */
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	sem_t wake;		/* the writer's wake-up: a post never waits (writer_wake()) */
 	struct qitem *q;
 	int qcap, qhead, qlen;
 	int wake_qlen;		/* a full chunk wakes the writer when the queue holds this many */
 	int boost_qlen;		/* the writer goes realtime when the queue holds this many */
 	int writer_rt;		/* it is (writer_boost()) */
+	int writer_idle;	/* -z: it compresses at SCHED_IDLE until boosted */
 	pthread_t writer;
 	uint8_t **pool;
 	int nr_pool;
@@ -1477,40 +1483,62 @@ static void build_layout(struct rec *r)
  * At SCHED_FIFO it runs as soon as the watermark wakes it; it only copies
  * or encodes (stream_add()).
  */
-static void set_realtime(const struct opts *o)
+static int set_realtime(const struct opts *o)
 {
 	int prio = o->rt_prio < 0 ? 1 : o->rt_prio;
 	struct sched_param sp = { .sched_priority = prio + 1 };
 	int err;
 
 	if (!o->rt_prio)
-		return;
+		return 0;
 	err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	if (err && o->rt_prio > 0)
 		fprintf(stderr, "pp-record: cannot record at realtime priority %d: %s\n",
 			o->rt_prio, strerror(err));
+	return !err;
 }
 
 /*
- * The writer thread (compression) runs at normal priority while it keeps
+ * The writer thread (compression) runs at its base policy while it keeps
  * up, and at SCHED_FIFO one below the drain (which it never delays) from
  * when r->boost_qlen chunks wait until its queue is empty again: a writer
  * starved by a busy host would fill the queue and make the drain drop
  * chunks, but a realtime writer compressing a 1 MiB zstd chunk holds its
  * CPU for milliseconds, which delayed the sched benchmark by 5% (15 rounds
- * of -z). Called with r->lock held, by the drain to raise it and by the
+ * of -z). Its base policy is SCHED_OTHER, and SCHED_IDLE with -z
+ * (r->writer_idle): zstd then runs on CPU time no task wants, as
+ * trace-cmd's compression runs after its recording, and a backlog that
+ * reaches r->boost_qlen chunks runs at SCHED_FIFO (SCHED_OTHER with
+ * -r 0). Called with r->lock held, by the drain to raise it and by the
  * writer to lower it.
  */
 static void writer_boost(struct rec *r, int on)
 {
 	struct sched_param sp = { .sched_priority = 0 };
+	int policy = r->writer_idle ? SCHED_IDLE : SCHED_OTHER;
 
-	if (!r->o->rt_prio || r->writer_rt == on)
+	if ((!r->o->rt_prio && !r->writer_idle) || r->writer_rt == on)
 		return;
 	r->writer_rt = on;
-	if (on)
+	if (on && r->o->rt_prio) {
 		sp.sched_priority = r->o->rt_prio < 0 ? 1 : r->o->rt_prio;
-	pthread_setschedparam(r->writer, on ? SCHED_FIFO : SCHED_OTHER, &sp);
+		policy = SCHED_FIFO;
+	} else if (on) {
+		policy = SCHED_OTHER;
+	}
+	pthread_setschedparam(r->writer, policy, &sp);
+}
+
+/*
+ * Wake the writer. A semaphore, not a condition variable: the drain posts
+ * at realtime priority to a writer that may run at SCHED_IDLE, and glibc's
+ * pthread_cond_signal() can wait for a waiter that was preempted inside
+ * pthread_cond_wait() - behind every busy task, while the rings fill. The
+ * lock the two share inherits priority; sem_post() never waits.
+ */
+static void writer_wake(struct rec *r)
+{
+	sem_post(&r->wake);
 }
 
 /*
@@ -1735,8 +1763,12 @@ static void *writer_main(void *arg)
 
 		pthread_mutex_lock(&r->lock);
 		while (!r->qlen && !r->stop_writer && !r->lost_pending && !r->agg_pending &&
-		       !r->dump_ts)
-			pthread_cond_wait(&r->cond, &r->lock);
+		       !r->dump_ts) {
+			pthread_mutex_unlock(&r->lock);
+			while (sem_wait(&r->wake) && errno == EINTR)
+				;
+			pthread_mutex_lock(&r->lock);
+		}
 		/* a closed window is drained before the end: the main thread takes the rest */
 		if (!r->qlen && r->stop_writer && !r->lost_pending && !r->agg_pending &&
 		    !r->dump_ts) {
@@ -1760,7 +1792,7 @@ static void *writer_main(void *arg)
 			r->qlen--;
 		}
 		backlog = r->qlen;
-		if (!backlog)
+		if (!backlog && !r->stop_writer)
 			writer_boost(r, 0);
 		pthread_mutex_unlock(&r->lock);
 
@@ -1795,17 +1827,22 @@ static void *writer_main(void *arg)
 			uint8_t codec = (uint8_t)r->o->codec;
 			int level = r->o->level;
 
-			if (r->unw)	/* the maps first, then each stack unwound in place */
+			/* the maps first, then each stack unwound in place */
+			if (r->unw && it.desc.encoding != PP_DATA_FTRACE)
 				pp_syms__scan_unwind(r->syms, r->unw, it.buf, &it.len, sample_type_of, r);
 
 			/*
 			 * Compression must never cost events: when chunks wait, a slow
 			 * zstd level steps down to the fastest one, and far behind to
-			 * lz4 (the codec is per chunk), before the queue fills.
+			 * lz4 (the codec is per chunk), before the queue fills. An
+			 * idle writer's backlog is expected: it steps down past the
+			 * half of the queue where it is boosted.
 			 */
-			if (codec == PP_CODEC_ZSTD && backlog * 4 >= r->qcap)
+			if (codec == PP_CODEC_ZSTD &&
+			    backlog * 8 >= r->qcap * (r->writer_idle ? 5 : 2))
 				level = 1;
-			if (codec == PP_CODEC_ZSTD && backlog * 2 >= r->qcap)
+			if (codec == PP_CODEC_ZSTD &&
+			    backlog * 4 >= r->qcap * (r->writer_idle ? 3 : 2))
 				codec = PP_CODEC_LZ4;
 			if (codec == PP_CODEC_LZ4 && it.desc.encoding == PP_DATA_FIELDS)
 				it.desc.encoding = PP_DATA_CACHED;	/* lz4's faster one */
@@ -1826,7 +1863,7 @@ static void *writer_main(void *arg)
 			r->data_stored += out_len;
 			r->data_chunks++;
 			if (!err && r->scan_syms && !r->unw && it.desc.encoding != PP_DATA_FTRACE) {
-				pp_syms__scan(r->syms, it.buf, it.len, sample_type_of, r);
+				pp_syms__scan(r->syms, it.data, it.len, sample_type_of, r);	/* records */
 				write_syms(r);
 			} else if (!err && r->unw) {
 				write_syms(r);
@@ -1933,7 +1970,7 @@ static void stream_flush(struct rec *r, struct stream *s, int wake)
 	if (r->qlen >= r->boost_qlen || r->lost_pending)
 		writer_boost(r, 1);
 	if (wake || r->qlen >= r->wake_qlen)
-		pthread_cond_signal(&r->cond);
+		writer_wake(r);
 	pthread_mutex_unlock(&r->lock);
 	s->len = 0;
 	s->nr = 0;
@@ -2398,7 +2435,7 @@ static void flight_request(struct rec *r, uint64_t now)
 	pthread_mutex_lock(&r->lock);
 	if (t > r->dump_ts)
 		r->dump_ts = t;
-	pthread_cond_signal(&r->cond);
+	writer_wake(r);
 	pthread_mutex_unlock(&r->lock);
 	r->last_dump_ts = t;
 }
@@ -2784,7 +2821,7 @@ int main(int argc, char **argv)
 		pthread_mutex_init(&r.lock, &ma);
 		pthread_mutexattr_destroy(&ma);
 	}
-	pthread_cond_init(&r.cond, NULL);
+	sem_init(&r.wake, 0, 0);
 	{
 		sigset_t all, old;
 
@@ -2797,7 +2834,15 @@ int main(int argc, char **argv)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	/* after the writer thread started, so that only the drain runs at RT priority */
-	set_realtime(&o);
+	if (set_realtime(&o) && o.codec == PP_CODEC_ZSTD && !r.fl) {
+		/* -z compresses on idle CPU time (writer_boost()) */
+		pthread_mutex_lock(&r.lock);
+		r.writer_idle = 1;
+		r.boost_qlen = r.qcap / 2 > 1 ? r.qcap / 2 : 1;
+		r.writer_rt = 1;
+		writer_boost(&r, 0);
+		pthread_mutex_unlock(&r.lock);
+	}
 
 	/* go */
 	t0 = now_ns();
@@ -2820,7 +2865,7 @@ int main(int argc, char **argv)
 		pp_perf_evlist__disable(r.el);
 		pthread_mutex_lock(&r.lock);
 		r.stop_writer = 1;
-		pthread_cond_signal(&r.cond);
+		writer_wake(&r);
 		pthread_mutex_unlock(&r.lock);
 		pthread_join(wt, NULL);
 		fprintf(stderr, "pp-record: cannot run '%s': %s\n", o.workload[0], strerror(-err));
@@ -2900,7 +2945,7 @@ int main(int argc, char **argv)
 			flush_old(&r, now, 1);
 			pthread_mutex_lock(&r.lock);
 			r.agg_pending = 1;
-			pthread_cond_signal(&r.cond);
+			writer_wake(&r);
 			pthread_mutex_unlock(&r.lock);
 			agg_last = now;
 		}
@@ -2936,7 +2981,8 @@ int main(int argc, char **argv)
 		flight_request(&r, now_ns());	/* a trigger in the last drain */
 	pthread_mutex_lock(&r.lock);
 	r.stop_writer = 1;
-	pthread_cond_signal(&r.cond);
+	writer_boost(&r, 1);	/* the backlog of an idle writer: now, on a busy host too */
+	writer_wake(&r);
 	pthread_mutex_unlock(&r.lock);
 	pthread_join(wt, NULL);
 	if (!r.fatal && (r.offcpu || r.lockp || r.mem))

@@ -2,8 +2,9 @@
 # -z (archival): every event of an exact workload in the file, DATA chunks in
 # zstd of at most 1 MiB raw, the file smaller than the default lz4 one; and
 # --compression-level overrides -z's level with the same guarantees. -z
-# stores DATA in the field cache (encoding 2) unless --encoding says otherwise
-# (a chunk stepped down to lz4 uses encoding 1).
+# stores DATA in the record cache (encoding 1), --encoding fields in the
+# field cache (encoding 2; a chunk stepped down to lz4 uses encoding 1).
+# The -z writer compresses at SCHED_IDLE.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 
 chunks() {	# FILE -> "DATA_CHUNKS ZSTD_CHUNKS MAX_RAW ENC1_CHUNKS ENC2_CHUNKS"
@@ -20,7 +21,7 @@ PY
 
 N=60000
 $REC -q -e syscalls:sys_enter_getppid -o "$TMP/lz4.trace" -- "$HELP/getppid-n" $N || fail "default run"
-for args in "-z" "-z --compression-level 9" "-z --encoding cached"; do
+for args in "-z" "-z --compression-level 9" "-z --encoding fields"; do
 	$REC -q $args -e syscalls:sys_enter_getppid -o "$TMP/z.trace" -- "$HELP/getppid-n" $N ||
 		fail "pp-record $args"
 	$CHECK "$TMP/z.trace" > "$TMP/z.out" || fail "$args: checker"
@@ -29,13 +30,28 @@ for args in "-z" "-z --compression-level 9" "-z --encoding cached"; do
 	read -r nd nz maxraw n1 n2 <<< "$(chunks "$TMP/z.trace")"
 	[ "$nd" -ge 1 ] && [ "$nz" -ge 1 ] || fail "$args: $nd DATA chunks, $nz in zstd"
 	case "$args" in
-	*cached) [ "$n1" = "$nd" ] || fail "$args: $n1 of $nd DATA chunks in encoding 1" ;;
-	*) [ "$n2" -ge 1 ] && [ $((n1 + n2)) = "$nd" ] ||
+	*fields) [ "$n2" -ge 1 ] && [ $((n1 + n2)) = "$nd" ] ||
 		fail "$args: $n2 of $nd DATA chunks in encoding 2, $n1 in 1" ;;
+	*) [ "$n1" = "$nd" ] || fail "$args: $n1 of $nd DATA chunks in encoding 1" ;;
 	esac
 	[ "$maxraw" -le $((1 << 20)) ] || fail "$args: a DATA chunk of $maxraw raw bytes (> 1 MiB)"
 	zs=$(stat -c %s "$TMP/z.trace")
 	ls=$(stat -c %s "$TMP/lz4.trace")
 	[ "$zs" -lt "$ls" ] || fail "$args: $zs bytes, not below lz4's $ls"
 done
+
+# the writer thread's policy while -z records: SCHED_IDLE (5), the drain FIFO (1)
+$REC -q -z -e syscalls:sys_enter_getppid -o "$TMP/idle.trace" -- sleep 3 &
+rp=$!
+pols=""
+for _ in $(seq 50); do
+	sleep 0.1
+	pols=$(for t in /proc/$rp/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = pp-record ] || continue
+		awk '{ sub(/.*\) /, ""); print $39 }' "$t/stat"	# field 41: policy
+	done 2>/dev/null | sort | tr '\n' ' ')
+	case "$pols" in *5*) break ;; esac
+done
+wait $rp || fail "-z -- sleep 3"
+[ "$pols" = "1 5 " ] || fail "-z: thread policies '$pols', not the drain FIFO (1) and the writer IDLE (5)"
 echo "ok"
