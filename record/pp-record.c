@@ -1244,6 +1244,9 @@ struct rec {
 	pthread_t *ft_readers;	/* a thread per ftrace ring (ft_reader_main()), or NULL */
 	int ft_stop;		/* they stop (atomic) */
 	int nr_ft_evsels;	/* the evsels ftrace reads */
+	struct pp_ftpages *ft_dec;	/* the writer's: -z stores pages' records (ft_transcode()) */
+	uint8_t *ft_rec;
+	size_t ft_rec_cap;
 	uint64_t *counts;	/* per evsel */
 
 	pthread_mutex_t lock;
@@ -1752,6 +1755,36 @@ static void flight_dump(struct rec *r, uint64_t t)
 			(unsigned long long)nr, (double)r->fl_window / 1e9, name);
 }
 
+/*
+ * With zstd, a chunk of ftrace pages is stored as the records its pages
+ * hold, field by field (the -z encoding), not as the pages: zstd makes a
+ * third of the bytes of those, and the idle writer (writer_boost()) pays
+ * for the decoding where the reader threads did no work per event. A chunk
+ * stepped down to lz4 keeps its pages. Return: 0, or -errno with @it as it
+ * was (the pages are stored).
+ */
+static int ft_transcode(struct rec *r, struct qitem *it)
+{
+	size_t n = 0, off;
+	uint32_t nr = 0;
+	int err;
+
+	if (!r->ft_dec && !(r->ft_dec = pp_ftpages__new()))
+		return -ENOMEM;
+	err = pp_ftpages__decode(r->ft_dec, it->data, it->len, &r->ft_rec, &r->ft_rec_cap, &n,
+				 PP_CHUNK_MAX_RAW, it->desc.last_ts);
+	if (err)
+		return err;
+	for (off = 0; off + sizeof(struct perf_event_header) <= n; nr++)
+		off += ((const struct perf_event_header *)(r->ft_rec + off))->size;
+	it->data = r->ft_rec;
+	it->len = n;
+	it->desc.encoding = (uint8_t)r->o->encoding;
+	it->desc.encoded = 0;
+	it->desc.nr_records = nr;
+	return 0;
+}
+
 static void *writer_main(void *arg)
 {
 	struct rec *r = arg;
@@ -1848,6 +1881,8 @@ static void *writer_main(void *arg)
 				it.desc.encoding = PP_DATA_CACHED;	/* lz4's faster one */
 			if (codec != r->o->codec || level != r->o->level)
 				r->stepped_down++;
+			if (codec == PP_CODEC_ZSTD && it.desc.encoding == PP_DATA_FTRACE)
+				ft_transcode(r, &it);
 			err = pp_writer__compress(codec, level, &it.desc, it.data, it.len,
 						  &out, &out_len);
 			if (!err)
@@ -3108,6 +3143,8 @@ int main(int argc, char **argv)
 	pp_bpf_output__free(r.bpfout);
 	pp_flight__free(r.fl);
 	pp_ftrace__free(r.ft);
+	pp_ftpages__free(r.ft_dec);
+	free(r.ft_rec);
 	free(r.trigger);
 	if (r.rotating || r.fl)
 		pp_rotate__exit(&r.rot);

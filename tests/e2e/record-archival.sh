@@ -4,7 +4,8 @@
 # --compression-level overrides -z's level with the same guarantees. -z
 # stores DATA in the record cache (encoding 1), --encoding fields in the
 # field cache (encoding 2; a chunk stepped down to lz4 uses encoding 1).
-# The -z writer compresses at SCHED_IDLE.
+# -z --ftrace stores the records of its pages (encoding 1), not the pages
+# (encoding 3). The -z writer compresses at SCHED_IDLE.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 
 chunks() {	# FILE -> "DATA_CHUNKS ZSTD_CHUNKS MAX_RAW ENC1_CHUNKS ENC2_CHUNKS"
@@ -21,7 +22,7 @@ PY
 
 N=60000
 $REC -q -e syscalls:sys_enter_getppid -o "$TMP/lz4.trace" -- "$HELP/getppid-n" $N || fail "default run"
-for args in "-z" "-z --compression-level 9" "-z --encoding fields"; do
+for args in "-z" "-z --compression-level 9" "-z --encoding fields" "-z --ftrace"; do
 	$REC -q $args -e syscalls:sys_enter_getppid -o "$TMP/z.trace" -- "$HELP/getppid-n" $N ||
 		fail "pp-record $args"
 	$CHECK "$TMP/z.trace" > "$TMP/z.out" || fail "$args: checker"
