@@ -17,6 +17,16 @@
 #define SLACK		64		/* zeroed bytes after a page's copy */
 #define COMMIT_MASK	((1u << 27) - 1)
 #define MISSED_STORED	(1u << 30)
+/*
+ * A writer maps the ring's clock to its file's with an offset it measures
+ * again from time to time (pp-record: every 250 ms, per chunk): a new
+ * measure a few tens of ns lower puts an event right after a chunk's start
+ * before the last one of its CPU's chunk before. A time at most this far
+ * behind its CPU's last one is taken as that one; further behind, it is
+ * left as it is (a reader that went back to an earlier chunk).
+ */
+#define CLOCK_STEP_NS	10000
+#define MAX_CPUS	65536		/* CPUs whose last time is kept */
 
 struct pp_ftpages {
 	struct kbuffer *kb;		/* for long_size and big, as set */
@@ -29,6 +39,8 @@ struct pp_ftpages {
 	uint8_t *page;			/* page_size + SLACK */
 	uint64_t last_ts;
 	int64_t clock_offset;		/* added to the pages' times */
+	uint64_t *cpu_ts;		/* per CPU: its last event's time (CLOCK_STEP_NS) */
+	uint32_t nr_cpu_ts;
 	uint64_t rec[8192];		/* the record being made (64 KiB, aligned) */
 };
 
@@ -50,6 +62,7 @@ void pp_ftpages__free(struct pp_ftpages *d)
 	if (d->kb)
 		kbuffer_free(d->kb);
 	free(d->by_type);
+	free(d->cpu_ts);
 	free(d->types);
 	free(d->page);
 	free(d);
@@ -93,6 +106,16 @@ int pp_ftpages__set(struct pp_ftpages *d, uint32_t cpu, uint32_t page_size, int 
 	}
 	d->page_size = page_size;
 	d->cpu = cpu;
+	if (cpu >= d->nr_cpu_ts && cpu < MAX_CPUS) {	/* without it, times stay as stored */
+		uint32_t want = cpu + 1 > 2 * d->nr_cpu_ts ? cpu + 1 : 2 * d->nr_cpu_ts;
+		uint64_t *v = realloc(d->cpu_ts, want * sizeof(*v));
+
+		if (v) {
+			memset(v + d->nr_cpu_ts, 0, (want - d->nr_cpu_ts) * sizeof(*v));
+			d->cpu_ts = v;
+			d->nr_cpu_ts = want;
+		}
+	}
 	if (!d->kb || d->long_size != long_size || d->big != big_endian) {
 		if (d->kb)
 			kbuffer_free(d->kb);
@@ -220,6 +243,13 @@ int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpa
 		e = &d->types[slot - 1];
 		memcpy(&tid, (uint8_t *)data + 4, 4);	/* common_pid */
 		t += (uint64_t)d->clock_offset;	/* mod 2^64, as the spec says */
+		if (d->cpu < d->nr_cpu_ts) {
+			uint64_t *last = &d->cpu_ts[d->cpu];
+
+			if (t < *last && *last - t <= CLOCK_STEP_NS)
+				t = *last;
+			*last = t;
+		}
 		d->last_ts = t;
 		if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
 			p = put64(p, e->id);

@@ -205,6 +205,49 @@ static void test_events(void **state)
 	pp_ftpages__free(d);
 }
 
+/* A new clock offset a little lower: no time before its CPU's last one. */
+static void test_clock_step(void **state)
+{
+	struct pp_ftpages *d = pp_ftpages__new();
+	static struct page pg;
+	static uint8_t in[2 * PAGE];
+	uint8_t *out = NULL;
+	size_t cap = 0, len, n;
+	struct rec r[4];
+
+	(void)state;
+	page_init(&pg, 1000000);
+	event(&pg, 0, 42, 5, 4);
+	event(&pg, 100, 42, 5, 4);
+	page_done(&pg, 0);
+	n = payload(in, &pg, 1, 0, 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(records(out, len, r, 4), 2);
+	assert_int_equal(r[1].time, 1000100);
+
+	/* the next chunk, measured 100 ns lower: its first event would be 50 ns back */
+	page_init(&pg, 1000150);
+	event(&pg, 0, 42, 5, 4);
+	event(&pg, 100, 42, 5, 4);
+	page_done(&pg, 0);
+	n = payload(in, &pg, 1, 0, -100);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(records(out, len, r, 4), 2);
+	assert_int_equal(r[0].time, 1000100);	/* its CPU's last time */
+	assert_int_equal(r[1].time, 1000150);	/* as stored */
+
+	/* far back (a reader that went back to an earlier chunk): as stored */
+	page_init(&pg, 1000300);
+	event(&pg, 0, 42, 5, 4);
+	page_done(&pg, 0);
+	n = payload(in, &pg, 1, 0, -50000);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(records(out, len, r, 4), 1);
+	assert_int_equal(r[0].time, 950300);
+	free(out);
+	pp_ftpages__free(d);
+}
+
 static void test_damaged(void **state)
 {
 	struct pp_ftpages *d = pp_ftpages__new();
@@ -257,6 +300,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_clock_step),
 		cmocka_unit_test(test_damaged),
 	};
 
