@@ -1256,7 +1256,7 @@ struct rec {
 	int wake_qlen;		/* a full chunk wakes the writer when the queue holds this many */
 	int boost_qlen;		/* the writer goes realtime when the queue holds this many */
 	int writer_rt;		/* it is (writer_boost()) */
-	int writer_idle;	/* -z: it compresses at SCHED_IDLE until boosted */
+	int writer_idle;	/* zstd (-z): it compresses at SCHED_IDLE until boosted */
 	pthread_t writer;
 	uint8_t **pool;
 	int nr_pool;
@@ -1508,28 +1508,23 @@ static int set_realtime(const struct opts *o)
  * starved by a busy host would fill the queue and make the drain drop
  * chunks, but a realtime writer compressing a 1 MiB zstd chunk holds its
  * CPU for milliseconds, which delayed the sched benchmark by 5% (15 rounds
- * of -z). Its base policy is SCHED_OTHER, and SCHED_IDLE with -z
- * (r->writer_idle): zstd then runs on CPU time no task wants, as
- * trace-cmd's compression runs after its recording, and a backlog that
- * reaches r->boost_qlen chunks runs at SCHED_FIFO (SCHED_OTHER with
- * -r 0). Called with r->lock held, by the drain to raise it and by the
- * writer to lower it.
+ * of -z). Its base policy is SCHED_OTHER, and SCHED_IDLE with zstd
+ * (r->writer_idle, -z): zstd then runs on CPU time no task wants, as
+ * trace-cmd's compression runs after its recording, until a backlog of
+ * r->boost_qlen chunks. Called with r->lock held, by the drain to raise it
+ * and by the writer to lower it.
  */
 static void writer_boost(struct rec *r, int on)
 {
 	struct sched_param sp = { .sched_priority = 0 };
-	int policy = r->writer_idle ? SCHED_IDLE : SCHED_OTHER;
 
-	if ((!r->o->rt_prio && !r->writer_idle) || r->writer_rt == on)
+	if (!r->o->rt_prio || r->writer_rt == on)
 		return;
 	r->writer_rt = on;
-	if (on && r->o->rt_prio) {
+	if (on)
 		sp.sched_priority = r->o->rt_prio < 0 ? 1 : r->o->rt_prio;
-		policy = SCHED_FIFO;
-	} else if (on) {
-		policy = SCHED_OTHER;
-	}
-	pthread_setschedparam(r->writer, policy, &sp);
+	pthread_setschedparam(r->writer, on ? SCHED_FIFO : r->writer_idle ? SCHED_IDLE : SCHED_OTHER,
+			      &sp);
 }
 
 /*
@@ -1757,11 +1752,11 @@ static void flight_dump(struct rec *r, uint64_t t)
 
 /*
  * With zstd, a chunk of ftrace pages is stored as the records its pages
- * hold, field by field (the -z encoding), not as the pages: zstd makes a
- * third of the bytes of those, and the idle writer (writer_boost()) pays
- * for the decoding where the reader threads did no work per event. A chunk
- * stepped down to lz4 keeps its pages. Return: 0, or -errno with @it as it
- * was (the pages are stored).
+ * hold, in the chunk's encoding (the record cache by default), not as the
+ * pages: a fifth of the bytes on getppid events, and the idle writer
+ * (writer_boost()) pays for the decoding where the reader threads did no
+ * work per event. A chunk stepped down to lz4 keeps its pages. Return: 0,
+ * or -errno with @it as it was (the pages are stored).
  */
 static int ft_transcode(struct rec *r, struct qitem *it)
 {
@@ -3016,7 +3011,7 @@ int main(int argc, char **argv)
 		flight_request(&r, now_ns());	/* a trigger in the last drain */
 	pthread_mutex_lock(&r.lock);
 	r.stop_writer = 1;
-	writer_boost(&r, 1);	/* the backlog of an idle writer: now, on a busy host too */
+	writer_boost(&r, 1);	/* what waits, idle writer or not: now, on a busy host too */
 	writer_wake(&r);
 	pthread_mutex_unlock(&r.lock);
 	pthread_join(wt, NULL);
