@@ -301,6 +301,16 @@ static const char *rec_name(uint32_t t)
 	return t < sizeof(n) / sizeof(n[0]) && n[t] ? n[t] : "UNKNOWN";
 }
 
+/* A chunk's stream as a reader names it: "meta", a CPU, "ftrace:CPU". */
+static const char *stream_name(char *buf, size_t len, uint32_t stream)
+{
+	if (stream == PP_STREAM_META)
+		return "meta";
+	snprintf(buf, len, stream & PP_STREAM_FTRACE ? "ftrace:%u" : "%u",
+		 stream & ~PP_STREAM_FTRACE);
+	return buf;
+}
+
 static int cmd_dump(const char *path)
 {
 	struct pp_opts o = { 0 };
@@ -324,9 +334,12 @@ static int cmd_dump(const char *path)
 		struct pp_rec_iter it;
 		struct pp_rec rec;
 
-		pp_out__printf(out, "\n# chunk %llu at %#llx: type %#x stream %d codec %u stored %u raw %u ts %llu..%llu\n",
+		char sn[24];
+		const char *stream = stream_name(sn, sizeof(sn), c.hdr->stream);
+
+		pp_out__printf(out, "\n# chunk %llu at %#llx: type %#x stream %s codec %u stored %u raw %u ts %llu..%llu\n",
 			       (unsigned long long)c.hdr->seq, (unsigned long long)c.offset, c.hdr->type,
-			       (int)c.hdr->stream, c.hdr->codec, c.hdr->stored_size, c.hdr->raw_size,
+			       stream, c.hdr->codec, c.hdr->stored_size, c.hdr->raw_size,
 			       (unsigned long long)c.hdr->first_ts, (unsigned long long)c.hdr->last_ts);
 		if (c.hdr->type != PP_CHUNK_DATA) {
 			pp_session__meta_chunk(s, c.hdr->type, c.data, c.size, c.hdr->stream);
@@ -338,15 +351,16 @@ static int cmd_dump(const char *path)
 			struct pp_evsel *ev = pp_session__evsel_by_id(s, id);
 
 			pp_session__record_ts(s, rec.data, rec.size, &ts);
-			pp_out__printf(out, "%llu [%d] %s size %u misc %#x id %llu %s",
-				       (unsigned long long)ts, (int)c.hdr->stream, rec_name(rec.type),
+			pp_out__printf(out, "%llu [%s] %s size %u misc %#x id %llu %s",
+				       (unsigned long long)ts, stream, rec_name(rec.type),
 				       rec.size, rec.misc, (unsigned long long)id, ev ? ev->name : "(unknown id)");
 			if (rec.type == PERF_RECORD_SAMPLE && ev) {
 				struct pp_sample smp;
 
 				if (!pp_sample__parse(ev->sample_type, rec.data, rec.size, &smp))
-					pp_out__printf(out, " pid %u tid %u cpu %u period %llu raw %u chain %llu",
-						       smp.pid, smp.tid, smp.cpu, (unsigned long long)smp.period,
+					/* pid -1: the tid's process, told by the task table (ftrace pages) */
+					pp_out__printf(out, " pid %d tid %u cpu %u period %llu raw %u chain %llu",
+						       (int)smp.pid, smp.tid, smp.cpu, (unsigned long long)smp.period,
 						       smp.raw_size, (unsigned long long)smp.nr_callchain);
 				else
 					pp_out__puts(out, " (malformed)");

@@ -19,6 +19,11 @@ $REC -q -e syscalls:sys_enter_getppid -o "$TMP/p.trace" -- "$HELP/getppid-n" 5 |
 $ANA trace "$TMP/p.trace" | head -1 | sed 's/^[^ ]* *//; s/[0-9][0-9.]*//g' > "$TMP/p.line"
 $ANA trace "$TMP/a.trace" | head -1 | sed 's/^[^ ]* *//; s/[0-9][0-9.]*//g' > "$TMP/a.line"
 cmp -s "$TMP/p.line" "$TMP/a.line" || { cat "$TMP/p.line" "$TMP/a.line"; fail "trace text differs from perf_event's"; }
+# dump names the streams (meta, ftrace:CPU) and the pid left to the task table (-1)
+$ANA dump "$TMP/a.trace" > "$TMP/a.dump" || fail "dump"
+grep -q '^# chunk 0 at 0x[0-9a-f]*: type 0x1 stream meta ' "$TMP/a.dump" || { head -3 "$TMP/a.dump"; fail "dump: no meta stream"; }
+n=$(grep -cE '^[0-9]+ \[ftrace:[0-9]+\] SAMPLE .* syscalls:sys_enter_getppid pid -1 tid [0-9]+ ' "$TMP/a.dump")
+[ "$n" = 4321 ] || { grep -m3 SAMPLE "$TMP/a.dump"; fail "dump: $n ftrace samples with pid -1, want 4321"; }
 
 # system-wide: the events of every task, each with its process
 PP_PIDFILE=$TMP/pid $REC -q -a --ftrace -e syscalls:sys_enter_getppid,sched:sched_switch \
