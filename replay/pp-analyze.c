@@ -333,7 +333,6 @@ static int cmd_dump(const char *path)
 	while ((ret = pp_reader__next(r, &c)) == 1) {
 		struct pp_rec_iter it;
 		struct pp_rec rec;
-
 		char sn[24];
 		const char *stream = stream_name(sn, sizeof(sn), c.hdr->stream);
 
