@@ -168,10 +168,14 @@ size_t pp_reccache_bound(size_t len, uint32_t nr_layout)
  * once, where the caller has it. pp_reccache_enc__finish() moves the two
  * short columns up against the literals and writes the header before them.
  */
-struct rc_slot {
-	uint32_t lit : 24;	/* the node's literal, as an offset into the literals */
-	uint32_t node : 8;
-};
+/*
+ * A hash slot: the node (top 8 bits) and its literal, as an offset into the
+ * literals (low 24 bits). A plain word, stored whole: as bit-fields, the
+ * store was a read-modify-write of the word and a byte store.
+ */
+typedef uint32_t rc_slot;
+#define SLOT_NODE(v)	((uint8_t)((v) >> 24))
+#define SLOT_LIT(v)	((v) & 0xffffffu)
 
 struct pp_reccache_enc {
 	const struct pp_rec_layout *lay;
@@ -188,7 +192,7 @@ struct pp_reccache_enc {
 	 * this chunk whose literal is where the slot says and whose bytes are
 	 * the record's.
 	 */
-	struct rc_slot hash[1u << HASH_BITS];
+	rc_slot hash[1u << HASH_BITS];
 };
 
 struct pp_reccache_enc *pp_reccache_enc__new(void)
@@ -225,7 +229,7 @@ void pp_reccache_enc__add(struct pp_reccache_enc *e, const void *rec, uint16_t s
 	const uint8_t *src = rec;
 	uint8_t *lits = e->buf + e->lits_at;
 	uint32_t toff = time_off >= 16 && time_off + 8u <= size ? time_off : 0;
-	struct rc_slot *slot = NULL;
+	rc_slot *slot = NULL;
 	int hit = -1;
 
 	/*
@@ -248,12 +252,14 @@ void pp_reccache_enc__add(struct pp_reccache_enc *e, const void *rec, uint16_t s
 	}
 	if (hit < 0) {
 		slot = &e->hash[rec_hash(src, size, toff) >> (64 - HASH_BITS)];
-		if (slot->node < e->mru.nr) {
-			const struct pp_mru_node *n = &e->mru.n[slot->node];
+		rc_slot v = *slot;
 
-			if (n->rec == lits + slot->lit && n->size == size &&
+		if (SLOT_NODE(v) < e->mru.nr) {
+			const struct pp_mru_node *n = &e->mru.n[SLOT_NODE(v)];
+
+			if (n->rec == lits + SLOT_LIT(v) && n->size == size &&
 			    same_rec(n->rec, src, size, toff))
-				hit = slot->node;
+				hit = SLOT_NODE(v);
 		}
 	}
 	if (toff) {
@@ -275,8 +281,8 @@ void pp_reccache_enc__add(struct pp_reccache_enc *e, const void *rec, uint16_t s
 		memcpy(lits + e->nlits, src, size);
 		if (toff)
 			memset(lits + e->nlits + toff, 0, 8);
-		slot->node = pp_mru_insert(&e->mru, lits + e->nlits, size) & 0xffu;
-		slot->lit = (uint32_t)e->nlits & 0xffffffu;
+		*slot = (uint32_t)(pp_mru_insert(&e->mru, lits + e->nlits, size) & 0xffu) << 24 |
+			SLOT_LIT((uint32_t)e->nlits);
 		e->nlits += size;
 	}
 	e->plain += size;
