@@ -332,9 +332,11 @@ def record_round(name, cmd, out, counts, ok, res, files):
 
 
 def idle_round(name, cmd, out, ok, res):
-    """The recorder's CPU per second with nothing to record (2 s of sleep),
-    then its marginal cost per event in each round: CPU after start-up less
-    that idle rate over the same time, divided by the events."""
+    """The recorder's idle cost: what it spends recording nothing (2 s of
+    sleep), as a rate per second and a fixed part (its stop: disabling the
+    events, unmapping the rings, the file's index and footer, the exit).
+    Then its marginal cost per event in each round: CPU after start-up less
+    that idle cost over the same time, divided by the events."""
     r = res[name]
     if r.crash:
         return
@@ -344,9 +346,11 @@ def idle_round(name, cmd, out, ok, res):
         print("  %s crashed idle: %s" % (name, e), flush=True)
         return
     idle = m["rate"]
+    # "run" spans the workload and the 0.2 s before the stop signal
+    fixed = max(m["run"] - idle * (m["wall"] + 0.2), 0)
+    r.add(idle_fixed=fixed * 1e3)
     for run_s, wall, ev in zip(r.v.get("run_s", []), r.v.get("wall", []), r.v.get("ev", [])):
-        # "run" spans the workload and the 0.2 s before the stop signal
-        r.add(marginal=max(run_s - idle * (wall + 0.2), 0) * 1e9 / max(ev, 1))
+        r.add(marginal=max(run_s - idle * (wall + 0.2) - fixed, 0) * 1e9 / max(ev, 1))
 
 
 def frontier(tool, cmd_of, counts):
@@ -602,6 +606,8 @@ def main():
     row("  after start-up", pp.get("run"), pf.get("run"), tcv("run"), "%.0f")
     row("  marginal (less idle cost)", pp.get("marginal"), pf.get("marginal"), tcv("marginal"),
         "%.0f")
+    row("  idle cost: stop, ms", pp.get("idle_fixed"), pf.get("idle_fixed"), tcv("idle_fixed"),
+        "%.1f")
     row("recorder peak RSS KiB", pp.get("rss"), pf.get("rss"), tcv("rss"), "%.0f")
     header("archival (zstd), same workload", "pp-record -z", "perf -z", "trace-cmd")
     row("workload slowdown (x alone)", slow(ppz), slow(pz), slow(tc) if HAVE_TC else None,
@@ -613,6 +619,8 @@ def main():
     row("  after start-up", ppz.get("run"), pz.get("run"), tcv("run"), "%.0f")
     row("  marginal (less idle cost)", ppz.get("marginal"), pz.get("marginal"),
         tcv("marginal"), "%.0f")
+    row("  idle cost: stop, ms", ppz.get("idle_fixed"), pz.get("idle_fixed"),
+        tcv("idle_fixed"), "%.1f")
     header("cpu-clock -F 999 -g, system-wide, median of %d" % ROUNDS,
            "pp-record", "perf record", "")
     sp, sf = sres["pp-record -F 999 -g"], sres["perf record -F 999 -g"]
