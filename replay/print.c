@@ -331,6 +331,7 @@ enum pnode_kind {
 struct pfsym {
 	uint64_t val;
 	const char *str;
+	size_t len;		/* strlen(str), counted once */
 };
 
 struct pnode {
@@ -341,6 +342,7 @@ struct pnode {
 	int64_t val;			/* P_CONST */
 	const struct tep_format_field *f;
 	const char *str, *delim;	/* P_SATOM, P_FLAGS delimiter */
+	size_t len, dlen;		/* their lengths, counted once */
 	struct pnode *a, *b, *c;	/* operands; P_COND/P_SCOND: cond, then, else */
 	struct pfsym *syms;		/* P_FLAGS, P_SYMBOL */
 	size_t nr_syms;
@@ -503,7 +505,7 @@ static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
 {
 	switch (n->kind) {
 	case P_SATOM:
-		pp_out__puts(o, n->str);
+		pp_out__write(o, n->str, n->len);
 		return;
 	case P_SDYN:
 		put_dyn(c, o, n->f);
@@ -523,20 +525,20 @@ static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
 			uint64_t fv = n->syms[i].val;
 
 			if (!val && !fv) {
-				pp_out__puts(o, n->syms[i].str);
+				pp_out__write(o, n->syms[i].str, n->syms[i].len);
 				break;
 			}
 			if (fv && (val & fv) == fv) {
 				if (printed && n->delim)
-					pp_out__puts(o, n->delim);
-				pp_out__puts(o, n->syms[i].str);
+					pp_out__write(o, n->delim, n->dlen);
+				pp_out__write(o, n->syms[i].str, n->syms[i].len);
 				printed = 1;
 				val &= ~fv;
 			}
 		}
 		if (val) {
 			if (printed && n->delim)
-				pp_out__puts(o, n->delim);
+				pp_out__write(o, n->delim, n->dlen);
 			put_hex0x(o, val);
 		}
 		return;
@@ -546,7 +548,7 @@ static void eval_str(struct ctx *c, struct pp_out *o, const struct pnode *n)
 
 		for (size_t i = 0; i < n->nr_syms; i++) {
 			if (val == n->syms[i].val) {
-				pp_out__puts(o, n->syms[i].str);
+				pp_out__write(o, n->syms[i].str, n->syms[i].len);
 				return;
 			}
 		}
@@ -589,6 +591,7 @@ static struct pfsym *build_syms(struct tep_print_flag_sym *f, size_t *nr)
 	for (n = 0; f; f = f->next, n++) {
 		v[n].val = strtoull(f->value, NULL, 0);
 		v[n].str = f->str;
+		v[n].len = strlen(f->str);
 	}
 	*nr = n;
 	return v;
@@ -735,8 +738,10 @@ static struct pnode *build_str(struct pp_print_plan *plan, struct tep_print_arg 
 	switch (a->type) {
 	case TEP_PRINT_ATOM:
 		n = pnode_new(plan, P_SATOM);
-		if (n)
+		if (n) {
 			n->str = a->atom.atom;
+			n->len = strlen(n->str);
+		}
 		return n;
 	case TEP_PRINT_STRING:
 		n = pnode_new(plan, P_SDYN);
@@ -757,6 +762,7 @@ static struct pnode *build_str(struct pp_print_plan *plan, struct tep_print_arg 
 			return NULL;
 		n->a = build_num(plan, fl ? a->flags.field : a->symbol.field);
 		n->delim = fl ? a->flags.delim : NULL;
+		n->dlen = n->delim ? strlen(n->delim) : 0;
 		n->syms = build_syms(fl ? a->flags.flags : a->symbol.symbols, &n->nr_syms);
 		return n->a && n->syms ? n : NULL;
 	}
