@@ -23,8 +23,8 @@
 
 struct head_slot {
 	uint32_t tid, pid, cpu;
+	uint32_t gen;		/* pp_session__comm_gen() when made */
 	uint8_t len;		/* 0: empty */
-	char comm[17];
 	char text[46];
 };
 
@@ -78,7 +78,7 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 {
 	struct pp_out *o = pp_session__out(s);
 	struct trace *t = pp_session__priv(s);
-	const char *comm = pp_session__comm(s, e->tid);
+	uint32_t gen = pp_session__comm_gen(s);
 	struct head_slot *h;
 	char tbuf[32], *d;
 	size_t n = pp_session__format_time(s, e->time, tbuf);
@@ -86,11 +86,12 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 	pp_out__write(o, tbuf, n);
 	pp_out__putc(o, ' ');
 	h = &t->heads[(e->tid * 2654435761u) >> 24];
-	if (h->len && h->tid == e->tid && h->pid == e->pid && h->cpu == e->cpu &&
-	    !strcmp(h->comm, comm)) {
+	/* the same thread, and no comm changed since: its comm too */
+	if (h->len && h->tid == e->tid && h->pid == e->pid && h->cpu == e->cpu && h->gen == gen) {
 		pp_out__write(o, h->text, h->len);
 	} else {
-		size_t start, cl = strlen(comm);
+		const char *comm = pp_session__comm(s, e->tid);
+		size_t start;
 
 		pp_out__reserve(o, sizeof(h->text));	/* no flush inside a head that fits */
 		start = o->len;
@@ -103,12 +104,11 @@ static void trace_head(struct pp_session *s, const struct pp_event *e, const cha
 		pp_out__u64_pad(o, e->cpu, 3, ' ');
 		pp_out__write(o, "] ", 2);
 		h->len = 0;
-		if (cl < sizeof(h->comm) && o->len >= start && o->len - start <= sizeof(h->text) &&
-		    !o->error) {
+		if (o->len >= start && o->len - start <= sizeof(h->text) && !o->error) {
 			h->tid = e->tid;
 			h->pid = e->pid;
 			h->cpu = e->cpu;
-			memcpy(h->comm, comm, cl + 1);
+			h->gen = gen;
 			h->len = (uint8_t)(o->len - start);
 			memcpy(h->text, o->buf + start, h->len);
 		}

@@ -171,6 +171,7 @@ struct pp_session {
 	int nr_srcs;
 	struct pp_task *tasks;
 	size_t tasks_cap, tasks_nr;
+	uint32_t comm_gen;		/* bumped by every pp_session__set_comm() */
 	struct pp_symtab *syms;
 
 	/* filters */

@@ -514,6 +514,7 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 	}
 	t->pid = pid;
 	memcpy(t->comm, name, sizeof(name));
+	s->comm_gen++;
 }
 
 /**
@@ -529,6 +530,16 @@ const char *pp_session__comm(const struct pp_session *s, uint32_t tid)
 	if (t && t->tid)
 		return t->comm;
 	return tid ? "<...>" : "swapper";
+}
+
+/**
+ * pp_session__comm_gen() - the count of comm changes: a module that keeps
+ * text made from pp_session__comm() reuses it while the count stays.
+ * @s: session. Return: the count (it wraps).
+ */
+uint32_t pp_session__comm_gen(const struct pp_session *s)
+{
+	return s->comm_gen;
 }
 
 /* ---- targets ---- */

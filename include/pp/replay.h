@@ -241,6 +241,11 @@ const char *pp_session__machine(const struct pp_session *s, const char *key);
 /** pp_session__comm() - the last comm known for @tid (or its pid); never NULL. */
 const char *pp_session__comm(const struct pp_session *s, uint32_t tid);
 /**
+ * pp_session__comm_gen() - a number that changes whenever a comm may have:
+ * while it stays, pp_session__comm() gives every thread what it gave.
+ */
+uint32_t pp_session__comm_gen(const struct pp_session *s);
+/**
  * pp_session__is_target() - is thread @tid one of the tasks the run is about?
  * @s: session; @tid: a kernel task id from an event's fields (prev_pid,
  *     next_pid, the pid of a wakeup).
