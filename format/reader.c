@@ -181,6 +181,8 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 {
 	const uint8_t *hb, *stored, *tb;
 	struct pp_chunk_header *h = &r->hdr;
+	uint8_t **rawp = &r->raw;
+	size_t *capp = &r->raw_cap;
 	uint64_t end;
 	int err;
 
@@ -203,7 +205,13 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		if (!decode_unknown)
 			return RC_UNKNOWN;
 	}
-	if (grow(&r->raw, &r->raw_cap, h->raw_size ? h->raw_size : 1))
+	/* a payload that decodes into r->plain is dead after it: the shared buffer */
+	if (r->opts.scratch && h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN &&
+	    !r->raw_only) {
+		rawp = &r->opts.scratch->buf;
+		capp = &r->opts.scratch->cap;
+	}
+	if (grow(rawp, capp, h->raw_size ? h->raw_size : 1))
 		return no_memory(r, h, off, h->raw_size);
 	stored = read_span(r, off + PP_CH_HEADER_SIZE, (size_t)h->stored_size + PP_CH_TRAILER_SIZE,
 			   &err);
@@ -221,7 +229,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 			 (unsigned long long)h->seq, (unsigned long long)off);
 		return RC_BADPAYLOAD;
 	}
-	err = pp_codec_decompress(h->codec, stored, h->stored_size, r->raw, h->raw_size);
+	err = pp_codec_decompress(h->codec, stored, h->stored_size, *rawp, h->raw_size);
 	if (err == -ENOMEM)
 		return no_memory(r, h, off, h->raw_size);
 	if (err) {
@@ -230,7 +238,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 			 err == -EPROTONOSUPPORT ? "unsupported codec" : "payload does not decompress");
 		return RC_BADPAYLOAD;
 	}
-	c->data = r->raw;
+	c->data = *rawp;
 	c->size = h->raw_size;
 	if (h->type == PP_CHUNK_DATA && h->encoding != PP_DATA_PLAIN && !r->raw_only) {
 		size_t out = 0, need;
@@ -239,7 +247,7 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		if (h->encoding == PP_DATA_FTRACE) {	/* pages into records */
 			if (!r->ftp && !(r->ftp = pp_ftpages__new()))
 				return no_memory(r, h, off, sizeof(struct pp_ftpages *));
-			err = pp_ftpages__decode(r->ftp, r->raw, h->raw_size, &r->plain,
+			err = pp_ftpages__decode(r->ftp, *rawp, h->raw_size, &r->plain,
 						 &r->plain_cap, &out, PP_CHUNK_MAX_RAW, h->last_ts);
 			need = r->plain_cap * 2;
 			why = err == -EFBIG ? "ftrace pages make more than 16 MiB of records"
@@ -247,15 +255,15 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		} else {
 			int64_t plain = h->encoding == PP_DATA_CACHED ||
 					h->encoding == PP_DATA_FIELDS ?
-					pp_reccache_plain_size(r->raw, h->raw_size) : -EPROTONOSUPPORT;
+					pp_reccache_plain_size(*rawp, h->raw_size) : -EPROTONOSUPPORT;
 
 			need = plain > 0 ? (size_t)plain : 1;
 			if (plain >= 0 && grow(&r->plain, &r->plain_cap, need))
 				return no_memory(r, h, off, need);
 			err = plain < 0 ? (int)plain :
 			      h->encoding == PP_DATA_FIELDS ?
-			      pp_fieldcode_decode(r->raw, h->raw_size, r->plain, &out) :
-			      pp_reccache_decode(r->raw, h->raw_size, r->plain, &out);
+			      pp_fieldcode_decode(*rawp, h->raw_size, r->plain, &out) :
+			      pp_reccache_decode(*rawp, h->raw_size, r->plain, &out);
 			why = plain == -EPROTONOSUPPORT ? "unknown data encoding"
 							: "records do not decode";
 		}
@@ -477,7 +485,18 @@ struct pp_io *pp_reader__io(const struct pp_reader *r)
 
 size_t pp_reader__buffer_bytes(const struct pp_reader *r)
 {
-	return r->win_cap + r->raw_cap + r->plain_cap;
+	return r->win_cap + r->raw_cap + r->plain_cap +
+	       (r->opts.scratch ? r->opts.scratch->cap : 0);
+}
+
+/** pp_scratch__release() - free a shared buffer's memory; accepts NULL. */
+void pp_scratch__release(struct pp_scratch *s)
+{
+	if (!s)
+		return;
+	free(s->buf);
+	s->buf = NULL;
+	s->cap = 0;
 }
 
 const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r)

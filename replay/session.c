@@ -253,6 +253,7 @@ void pp_session__free(struct pp_session *s)
 		free(s->streams[i].align);
 		pp_reader__free(s->streams[i].rd);
 	}
+	pp_scratch__release(&s->scratch);
 	free(s->streams);
 	free(s->heap);
 	free(s->entries);
@@ -1890,7 +1891,7 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 		if (!st->rd) {
 			/* Its own reader: chunks decode into its buffers, no copy. */
 			struct pp_reader_opts ro = { .print = reader_print, .print_ctx = s,
-						     .no_index = 1 };
+						     .no_index = 1, .scratch = &s->scratch };
 
 			st->rd = pp_reader__open(pp_reader__io(s->reader), &ro);
 			if (!st->rd)

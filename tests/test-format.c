@@ -779,6 +779,74 @@ static void test_cached_encoding(void **state)
 }
 
 /*
+ * Readers sharing one pp_scratch: each one's records stay its own while the
+ * other reads encoded, plain and metadata chunks and walks side-band.
+ */
+static void test_shared_scratch(void **state)
+{
+	static uint8_t plain[64 * 1024], copy[64 * 1024];
+	struct pp_writer_opts o = { .codec = PP_CODEC_LZ4 };
+	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
+	struct pp_writer *w = pp_writer__new(io, &o);
+	struct pp_scratch sc = { 0 };
+	struct pp_reader_opts ro = { .no_index = 1, .scratch = &sc };
+	struct pp_reader *a, *b;
+	struct pp_chunk ca, cb;
+	size_t len = cached_plain(plain, sizeof(plain)), half = 0;
+	uint64_t off[4];
+	static struct lit_ctx got;
+
+	(void)state;
+	while (half < len / 2) {	/* the records of the first half */
+		uint16_t size;
+
+		memcpy(&size, plain + half + 6, 2);
+		half += size;
+	}
+	for (int i = 0; i < 4; i++) {
+		struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .stream = (uint32_t)(i & 1),
+					   .encoding = i < 2 ? PP_DATA_CACHED : PP_DATA_PLAIN,
+					   .layout = cached_lay, .nr_layout = 2 };
+
+		if (i == 3)
+			d = (struct pp_chunk_desc){ .type = PP_CHUNK_TASKS,
+						    .stream = PP_STREAM_META };
+		off[i] = pp_writer__bytes(w);
+		assert_int_equal(pp_writer__append_chunk(w, &d, i & 1 ? plain + half : plain,
+							  i & 1 ? len - half : half), 0);
+	}
+	assert_int_equal(pp_writer__close(w), 0);
+	a = pp_reader__open(io, &ro);
+	b = pp_reader__open(io, &ro);
+	assert_non_null(a);
+	assert_non_null(b);
+	for (int i = 0; i < 4; i++) {	/* a holds chunk i while b reads every other */
+		assert_int_equal(pp_reader__read_at(a, off[i], &ca), 1);
+		memcpy(copy, ca.data, ca.size);
+		for (int j = 0; j < 4; j++) {
+			if (j == i)
+				continue;
+			assert_int_equal(pp_reader__read_at(b, off[j], &cb), 1);
+			assert_memory_equal(cb.data, j & 1 ? plain + half : plain,
+					    j & 1 ? len - half : half);
+			assert_memory_equal(ca.data, copy, ca.size);
+		}
+		got.len = 0;
+		got.n = 0;
+		assert_int_equal(pp_reader__sideband_at(b, off[i ? 0 : 1], lit_cb, &got), 1);
+		assert_true(got.n > 0);
+		assert_memory_equal(ca.data, copy, ca.size);
+	}
+	assert_true(sc.cap >= len - half);
+	assert_true(pp_reader__buffer_bytes(a) >= sc.cap);
+	pp_reader__free(a);
+	pp_reader__free(b);
+	pp_scratch__release(&sc);
+	assert_null(sc.buf);
+	pp_io__free(io);
+}
+
+/*
  * The streaming encoder (a recorder's drain) writes what pp_reccache_encode()
  * writes, chunk after chunk in one reused buffer - where its hash still
  * names the last chunk's literals at the same addresses - and the writer
@@ -1198,6 +1266,7 @@ int main(void)
 		cmocka_unit_test(test_oversized_refused),
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_cached_encoding),
+		cmocka_unit_test(test_shared_scratch),
 		cmocka_unit_test(test_cached_streaming),
 		cmocka_unit_test(test_fields_encoding),
 		cmocka_unit_test(test_items),
