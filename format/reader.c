@@ -37,10 +37,8 @@ struct pp_reader {
 	uint64_t footer_off;
 	uint64_t pos;
 	uint64_t size;
-	uint8_t *win;		/* file bytes [win_off, win_off + win_len): chunks read */
-	size_t win_cap;
-	size_t win_len;
-	uint64_t win_off;
+	struct pp_read_window *win;	/* own_win, or the scratch's */
+	struct pp_read_window own_win;
 	uint8_t *raw;
 	size_t raw_cap;
 	uint8_t *plain;		/* decoded DATA records of encoded chunks */
@@ -132,31 +130,33 @@ int pp_reader__known_type(uint16_t type)
  */
 static const uint8_t *read_span(struct pp_reader *r, uint64_t off, size_t len, int *err)
 {
+	struct pp_read_window *w = r->win;
 	size_t want = len > READ_WINDOW ? len : READ_WINDOW;
 	ssize_t n;
 
-	if (off >= r->win_off && off - r->win_off <= r->win_len &&
-	    len <= r->win_len - (off - r->win_off))
-		return r->win + (off - r->win_off);
+	if (w->io == r->io && off >= w->off && off - w->off <= w->len &&
+	    len <= w->len - (off - w->off))
+		return w->buf + (off - w->off);
 	if (want > r->size - off)
 		want = (size_t)(r->size - off);
-	r->win_len = 0;
-	if (grow(&r->win, &r->win_cap, want)) {
+	w->len = 0;
+	if (grow(&w->buf, &w->cap, want)) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	n = pp_io__pread(r->io, r->win, want, off);
+	n = pp_io__pread(r->io, w->buf, want, off);
 	if (n < 0) {
 		*err = (int)n;
 		return NULL;
 	}
-	r->win_off = off;
-	r->win_len = (size_t)n;
+	w->io = r->io;
+	w->off = off;
+	w->len = (size_t)n;
 	if ((size_t)n < len) {
 		*err = -ENODATA;
 		return NULL;
 	}
-	return r->win;
+	return w->buf;
 }
 
 /*
@@ -370,6 +370,7 @@ struct pp_reader *pp_reader__open(struct pp_io *io, const struct pp_reader_opts 
 	r->io = io;
 	if (opts)
 		r->opts = *opts;
+	r->win = r->opts.scratch ? &r->opts.scratch->win : &r->own_win;
 	size = pp_io__size(io);
 	if (size < 0) {
 		err = (int)size;
@@ -485,8 +486,8 @@ struct pp_io *pp_reader__io(const struct pp_reader *r)
 
 size_t pp_reader__buffer_bytes(const struct pp_reader *r)
 {
-	return r->win_cap + r->raw_cap + r->plain_cap +
-	       (r->opts.scratch ? r->opts.scratch->cap : 0);
+	return r->own_win.cap + r->raw_cap + r->plain_cap +
+	       (r->opts.scratch ? r->opts.scratch->cap + r->opts.scratch->win.cap : 0);
 }
 
 /** pp_scratch__release() - free a shared buffer's memory; accepts NULL. */
@@ -495,8 +496,8 @@ void pp_scratch__release(struct pp_scratch *s)
 	if (!s)
 		return;
 	free(s->buf);
-	s->buf = NULL;
-	s->cap = 0;
+	free(s->win.buf);
+	memset(s, 0, sizeof(*s));
 }
 
 const struct pp_reader_stats *pp_reader__stats(const struct pp_reader *r)
@@ -788,7 +789,7 @@ void pp_reader__free(struct pp_reader *r)
 {
 	if (!r)
 		return;
-	free(r->win);
+	free(r->own_win.buf);
 	free(r->raw);
 	free(r->plain);
 	pp_ftpages__free(r->ftp);

@@ -839,6 +839,28 @@ static void test_shared_scratch(void **state)
 	}
 	assert_true(sc.cap >= len - half);
 	assert_true(pp_reader__buffer_bytes(a) >= sc.cap);
+	{
+		/* another file, its chunks at the same offsets: not read from a's window */
+		struct pp_io *io2 = pp_io_mem__new(NULL, 0, 0);
+		struct pp_reader *c2;
+
+		w = pp_writer__new(io2, &o);
+		for (int i = 0; i < 2; i++) {
+			struct pp_chunk_desc d = { .type = PP_CHUNK_DATA, .stream = 0,
+						   .encoding = PP_DATA_CACHED,
+						   .layout = cached_lay, .nr_layout = 2 };
+
+			assert_int_equal(pp_writer__append_chunk(w, &d, plain + half, half), 0);
+		}
+		assert_int_equal(pp_writer__close(w), 0);
+		assert_int_equal(pp_reader__read_at(a, off[0], &ca), 1);
+		c2 = pp_reader__open(io2, &ro);
+		assert_non_null(c2);
+		assert_int_equal(pp_reader__read_at(c2, off[0], &cb), 1);
+		assert_memory_equal(cb.data, plain + half, half);
+		pp_reader__free(c2);
+		pp_io__free(io2);
+	}
 	pp_reader__free(a);
 	pp_reader__free(b);
 	pp_scratch__release(&sc);

@@ -48,17 +48,29 @@ struct pp_chunk {
 /** Diagnostic hook: level 0 = warning, 1 = info, 2 = debug. */
 typedef void (*pp_print_fn)(int level, const char *msg, void *ctx);
 
+/* File bytes [off, off + len) in @buf, read ahead of the chunk asked for. */
+struct pp_read_window {
+	const struct pp_io *io;	/* of whose file */
+	uint8_t *buf;
+	size_t cap;
+	size_t len;
+	uint64_t off;
+};
+
 /*
- * struct pp_scratch - a buffer readers of one file can share for what is
- * dead once a chunk is read: the decompressed payload of an encoded DATA
- * chunk, which decodes into the reader's own records buffer. One buffer for
- * every stream's reader keeps a replay's working set in the caches (1.5% of
- * a `trace` replay with two streams here). Zeroed to start; the caller frees
- * it with pp_scratch__release() after the readers that use it.
+ * struct pp_scratch - buffers the readers of one file can share, for what is
+ * dead once a chunk is read: the read-ahead window of file bytes, and the
+ * decompressed payload of an encoded DATA chunk, which decodes into the
+ * reader's own records buffer. A replay has a reader per stream, whose
+ * chunks alternate in the file: with one window, each part of the file is
+ * read once, not once per stream, and the working set stays in the caches.
+ * Zeroed to start; the caller frees it with pp_scratch__release() after the
+ * readers that use it.
  */
 struct pp_scratch {
 	uint8_t *buf;
 	size_t cap;
+	struct pp_read_window win;
 };
 
 void pp_scratch__release(struct pp_scratch *s);
