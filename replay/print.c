@@ -992,15 +992,27 @@ static int plan_run(const struct pp_print_plan *plan, const void *raw, uint32_t 
 	return 0;
 }
 
-/* The memo slot of record @raw of @size bytes (a multiplicative hash of its words). */
+/*
+ * The memo slot of record @raw of @size bytes: a multiplicative hash of its
+ * words, in two lanes that do not wait on each other's multiplies (one
+ * chain of eight was 4% of a `trace` replay).
+ */
 static size_t memo_hash(const uint8_t *raw, uint32_t size)
 {
-	uint64_t h = size, w;
+	uint64_t h = size, h2 = 0, w, w2;
 	uint32_t i;
 
-	for (i = 0; i + 8 <= size; i += 8) {
+	for (i = 0; i + 16 <= size; i += 16) {
+		memcpy(&w, raw + i, 8);
+		memcpy(&w2, raw + i + 8, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h2 = (h2 ^ w2) * 0xc2b2ae3d27d4eb4full;
+	}
+	h ^= h2 * 0x165667b19e3779f9ull;
+	if (i + 8 <= size) {
 		memcpy(&w, raw + i, 8);
 		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		i += 8;
 	}
 	if (i < size) {
 		/* the last 1-7 bytes, in loads of fixed size (no library call) */
