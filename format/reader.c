@@ -69,6 +69,16 @@ static void rd_print(struct pp_reader *r, int level, const char *fmt, ...)
 }
 
 /*
+ * A buffer starts at 64 KiB (small files, metadata) and past that takes the
+ * size of a recorder's default chunk at once: a stream's first chunks are
+ * often flushes of less, and each step through 128 KiB was an mmap, a
+ * prefault and an munmap of a buffer used for a chunk or two (4% of a
+ * `trace` replay of the bench's sched file here).
+ */
+#define GROW_FIRST	(64 * 1024)
+#define GROW_CHUNK	(256 * 1024)
+
+/*
  * Make @buf hold @need bytes. Its contents are not kept: every caller fills
  * it anew (a realloc would copy them into pages not faulted in yet).
  */
@@ -79,7 +89,7 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 
 	if (need <= *cap)
 		return 0;
-	nc = *cap ? *cap : 64 * 1024;
+	nc = *cap > GROW_FIRST ? *cap : need > GROW_FIRST ? GROW_CHUNK : GROW_FIRST;
 	while (nc < need)
 		nc *= 2;
 	nb = malloc(nc);
