@@ -91,7 +91,7 @@ LIBS := $(REPLAY_LIB) $(RECORD_LIB) $(FORMAT_LIB)
 # The tools are static PIEs, libc included: no dynamic loader at start-up
 # (1.4 ms of each run here). Sanitized builds cannot be static. Their 6,000
 # relocations are packed (DT_RELR: 1.4 KiB instead of 143 KiB to read at
-# start-up, 0.25 ms of each run here); a non-PIE link would save 0.5 ms but
+# start-up, 0.1-0.2 ms of each run here); a non-PIE link would save 0.5 ms but
 # drop ASLR from a parser of files that come with bug reports.
 TOOL_LDFLAGS := $(if $(SAN),$(SAN_LDFLAGS),-static-pie -Wl,-z,pack-relative-relocs)
 TOOL_LDLIBS  := $(if $(SAN),$(LDLIBS_ALL),-ltracefs -ltraceevent -lbpf -ldw -lelf -lprotobuf-c -lz -llz4 -lzstd \

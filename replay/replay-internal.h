@@ -127,7 +127,7 @@ struct pp_session {
 
 	/* file source */
 	struct pp_reader *reader;
-	struct pp_scratch scratch;	/* the streams' readers' decompression buffer */
+	struct pp_scratch scratch;	/* buffers the streams' readers share */
 	struct pp_entry *entries;
 	size_t nr_entries;
 	size_t meta_next;		/* next entry to process as metadata */

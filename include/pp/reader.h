@@ -79,7 +79,7 @@ struct pp_reader_opts {
 	pp_print_fn print;	/* NULL: silent */
 	void *print_ctx;
 	int no_index;		/* ignore footer and index, always scan */
-	struct pp_scratch *scratch;	/* NULL: the reader's own buffer */
+	struct pp_scratch *scratch;	/* NULL: the reader's own buffers */
 };
 
 /**
