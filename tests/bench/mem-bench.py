@@ -65,6 +65,14 @@ def recorded(rnd, bpf):
     out = os.path.join(TMP, "m%d%s.trace" % (rnd, "b" if bpf else "u"))
     go = os.path.join(TMP, "go%d%s" % (rnd, "b" if bpf else "u"))
     w = workload(go)
+    # Popen returns once exec() is done, before the dynamic loader maps
+    # libc: pp-record -p would find no allocator to probe
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        with open("/proc/%d/maps" % w.pid) as f:
+            if "libc" in f.read():
+                break
+        time.sleep(0.01)
     log = open(os.path.join(TMP, "rec.log"), "w")
     p = subprocess.Popen([REC, "kmemleak", "--user"] + (["--bpf"] if bpf else []) +
                          ["-p", str(w.pid), "-o", out], stdout=log, stderr=log)
