@@ -157,8 +157,9 @@ const struct pp_index_entry *pp_reader__index(struct pp_reader *r, size_t *nr);
 struct pp_io *pp_reader__io(const struct pp_reader *r);
 
 /**
- * pp_reader__buffer_bytes() - what @r's chunk buffers hold allocated: it
- * changes only when a larger chunk made them grow.
+ * pp_reader__buffer_bytes() - what @r's chunk buffers hold allocated, those
+ * of the pp_scratch it shares included: it changes only when a larger chunk
+ * made them grow (in this reader or in another that shares them).
  */
 size_t pp_reader__buffer_bytes(const struct pp_reader *r);
 
