@@ -1257,6 +1257,8 @@ struct rec {
 	int boost_qlen;		/* the writer goes realtime when the queue holds this many */
 	int writer_rt;		/* it is (writer_boost()) */
 	int writer_idle;	/* zstd (-z): it compresses at SCHED_IDLE until boosted */
+	int writer_active;	/* a thread owns r->w: the writer, or the drain (stream_flush()) */
+	int write_inline;	/* the drain writes its timed flushes itself when it may */
 	pthread_t writer;
 	uint8_t **pool;
 	int nr_pool;
@@ -1780,18 +1782,96 @@ static int ft_transcode(struct rec *r, struct qitem *it)
 	return 0;
 }
 
+/*
+ * Append the chunk of @it to the file (or the flight recorder), compressed;
+ * @backlog: chunks waiting behind it. Runs on the thread that owns the
+ * file writer (r->writer_active): the writer thread, or the drain for a
+ * chunk it writes itself (stream_flush()).
+ * Return: the events of @it that did not reach the file.
+ */
+static uint64_t write_item(struct rec *r, struct qitem *it, int backlog)
+{
+	uint64_t lost_ev = it->nr_ev;	/* until the chunk is in the file */
+
+	if ((r->fl || r->rotating) && it->desc.encoding != PP_DATA_FTRACE)
+		pp_rotate__sideband(&r->rot, it->buf, it->len);
+	if (r->fl) {
+		if (!pp_flight__add(r->fl, &it->desc, it->buf, it->len))
+			lost_ev = 0;
+	} else if (r->rotating && !r->fatal &&
+		   pp_rotate__due(&r->rot, now_ns(), pp_writer__bytes(r->w))) {
+		rotate_file(r);
+	}
+	if (!r->fatal && !r->fl) {
+		uint8_t *out = NULL;
+		size_t out_len = 0;
+		uint64_t seq = pp_writer__chunks(r->w);
+		int err;
+
+		uint8_t codec = (uint8_t)r->o->codec;
+		int level = r->o->level;
+
+		/* the maps first, then each stack unwound in place */
+		if (r->unw && it->desc.encoding != PP_DATA_FTRACE)
+			pp_syms__scan_unwind(r->syms, r->unw, it->buf, &it->len, sample_type_of, r);
+
+		/*
+		 * Compression must never cost events: when chunks wait, a slow
+		 * zstd level steps down to the fastest one, and far behind to
+		 * lz4 (the codec is per chunk), before the queue fills. An
+		 * idle writer's backlog is expected: it steps down past the
+		 * half of the queue where it is boosted.
+		 */
+		if (codec == PP_CODEC_ZSTD &&
+		    backlog * 8 >= r->qcap * (r->writer_idle ? 5 : 2))
+			level = 1;
+		if (codec == PP_CODEC_ZSTD &&
+		    backlog * 4 >= r->qcap * (r->writer_idle ? 3 : 2))
+			codec = PP_CODEC_LZ4;
+		if (codec == PP_CODEC_LZ4 && it->desc.encoding == PP_DATA_FIELDS)
+			it->desc.encoding = PP_DATA_CACHED;	/* lz4's faster one */
+		if (codec != r->o->codec || level != r->o->level)
+			r->stepped_down++;
+		if (codec == PP_CODEC_ZSTD && it->desc.encoding == PP_DATA_FTRACE)
+			ft_transcode(r, it);
+		err = pp_writer__compress(codec, level, &it->desc, it->data, it->len,
+					  &out, &out_len);
+		if (!err)
+			err = pp_writer__append_prepared(r->w, out, out_len,
+							 it->desc.nr_records);
+		/* an error may come from the index after it: the chunk is in */
+		if (pp_writer__chunks(r->w) > seq)
+			lost_ev = 0;
+		free(out);
+		if (err)
+			r->fatal = err;
+		r->data_raw += it->desc.encoded ? it->plain : it->len;	/* unwound */
+		r->data_stored += out_len;
+		r->data_chunks++;
+		if (!err && r->scan_syms && !r->unw && it->desc.encoding != PP_DATA_FTRACE) {
+			pp_syms__scan(r->syms, it->data, it->len, sample_type_of, r);	/* records */
+			write_syms(r);
+		} else if (!err && r->unw) {
+			write_syms(r);
+		}
+	}
+	return lost_ev;
+}
+
 static void *writer_main(void *arg)
 {
 	struct rec *r = arg;
 
 	for (;;) {
 		struct qitem it;
-		uint64_t lost_ev, dump;
+		uint64_t lost_ev = 0, dump;
 		int lost, agg, backlog;
 
 		pthread_mutex_lock(&r->lock);
-		while (!r->qlen && !r->stop_writer && !r->lost_pending && !r->agg_pending &&
-		       !r->dump_ts) {
+		/* the drain may be writing a chunk itself: it wakes us after */
+		while (r->writer_active ||
+		       (!r->qlen && !r->stop_writer && !r->lost_pending && !r->agg_pending &&
+			!r->dump_ts)) {
 			pthread_mutex_unlock(&r->lock);
 			while (sem_wait(&r->wake) && errno == EINTR)
 				;
@@ -1803,6 +1883,7 @@ static void *writer_main(void *arg)
 			pthread_mutex_unlock(&r->lock);
 			break;
 		}
+		r->writer_active = 1;
 		lost = r->lost_pending;
 		/* the aggregate after the data queued before it (see the main loop) */
 		agg = r->agg_pending && !r->qlen;
@@ -1834,74 +1915,13 @@ static void *writer_main(void *arg)
 		}
 		if (dump)
 			flight_dump(r, dump);
-		if (!it.buf)
-			continue;
-		lost_ev = it.nr_ev;	/* until the chunk is in the file */
-		if ((r->fl || r->rotating) && it.desc.encoding != PP_DATA_FTRACE)
-			pp_rotate__sideband(&r->rot, it.buf, it.len);
-		if (r->fl) {
-			if (!pp_flight__add(r->fl, &it.desc, it.buf, it.len))
-				lost_ev = 0;
-		} else if (r->rotating && !r->fatal &&
-			   pp_rotate__due(&r->rot, now_ns(), pp_writer__bytes(r->w))) {
-			rotate_file(r);
-		}
-		if (!r->fatal && !r->fl) {
-			uint8_t *out = NULL;
-			size_t out_len = 0;
-			uint64_t seq = pp_writer__chunks(r->w);
-			int err;
-
-			uint8_t codec = (uint8_t)r->o->codec;
-			int level = r->o->level;
-
-			/* the maps first, then each stack unwound in place */
-			if (r->unw && it.desc.encoding != PP_DATA_FTRACE)
-				pp_syms__scan_unwind(r->syms, r->unw, it.buf, &it.len, sample_type_of, r);
-
-			/*
-			 * Compression must never cost events: when chunks wait, a slow
-			 * zstd level steps down to the fastest one, and far behind to
-			 * lz4 (the codec is per chunk), before the queue fills. An
-			 * idle writer's backlog is expected: it steps down past the
-			 * half of the queue where it is boosted.
-			 */
-			if (codec == PP_CODEC_ZSTD &&
-			    backlog * 8 >= r->qcap * (r->writer_idle ? 5 : 2))
-				level = 1;
-			if (codec == PP_CODEC_ZSTD &&
-			    backlog * 4 >= r->qcap * (r->writer_idle ? 3 : 2))
-				codec = PP_CODEC_LZ4;
-			if (codec == PP_CODEC_LZ4 && it.desc.encoding == PP_DATA_FIELDS)
-				it.desc.encoding = PP_DATA_CACHED;	/* lz4's faster one */
-			if (codec != r->o->codec || level != r->o->level)
-				r->stepped_down++;
-			if (codec == PP_CODEC_ZSTD && it.desc.encoding == PP_DATA_FTRACE)
-				ft_transcode(r, &it);
-			err = pp_writer__compress(codec, level, &it.desc, it.data, it.len,
-						  &out, &out_len);
-			if (!err)
-				err = pp_writer__append_prepared(r->w, out, out_len,
-								 it.desc.nr_records);
-			/* an error may come from the index after it: the chunk is in */
-			if (pp_writer__chunks(r->w) > seq)
-				lost_ev = 0;
-			free(out);
-			if (err)
-				r->fatal = err;
-			r->data_raw += it.desc.encoded ? it.plain : it.len;	/* unwound */
-			r->data_stored += out_len;
-			r->data_chunks++;
-			if (!err && r->scan_syms && !r->unw && it.desc.encoding != PP_DATA_FTRACE) {
-				pp_syms__scan(r->syms, it.data, it.len, sample_type_of, r);	/* records */
-				write_syms(r);
-			} else if (!err && r->unw) {
-				write_syms(r);
-			}
-		}
+		if (it.buf)
+			lost_ev = write_item(r, &it, backlog);
 		pthread_mutex_lock(&r->lock);
-		r->pool[r->nr_pool++] = it.buf;
+		if (it.buf)
+			r->pool[r->nr_pool++] = it.buf;
 		r->unwritten_ev += lost_ev;
+		r->writer_active = 0;
 		pthread_mutex_unlock(&r->lock);
 	}
 	return NULL;
@@ -1947,40 +1967,55 @@ static void stream_begin(struct rec *r, struct stream *s)
  * Hand a stream's buffer to the writer; drop it (counted) if no buffer is
  * free. A full chunk (@wake 0) wakes the writer only once the queue holds
  * r->wake_qlen chunks; a flush, a drop and anything else the writer must do
- * now wake it at once.
+ * now wake it at once. A flush (@wake 1) the writer has nothing before is
+ * written by the caller itself with r->write_inline.
  */
 static void stream_flush(struct rec *r, struct stream *s, int wake)
 {
+	struct qitem it = { .buf = s->buf, .data = s->buf, .len = s->len, .plain = s->len,
+			    .nr_ev = s->nr_ev };
+
 	if (!s->len)
 		return;
+	if (s->enc) {
+		it.len = pp_reccache_enc__finish(s->enc, &it.data);
+		it.desc.encoded = 1;
+	}
+	if (s->pages) {	/* the header's counts, known now */
+		pp_put_le32(s->buf + 12, s->nr_pages);
+		pp_put_le64(s->buf + 16, s->dropped);
+		it.desc.encoded = 1;
+	}
+	it.desc.type = PP_CHUNK_DATA;
+	it.desc.flags = PP_CHUNK_CRITICAL;
+	it.desc.stream = s->id;
+	it.desc.first_ts = s->first_ts;
+	it.desc.last_ts = s->last_ts;
+	it.desc.nr_records = s->nr;
+	it.desc.encoding = s->pages ? PP_DATA_FTRACE : (uint8_t)r->o->encoding;
+	it.desc.layout = r->layout;
+	it.desc.nr_layout = r->nr_layout;
 	pthread_mutex_lock(&r->lock);
-	if (pool_ready(r) && r->qlen < r->qcap && !r->fatal) {
-		struct qitem *it = &r->q[(r->qhead + r->qlen) % r->qcap];
+	if (wake && r->write_inline && !r->qlen && !r->writer_active && !r->lost_pending &&
+	    !r->fatal) {
+		/*
+		 * A timed flush while the writer sleeps with nothing queued:
+		 * written here, where the chunk was just encoded and is in
+		 * this CPU's cache, and the writer is not woken - at idle,
+		 * its wake-up was two fifths of the recorder's CPU.
+		 */
+		uint64_t lost_ev;
 
-		it->buf = s->buf;
-		it->data = s->buf;
-		it->len = s->len;
-		it->plain = s->len;
-		it->nr_ev = s->nr_ev;
-		memset(&it->desc, 0, sizeof(it->desc));
-		if (s->enc) {
-			it->len = pp_reccache_enc__finish(s->enc, &it->data);
-			it->desc.encoded = 1;
-		}
-		if (s->pages) {	/* the header's counts, known now */
-			pp_put_le32(s->buf + 12, s->nr_pages);
-			pp_put_le64(s->buf + 16, s->dropped);
-			it->desc.encoded = 1;
-		}
-		it->desc.type = PP_CHUNK_DATA;
-		it->desc.flags = PP_CHUNK_CRITICAL;
-		it->desc.stream = s->id;
-		it->desc.first_ts = s->first_ts;
-		it->desc.last_ts = s->last_ts;
-		it->desc.nr_records = s->nr;
-		it->desc.encoding = s->pages ? PP_DATA_FTRACE : (uint8_t)r->o->encoding;
-		it->desc.layout = r->layout;
-		it->desc.nr_layout = r->nr_layout;
+		r->writer_active = 1;
+		pthread_mutex_unlock(&r->lock);
+		lost_ev = write_item(r, &it, 0);
+		pthread_mutex_lock(&r->lock);
+		r->writer_active = 0;
+		r->unwritten_ev += lost_ev;
+		wake = r->qlen || r->stop_writer || r->lost_pending || r->agg_pending ||
+		       r->dump_ts;
+	} else if (pool_ready(r) && r->qlen < r->qcap && !r->fatal) {
+		r->q[(r->qhead + r->qlen) % r->qcap] = it;
 		r->qlen++;
 		s->buf = r->pool[--r->nr_pool];
 	} else if (r->fatal) {
@@ -2807,6 +2842,8 @@ int main(int argc, char **argv)
 	 */
 	r.enc_drain = o.encoding == PP_DATA_CACHED && !r.unw && !r.scan_syms && !r.fl &&
 		      !r.rotating;
+	/* lz4 only: zstd runs at SCHED_IDLE, off the realtime drain (writer_boost()) */
+	r.write_inline = r.enc_drain && !r.ft && o.codec != PP_CODEC_ZSTD;
 	r.buf_size = r.enc_drain ? pp_reccache_enc__buf_size(o.chunk_size, r.nr_layout) :
 				   o.chunk_size;
 	if (r.ft) {
