@@ -1259,6 +1259,8 @@ struct rec {
 	int writer_idle;	/* zstd (-z): it compresses at SCHED_IDLE until boosted */
 	int writer_active;	/* a thread owns r->w: the writer, or the drain (stream_flush()) */
 	int write_inline;	/* the drain writes its timed flushes itself when it may */
+	uint64_t drained_max;	/* the most bytes one ring held at the last drain */
+	uint64_t inline_max;	/* ... up to which the drain may write (stream_flush()) */
 	pthread_t writer;
 	uint8_t **pool;
 	int nr_pool;
@@ -1997,12 +1999,15 @@ static void stream_flush(struct rec *r, struct stream *s, int wake)
 	it.desc.nr_layout = r->nr_layout;
 	pthread_mutex_lock(&r->lock);
 	if (wake && r->write_inline && !r->qlen && !r->writer_active && !r->lost_pending &&
-	    !r->fatal) {
+	    !r->fatal && r->drained_max <= r->inline_max) {
 		/*
 		 * A timed flush while the writer sleeps with nothing queued:
 		 * written here, where the chunk was just encoded and is in
 		 * this CPU's cache, and the writer is not woken - at idle,
-		 * its wake-up was two fifths of the recorder's CPU.
+		 * its wake-up was two fifths of the recorder's CPU. Only
+		 * while the rings fill slowly: a write() can sleep (dirty
+		 * page throttling pauses a task up to 200 ms), and the rings
+		 * must hold what comes meanwhile.
 		 */
 		uint64_t lost_ev;
 
@@ -2169,20 +2174,24 @@ static void ft_done(void *ctx, size_t len, uint64_t ts)
 /* Take what the rings hold into the streams; @final: the events are off. */
 static void drain_all(struct rec *r, int final)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), max = 0;
 	int ci;
 
 	for (ci = 0; ci < r->el->nr_cpus; ci++) {
 		struct pp_perf_ring *ring = &r->el->rings[ci];
 		struct stream *s = &r->streams[ci];
 		const struct perf_event_header *h;
+		uint64_t n;
 
-		if (!ring->meta || !pp_perf_ring__read_begin(ring))
+		if (!ring->meta || !(n = pp_perf_ring__read_begin(ring)))
 			continue;
+		if (n > max)
+			max = n;
 		while ((h = pp_perf_ring__next(ring)))
 			stream_add(r, s, h, now);
 		pp_perf_ring__read_end(ring);
 	}
+	r->drained_max = max;
 	for (ci = 0; r->ft && !r->ft_readers && ci < r->el->nr_cpus; ci++) {
 		struct ft_ctx c = { r, &r->streams[r->el->nr_cpus + ci], ci };
 		uint64_t d;
@@ -2844,6 +2853,8 @@ int main(int argc, char **argv)
 		      !r.rotating;
 	/* lz4 only: zstd runs at SCHED_IDLE, off the realtime drain (writer_boost()) */
 	r.write_inline = r.enc_drain && !r.ft && o.codec != PP_CODEC_ZSTD;
+	/* at most an eighth of a ring per interval: a 200 ms stall then uses a tenth */
+	r.inline_max = (uint64_t)r.el->mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE) / 8;
 	r.buf_size = r.enc_drain ? pp_reccache_enc__buf_size(o.chunk_size, r.nr_layout) :
 				   o.chunk_size;
 	if (r.ft) {
