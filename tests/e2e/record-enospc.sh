@@ -25,4 +25,23 @@ unw=$(sed -n 's/^  lost: \([0-9]*\) events recorded but not written (write error
 [ "$unw" -gt 0 ] || fail "the disk filled, yet 0 events not written"
 [ $((n + unw)) = "$rec" ] ||
 	fail "$rec events recorded, $n in the file, $unw reported not written: $((rec - n - unw)) unaccounted"
+
+# The same at a low rate, where the drain writes each timed flush itself
+# (the writer thread sleeps): the chunk it could not write is counted too.
+umount "$TMP/small"
+mount -t tmpfs -o size=64k pp-e2e "$TMP/small" || fail "cannot remount the tmpfs"
+$REC -e syscalls:sys_enter_getppid --codec none -o "$TMP/small/g.trace" -- "$HELP/steady" 10000 6 2> "$TMP/err2"
+rc=$?
+cat "$TMP/err2"
+[ $rc = 1 ] || fail "slow: exit status $rc, want 1"
+grep -q "No space left on device" "$TMP/err2" || fail "slow: no clear ENOSPC message"
+$CHECK "$TMP/small/g.trace" > "$TMP/g.out" || fail "slow: unreadable"
+[ "$(value corrupt "$TMP/g.out")" = 0 ] || fail "slow: corrupt chunks"
+n=$(evcount syscalls:sys_enter_getppid "$TMP/g.out")
+rec=$(sed -n 's/^pp-record: .* s, \([0-9]*\) events recorded.*/\1/p' "$TMP/err2")
+unw=$(sed -n 's/^  lost: \([0-9]*\) events recorded but not written (write error)$/\1/p' "$TMP/err2")
+[ -n "$rec" ] && [ -n "$unw" ] && [ "$unw" -gt 0 ] && [ "${n:-0}" -gt 0 ] ||
+	fail "slow: the summary does not count the events not written"
+[ $((n + unw)) = "$rec" ] ||
+	fail "slow: $rec events recorded, $n in the file, $unw reported not written"
 echo "ok"
