@@ -506,7 +506,7 @@ int pp_live__open(struct pp_session *s)
 				strerror(-ret));
 			goto out;
 		}
-		lv->follow = !o->cpus && !o->pids && !o->tids && !lv->widen;
+		lv->follow = !o->cpus && !o->all_cpus && !o->pids && !o->tids && !lv->widen;
 		if (lv->widen && !o->pids && !o->tids)
 			pp_session__add_target(s, (uint32_t)lv->wl.pid, 0);
 		if (lv->follow && (ret = add_threads(&threads, &nr_threads, lv->wl.pid, 0)))

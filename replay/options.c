@@ -185,6 +185,7 @@ static const struct opt_def opt_defs[] = {
 	{ "time", 0, 1, 0 },
 	{ "duration", 'd', 1, 0 },
 	{ "cpu", 'C', 1, 0 },
+	{ "all-cpus", 'a', 0, 0 },
 	{ "pid", 'p', 1, 0 },
 	{ "tid", 't', 1, 0 },
 	{ "N", 'N', 1, 0 },
@@ -340,6 +341,9 @@ int pp_opts__parse(const struct pp_analyzer *a, int argc, char **argv, struct pp
 			break;
 		case 'C':
 			o->cpus = val;
+			break;
+		case 'a':
+			o->all_cpus = 1;
 			break;
 		case 'p':
 			o->pids = val;

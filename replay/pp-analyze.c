@@ -45,7 +45,7 @@ static void usage(FILE *fp)
 	      "       pp-analyze PROFILER help\n"
 	      "       pp-analyze PROFILER [options] [FILE | --input FILE]   (default pp.trace)\n"
 	      "       pp-analyze PROFILER --live [--ftrace] [options] [-d SEC]\n"
-	      "common options: -e EVENT,...  -i MS (interval)  -C CPUS  -p PIDS  -t TIDS  -N N\n"
+	      "common options: -e EVENT,...  -i MS (interval)  -a  -C CPUS  -p PIDS  -t TIDS  -N N\n"
 	      "                -g  -F HZ  --flame-graph FILE  --than TIME  --perins  --json  -o FILE\n"
 	      "                --no-demangle  --debuginfod[=URLS]\n"
 	      "                --time START,END  --max-memory SIZE (default: half the RAM)\n",

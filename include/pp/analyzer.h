@@ -128,6 +128,7 @@ struct pp_opts {
 	int exclude_kernel;
 	uint64_t max_events;		/* -N, 0 = no limit */
 	const char *cpus;		/* -C list, NULL = all */
+	int all_cpus;			/* -a: every CPU even with a workload (--live) */
 	const char *pids;		/* -p list */
 	const char *tids;		/* -t list */
 	const char *input;		/* --input FILE / positional FILE */
