@@ -18,25 +18,31 @@ rep=$("$B/pp-analyze" stat --json -e syscalls:sys_enter_getppid "$T/r.trace" | c
 # Live with the helper as the workload (events follow it: enable_on_exec).
 live=$("$B/pp-analyze" stat --live --json -e syscalls:sys_enter_getppid -- "$H" $N 2>"$T/live.err" | count)
 [ "$live" = "$N" ] || { echo "FAIL: live counted '$live', want $N"; cat "$T/live.err"; exit 1; }
-# Live system-wide for a while, the helper started meanwhile, found by its pid.
-"$B/pp-analyze" trace --live -e syscalls:sys_enter_getppid -d 3 >"$T/trace.out" 2>"$T/trace.err" &
-lp=$!
-sleep 1
-PP_PIDFILE=$T/pid "$H" $N
-wait $lp; rc=$?
+# Live system-wide (-a) with a command that starts, once the events are on, a
+# helper that is not its descendant (waiting on a FIFO) and waits for it; the
+# helper's N calls are found by its pid.
+mkfifo "$T/go"
+(read -r _ < "$T/go"; PP_PIDFILE=$T/pid exec "$H" $N) & W=$!
+"$B/pp-analyze" trace --live -a -e syscalls:sys_enter_getppid -- \
+	sh -c "echo > '$T/go'; while kill -0 $W 2>/dev/null; do sleep 0.01; done" >"$T/trace.out" 2>"$T/trace.err"
+rc=$?
+wait $W
 [ $rc = 0 ] || { echo "FAIL: live trace exited $rc: $(cat "$T/trace.err")"; exit 1; }
 pid=$(cat "$T/pid")
 got=$(awk -v p="$pid" '$3 == p"/"p' "$T/trace.out" | grep -c 'sys_enter_getppid')
 [ "$got" = "$N" ] || { echo "FAIL: system-wide live trace shows $got events of pid $pid, want $N"; exit 1; }
-# -i ticks and a SIGINT stop: intervals printed, clean exit.
-"$B/pp-analyze" stat --live -e 'sched:sched_switch' -i 200 >"$T/tick.out" 2>&1 &
-lp=$!
-sleep 1.1
-kill -INT $lp
-wait $lp; rc=$?
-[ $rc = 0 ] || { echo "FAIL: SIGINT stop exited $rc"; cat "$T/tick.out"; exit 1; }
+# -i ticks over -d 1100ms (counted from when the events are on): 5 intervals.
+"$B/pp-analyze" stat --live -e 'sched:sched_switch' -i 200 -d 1100ms >"$T/tick.out" 2>&1 ||
+	{ echo "FAIL: -i 200 -d 1100ms exited $?"; cat "$T/tick.out"; exit 1; }
 ticks=$(grep -c 'sched:sched_switch' "$T/tick.out")
 [ "$ticks" -ge 4 ] || { echo "FAIL: $ticks interval lines in 1.1 s at -i 200"; cat "$T/tick.out"; exit 1; }
+# a SIGINT stop once the rings are mapped: a clean exit
+"$B/pp-analyze" stat --live -e 'sched:sched_switch' >"$T/int.out" 2>&1 &
+lp=$!
+for _ in $(seq 600); do grep -q perf_event "/proc/$lp/maps" 2>/dev/null && break; sleep 0.1; done
+kill -INT $lp
+wait $lp; rc=$?
+[ $rc = 0 ] || { echo "FAIL: SIGINT stop exited $rc"; cat "$T/int.out"; exit 1; }
 # Errors: one line, non-zero exit.
 "$B/pp-analyze" stat --live -e nosuch:event -d 1 >/dev/null 2>"$T/err"; rc=$?
 [ $rc != 0 ] && [ "$(wc -l <"$T/err")" = 1 ] || { echo "FAIL: unknown event: rc $rc, $(cat "$T/err")"; exit 1; }
