@@ -12,21 +12,32 @@ cg=pp-e2e-$$
 mkdir "$root/$cg" 2>/dev/null || skip "cannot create a cgroup in $root"
 mkdir "$root/$cg-x" "$root/$cg-y" || skip "cannot create cgroups in $root"
 trap 'rmdir "$root/$cg" "$root/$cg-x" "$root/$cg-y" 2>/dev/null; rm -rf "$TMP"' EXIT
-(echo $BASHPID > "$root/$cg/cgroup.procs"; sleep 0.5; exec "$HELP/getppid-n" 1500) &
-"$HELP/getppid-n" 700 &	# outside the cgroup, same time
-( sleep 0.5; "$HELP/getppid-n" 900 ) &
-$REC -q --cgroups "$cg" -e syscalls:sys_enter_getppid -d 1.5 -o "$TMP/c.trace" || fail "record"
-wait
+# record CGROUPS FILE: pp-record --cgroups CGROUPS in the background, to FILE,
+# once its events are on; stop_record ends it
+record() {
+	$REC -q --cgroups "$1" -e syscalls:sys_enter_getppid -o "$2" & rp=$!
+	wait_recording "$2" $rp
+}
+stop_record() {
+	kill -INT $rp; wait $rp || fail "pp-record --cgroups exited $?"
+}
+record "$cg" "$TMP/c.trace"
+(echo $BASHPID > "$root/$cg/cgroup.procs"; exec "$HELP/getppid-n" 1500) & w1=$!
+"$HELP/getppid-n" 700 & w2=$!	# outside the cgroup, same time
+"$HELP/getppid-n" 900 & w3=$!
+wait $w1 $w2 $w3
+stop_record
 $CHECK "$TMP/c.trace" > "$TMP/c.out" || fail "checker"
 cat "$TMP/c.out"
 [ "$(evcount syscalls:sys_enter_getppid "$TMP/c.out")" = 1500 ] || fail "not exactly the cgroup's 1500 events"
 
 # a regular expression selects every matching cgroup: x and y, not the first
-(echo $BASHPID > "$root/$cg-x/cgroup.procs"; sleep 0.5; exec "$HELP/getppid-n" 300) &
-(echo $BASHPID > "$root/$cg-y/cgroup.procs"; sleep 0.5; exec "$HELP/getppid-n" 400) &
-(echo $BASHPID > "$root/$cg/cgroup.procs"; sleep 0.5; exec "$HELP/getppid-n" 800) &
-$REC -q --cgroups "$cg-[xy]" -e syscalls:sys_enter_getppid -d 1.5 -o "$TMP/r.trace" || fail "record regex"
-wait
+record "$cg-[xy]" "$TMP/r.trace"
+(echo $BASHPID > "$root/$cg-x/cgroup.procs"; exec "$HELP/getppid-n" 300) & w1=$!
+(echo $BASHPID > "$root/$cg-y/cgroup.procs"; exec "$HELP/getppid-n" 400) & w2=$!
+(echo $BASHPID > "$root/$cg/cgroup.procs"; exec "$HELP/getppid-n" 800) & w3=$!
+wait $w1 $w2 $w3
+stop_record
 $CHECK "$TMP/r.trace" > "$TMP/r.out" || fail "checker"
 [ "$(evcount syscalls:sys_enter_getppid "$TMP/r.out")" = 700 ] || { cat "$TMP/r.out"; fail "regex: not exactly 300 + 400 events"; }
 $REC -q --cgroups "$cg-nomatch.*" -e syscalls:sys_enter_getppid -d 0.1 -o "$TMP/n.trace" 2> "$TMP/n.err"

@@ -10,11 +10,13 @@ F=$TMP/f.trace
 $REC -q -e syscalls:sys_enter_getppid -o "$F" -- "$HELP/getppid-n" 111 || fail "record the old trace"
 old_sum=$(md5sum < "$F")
 
-$REC -q -e syscalls:sys_enter_getppid -o "$F" -- sh -c "sleep 2; exec '$HELP/getppid-n' 222" \
+# the first recorder's workload waits for the others to be refused (a FIFO)
+mkfifo "$TMP/go"
+$REC -q -e syscalls:sys_enter_getppid -o "$F" -- sh -c "read -r _ < '$TMP/go'; exec '$HELP/getppid-n' 222" \
 	2> "$TMP/first.err" &
 first=$!
 # the lock is held once its file names the holder
-for _ in $(seq 200); do [ -s "$F.lock" ] && break; sleep 0.02; done
+for _ in $(seq 1200); do [ -s "$F.lock" ] && break; kill -0 $first || break; sleep 0.05; done
 [ -s "$F.lock" ] || fail "no $F.lock while recording"
 [ "$(cat "$F.lock")" = "$first" ] || fail "$F.lock holds '$(cat "$F.lock")', not the recorder's pid $first"
 for k in 2 3; do
@@ -26,6 +28,7 @@ for k in 2 3; do
 	grep -q "^pp-record: $F is being recorded by another pp-record (pid $first)$" "$TMP/$k.err" ||
 		fail "recorder $k: no clear message"
 done
+echo > "$TMP/go"
 wait $first || { cat "$TMP/first.err"; fail "the first recorder failed"; }
 
 [ "$(md5sum < "$F.old")" = "$old_sum" ] || fail "FILE.old is not the previous trace"

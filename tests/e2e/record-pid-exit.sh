@@ -7,11 +7,16 @@ AN=$B/pp-analyze
 [ -x "$AN" ] || skip "no $AN"
 N=1000
 
-# the target: waits until pp-record is attached, makes N getppid calls, exits
-sh -c 'sleep 0.5; exec "$0" "$1"' "$HELP/getppid-n" $N > /dev/null & T=$!
+# the target: waits until pp-record is attached (a FIFO it reads), makes N
+# getppid calls, exits; pp-record goes on to its -d
+mkfifo "$TMP/go"
+sh -c 'read -r _ < "$2"; exec "$0" "$1"' "$HELP/getppid-n" $N "$TMP/go" > /dev/null & T=$!
 /usr/bin/time -f "%U %S" -o "$TMP/cpu" "$REC" -q -p $T -e syscalls:sys_enter_getppid -d 2.5s \
-	-o "$TMP/p.trace" || fail "pp-record -p"
+	-o "$TMP/p.trace" & R=$!
+wait_recording "$TMP/p.trace" $R
+echo > "$TMP/go"
 wait $T
+wait $R || fail "pp-record -p"
 n=$($AN stat "$TMP/p.trace" | awk '$2 == "syscalls:sys_enter_getppid" { print $3 }')
 [ "$n" = $N ] || fail "$n getppid events, want $N"
 # about 2 s after the target's exit: a busy loop spent most of it (1.4 s here)

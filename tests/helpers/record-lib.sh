@@ -17,3 +17,15 @@ value() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "" }' "
 # evcount NAME FILE
 evcount() { awk -v n="$1" '$1 == "event" && $2 == n { print $3 }' "$2"; }
 pidcount() { awk -v n="$1" '$1 == "pid_event" && $3 == n { print $4 }' "$2"; }
+# wait_recording FILE PID: until pp-record (PID, started in the background)
+# has its events on, which it shows by putting FILE in place; fails if it
+# exits first or takes over 60 s (a loaded host is slow, never this slow)
+wait_recording() {
+	local i
+	for i in $(seq 1200); do
+		[ -e "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || { wait "$2"; fail "pp-record exited ($?) before it recorded"; }
+		sleep 0.05
+	done
+	fail "pp-record did not start recording in 60 s"
+}
