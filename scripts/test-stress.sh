@@ -50,11 +50,11 @@ echo "test-stress: $runs runs of the whole suite beside perf bench sched messagi
 failed=0
 for r in $(seq 1 "$runs"); do
 	start=$SECONDS
-	out=$(tests/run-tests.sh "$build" $asan 2>&1)
+	tests/run-tests.sh "$build" $asan > "$scratch/run.log" 2>&1
 	rc=$?
 	t=$((SECONDS - start))
-	echo "$out" | grep -E '^  (FAIL|SKIP) |^        \|' | head -200
-	printf 'test-stress: run %d/%d: %s (%d s)\n' "$r" "$runs" "$(echo "$out" | grep '^summary:')" "$t"
+	grep -E '^  (FAIL|SKIP) |^        \|' "$scratch/run.log" | head -200
+	printf 'test-stress: run %d/%d: %s (%d s)\n' "$r" "$runs" "$(grep '^summary:' "$scratch/run.log")" "$t"
 	[ $rc -eq 0 ] || failed=$((failed + 1))
 done
 echo "test-stress: $((runs - failed)) of $runs runs passed"

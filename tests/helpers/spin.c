@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Test workload: burn CPU for SECONDS (default 1) alternating between two
+ * Test workload: burn SECONDS (default 1) of CPU time, alternating between two
  * known functions, spin_alpha (2/3 of the time) and spin_beta (1/3), so a
  * sampling profile must resolve to them. Built -O0 with frame pointers.
  * `spin SECONDS fork` spins in a forked child (no exec): its maps are the
  * parent's, which no MMAP record announces.
+ *
+ * CPU time, not wall time: cpu-clock samples a task only while it runs, so a
+ * test can expect about SECONDS x HZ samples however many other tasks share
+ * the CPUs (on a loaded host the spin just lasts longer).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +35,7 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
