@@ -10,26 +10,36 @@ AN=$B/pp-analyze
 # two spinners, one per CPU: the excluded one loses all its samples, the
 # other keeps them (the rest of the host may be idle and give none). A loaded
 # machine gives them less CPU than their wall time: the samples expected are
-# 499 Hz over the CPU time each got while a recorder ran (an upper bound: it
-# includes the recorder's start-up, when nothing is sampled yet).
+# 499 Hz over the CPU time each got while a recorder had its events on.
 # (they spin far longer than the recordings take, even on a loaded machine
 # where a recorder's start-up can take seconds: they are killed below)
 "$HELP/spin" 60 & spin=$!
 "$HELP/spin" 60 & spin2=$!
 trap 'kill $spin $spin2 2>/dev/null; rm -rf "$TMP"' EXIT
 ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }	# CPU time in 1/100 s
-a0=$(ticks $spin)
-$REC -q -a -F 499 -d 1 -o "$TMP/all.trace" || fail "recording without filter"
-a1=$(ticks $spin); b1=$(ticks $spin2)
-$REC -q -a -F 499 -d 1 --exclude_pid=$spin -o "$TMP/ex.trace" 2> "$TMP/err" || { cat "$TMP/err"; fail "recording with --exclude_pid"; }
-a2=$(ticks $spin); b2=$(ticks $spin2)
+# record_1s FILE ARGS...: pp-record -a -F 499 for a second once its events are
+# on, with the spinners' CPU time read at both ends into t_a0 t_a1 t_b0 t_b1
+record_1s() {
+	local f=$1; shift
+	$REC -q -a -F 499 "$@" -o "$f" 2> "$TMP/err" & local rp=$!
+	wait_recording "$f" $rp
+	t_a0=$(ticks $spin); t_b0=$(ticks $spin2)
+	sleep 1
+	kill -INT $rp
+	wait $rp || { cat "$TMP/err"; fail "recording $*"; }
+	t_a1=$(ticks $spin); t_b1=$(ticks $spin2)
+}
+record_1s "$TMP/all.trace"
+a0=$t_a0 a1=$t_a1
+record_1s "$TMP/ex.trace" --exclude_pid=$spin
+a1x=$t_a0 a2=$t_a1 b1=$t_b0 b2=$t_b1
 kill $spin $spin2 2>/dev/null
 n_all=$($AN trace -p $spin "$TMP/all.trace" | grep -c cpu-clock)
 n_ex=$($AN trace -p $spin "$TMP/ex.trace" | grep -c cpu-clock)
 n_other=$($AN trace -p $spin2 "$TMP/ex.trace" | grep -c cpu-clock)
 # at least a quarter of what its CPU time allows, and enough to mean something
 floor() { local f=$(( ($1) * 499 / 100 / 4 )); [ $f -ge 20 ] && echo $f || echo 20; }
-[ $((a2 - a1)) -ge 10 ] || fail "the spinner got only $((a2 - a1))0 ms of CPU while --exclude_pid recorded"
+[ $((a2 - a1x)) -ge 10 ] || fail "the spinner got only $((a2 - a1x))0 ms of CPU while --exclude_pid recorded"
 [ "$n_all" -ge "$(floor $((a1 - a0)))" ] ||
 	fail "without the filter only $n_all samples of the spinner ($((a1 - a0))0 ms of CPU)"
 [ "$n_ex" = 0 ] || fail "--exclude_pid kept $n_ex samples of pid $spin"
