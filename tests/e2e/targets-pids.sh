@@ -39,7 +39,8 @@ go_helpers() {
 	wait $A $Bp $C || fail "a helper failed"
 	A= Bp= C=
 }
-# until PID holds perf events (the recorder or live run is attached), then a margin
+# until PID holds perf events (the live run is attached), then a margin; a
+# recorder says when its events are on (wait_recording)
 wait_attached() {
 	until ls -l /proc/$1/fd 2>/dev/null | grep -q perf_event; do
 		kill -0 $1 2>/dev/null || fail "$2 exited early: $(cat "$TMP/err")"
@@ -62,8 +63,9 @@ check() {	# NAME KEY JSON
 # 1. pp-record PROFILER -p A,B, then the profiler on the file
 for prof in task-state syscalls; do
 	start_helpers; PA=$A PB=$Bp PC=$C
+	rm -f "$TMP/r"
 	$REC -q -o "$TMP/r" $prof -p $A,$Bp >/dev/null 2>"$TMP/err" & R=$!
-	wait_attached $R "pp-record $prof -p A,B"
+	wait_recording "$TMP/r" $R
 	go_helpers
 	kill -INT $R; wait $R || fail "pp-record $prof -p A,B: $(cat "$TMP/err")"; R=
 	case $prof in
@@ -91,7 +93,7 @@ done
 # 3. system-wide recording, the profilers' -p A,B on the file; and trace
 start_helpers; PA=$A PB=$Bp PC=$C
 $REC -q -a -o "$TMP/all" -e 'sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new,raw_syscalls:sys_enter,raw_syscalls:sys_exit' >/dev/null 2>"$TMP/err" & R=$!
-wait_attached $R "pp-record -a"
+wait_recording "$TMP/all" $R
 go_helpers
 kill -INT $R; wait $R || fail "pp-record -a: $(cat "$TMP/err")"; R=
 out=$("$B/pp-analyze" task-state -S --perins --json -p $PA,$PB "$TMP/all" 2>"$TMP/err")
@@ -102,7 +104,7 @@ check "syscalls -p A,B on a system-wide file" pid "$out"
 # 4. plain events recorded with -p A,B, replayed by trace: both pids, not C
 start_helpers; PA=$A PB=$Bp PC=$C
 $REC -q -p $A,$Bp -o "$TMP/p" -e 'raw_syscalls:sys_enter/id == 35/' >/dev/null 2>"$TMP/err" & R=$!
-wait_attached $R "pp-record -p A,B -e"
+wait_recording "$TMP/p" $R
 go_helpers
 kill -INT $R; wait $R || fail "pp-record -p A,B -e: $(cat "$TMP/err")"; R=
 "$B/pp-analyze" trace "$TMP/p" > "$TMP/t.out" 2>"$TMP/err" || fail "trace: $(cat "$TMP/err")"
