@@ -5,22 +5,24 @@
 # line naming the damage, and never crash; random flips and cuts must not
 # crash any command either.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 T=$(mktemp -d /tmp/pp-e2e-damaged.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+need_root "for perf events"
 N=20000
 EV=syscalls:sys_enter_getppid
-if ! "$B/pp-record" -q -e $EV --chunk-size 64K -o "$T/g.trace" -- "$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/rec.err"; then
-	echo "skip: pp-record cannot record $EV here: $(head -1 "$T/rec.err")"; exit 77
-fi
+need_event $EV
+"$B/pp-record" -q -e $EV --chunk-size 64K -o "$T/g.trace" -- "$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/rec.err" ||
+	fail_err "$T/rec.err" "pp-record -e $EV"
 # Records per DATA chunk and chunk offsets, from dump of the intact file.
 "$B/pp-analyze" dump "$T/g.trace" | awk '
 	/^# chunk/ { if (d) print off, n; d = ($7 == "0x10"); n = 0; off = $5; sub(":", "", off); next }
 	d && / SAMPLE / { n++ }
 	END { if (d) print off, n }' > "$T/chunks"
 nchunks=$(wc -l < "$T/chunks")
-[ "$nchunks" -ge 6 ] || { echo "skip: only $nchunks data chunks (want 6)"; exit 77; }
+# 20000 records of 64 KiB chunks make many more than 6
+[ "$nchunks" -ge 6 ] || fail "only $nchunks data chunks of --chunk-size 64K for $N events (want 6)"
 count() { "$B/pp-analyze" stat --json -e $EV "$1" 2>"$T/err" | grep -o '"count":[0-9]*' | cut -d: -f2; }
 [ "$(count "$T/g.trace")" = $N ] || { echo "FAIL: intact file does not count $N"; exit 1; }
 # 1. a bit flipped in the payload of the 3rd data chunk

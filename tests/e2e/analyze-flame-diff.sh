@@ -11,13 +11,16 @@
 set -u
 B=${PP_BUILD:?}
 A=$B/pp-analyze
-skip() { echo "skip: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || skip "needs root for perf events"
+. "$(dirname "$0")/lib.bash"
+need_root "for perf events"
+need_perf
+need_btf
+need_event sched:sched_switch sched:sched_waking sched:sched_wakeup_new
+need_tool taskset util-linux
 T=$(mktemp -d /tmp/pp-e2e-fgdiff.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-"$B/pp-record" -q profile -g -F 499 -o "$T/base" -- "$B/tests/helpers/spin" 1 >/dev/null 2>&1 ||
-	skip "pp-record profile cannot sample cpu-clock here"
+"$B/pp-record" -q profile -g -F 499 -o "$T/base" -- "$B/tests/helpers/spin" 1 >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "pp-record profile -g -F 499"
 PP_SPIN_BETA=4000000 "$B/pp-record" -q profile -g -F 499 -o "$T/new" -- "$B/tests/helpers/spin" 1 \
 	>/dev/null 2>&1 || fail "second recording"
 
@@ -58,14 +61,12 @@ done
 [ $rc = 1 ] && grep -q "nosuch" "$T/err" || fail "missing base: exit $rc: $(cat "$T/err")"
 
 # off-CPU: offcpu (BPF) and task-state -g
-[ -r /sys/kernel/btf/vmlinux ] || skip "kernel without BTF (profile part passed)"
-command -v taskset >/dev/null || skip "no taskset (profile part passed)"
 naps() {	# OUT N_LONG N_SHORT
 	"$B/pp-record" -q -a -g -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new \
-		-o "$1" offcpu -- taskset -c 0 "$B/tests/helpers/bpf-naps" "$2" "$3" >/dev/null 2>&1
+		-o "$1" offcpu -- taskset -c 0 "$B/tests/helpers/bpf-naps" "$2" "$3" >/dev/null 2>"$T/err"
 }
-naps "$T/ob" 10 40 || skip "pp-record offcpu cannot load its BPF program here (profile part passed)"
-naps "$T/on" 5 80 || fail "second offcpu recording"
+naps "$T/ob" 10 40 || fail_err "$T/err" "pp-record offcpu (BPF)"
+naps "$T/on" 5 80 || fail_err "$T/err" "second offcpu recording"
 "$A" offcpu --diff "$T/ob" --flame-graph "$T/od" "$T/on" >/dev/null 2>"$T/err" || { cat "$T/err"; fail "offcpu --diff"; }
 "$A" task-state -S -D --filter 'pp-nap-*' -g --diff "$T/ob" --flame-graph "$T/td" "$T/on" >/dev/null 2>"$T/err" ||
 	{ cat "$T/err"; fail "task-state --diff"; }

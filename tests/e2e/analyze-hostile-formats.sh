@@ -11,14 +11,14 @@ B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 T=$(mktemp -d /tmp/pp-e2e-hfmt.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+. "$(dirname "$0")/lib.bash"
+need_root "for perf events"
 EN=syscalls:sys_enter_getppid
 EX=syscalls:sys_exit_getppid
 N=200
-if ! "$B/pp-record" -q -e $EN -e $EX --codec none --encoding plain -o "$T/g.trace" -- \
-	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err"; then
-	echo "skip: pp-record cannot record $EN here: $(head -1 "$T/err")"; exit 77
-fi
+need_event $EN $EX
+"$B/pp-record" -q -e $EN -e $EX --codec none --encoding plain -o "$T/g.trace" -- \
+	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err" || fail_err "$T/err" "pp-record -e $EN -e $EX"
 . "$TOP/tests/helpers/hostile-lib.sh"
 # craft NAME EVENT PYTHON: rewrite EVENT's format text t (bytes) with PYTHON
 craft() {

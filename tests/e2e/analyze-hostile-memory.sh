@@ -14,13 +14,14 @@ B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 T=$(mktemp -d /tmp/pp-e2e-memory.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+. "$(dirname "$0")/lib.bash"
+need_root "for perf events"
 EV=syscalls:sys_enter_getppid
+need_event $EV
 # 4 MiB chunks, plain records (64 bytes each): 200000 calls fill three
-if ! "$B/pp-record" -q -e $EV --chunk-size 4M --encoding plain --flush-interval 60000 \
-	-o "$T/g.trace" -- "$B/tests/helpers/getppid-n" 200000 >/dev/null 2>"$T/err"; then
-	echo "skip: pp-record cannot record $EV here: $(head -1 "$T/err")"; exit 77
-fi
+"$B/pp-record" -q -e $EV --chunk-size 4M --encoding plain --flush-interval 60000 \
+	-o "$T/g.trace" -- "$B/tests/helpers/getppid-n" 200000 >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "pp-record -e $EV --chunk-size 4M"
 . "$TOP/tests/helpers/hostile-lib.sh"
 S=24
 # the first DATA chunk (the largest), once in stream 0 (one.trace) and in

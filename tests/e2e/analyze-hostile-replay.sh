@@ -16,17 +16,17 @@ TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 T=$(mktemp -d /tmp/pp-e2e-hostile-replay.XXXXXX)
 F=$(mktemp -d /tmp/ppf.XXXXXX)	# short: the FIFO's path replaces a DSO's in place
 trap 'rm -rf "$T" "$F"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+. "$(dirname "$0")/lib.bash"
+need_root "for perf events"
 EVS=sched:sched_switch,sched:sched_wakeup,raw_syscalls:sys_enter,raw_syscalls:sys_exit
-if ! "$B/pp-record" -q -e $EVS --codec none --encoding plain -o "$T/s.trace" -- \
-	"$B/tests/helpers/getppid-n" 50 >/dev/null 2>"$T/err"; then
-	echo "skip: pp-record cannot record $EVS here: $(head -1 "$T/err")"; exit 77
-fi
+need_event ${EVS//,/ }
+"$B/pp-record" -q -e $EVS --codec none --encoding plain -o "$T/s.trace" -- \
+	"$B/tests/helpers/getppid-n" 50 >/dev/null 2>"$T/err" || fail_err "$T/err" "pp-record -e $EVS"
 . "$TOP/tests/helpers/hostile-lib.sh"
 craft() { craft_from "${SRC:-s}" "$@"; }	# NAME PYTHON: from $SRC.trace (s)
 # The sanitized pp-analyze (`make test` builds it): memory errors abort it
 A=$B/asan/pp-analyze
-[ -x "$A" ] || A=
+need_built "$A"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 profilers=$("$B/pp-analyze" list | awk '/^profilers/ { p = 1; next } /^commands/ { p = 0 } p { print $1 }')
@@ -121,5 +121,4 @@ for want in 'host:        \x1b[2Jvm' 'sched:sched_w\x1b[31m' 'g\x9btppid-n' 'spi
 	grep -qF "$want" "$T/esc.out" || fail "no '$want' in the output: $(head -c 600 "$T/esc.out")"
 done
 
-[ -n "$A" ] || { echo "skip: the checks under ASan+UBSan need $B/asan/pp-analyze (make test builds it)"; exit 77; }
 echo "ok: hostile files end every command in the replay core"

@@ -10,13 +10,13 @@ B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 T=$(mktemp -d /tmp/pp-e2e-hostile.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+. "$(dirname "$0")/lib.bash"
+need_root "for perf events"
 EV=syscalls:sys_enter_getppid
 N=300
-if ! "$B/pp-record" -q -e $EV --codec none --encoding plain -o "$T/g.trace" -- \
-	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err"; then
-	echo "skip: pp-record cannot record $EV here: $(head -1 "$T/err")"; exit 77
-fi
+need_event $EV
+"$B/pp-record" -q -e $EV --codec none --encoding plain -o "$T/g.trace" -- \
+	"$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err" || fail_err "$T/err" "pp-record -e $EV"
 . "$TOP/tests/helpers/hostile-lib.sh"
 craft() { craft_from g "$@"; }	# NAME PYTHON: from g.trace
 

@@ -5,10 +5,11 @@
 # detection because of it). Every profiler, on files that make most of them
 # refuse, under the sanitized pp-analyze with LeakSanitizer on.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 TOP=${PP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 A=$B/asan/pp-analyze
-[ -x "$A" ] || { echo "skip: needs $A (make test builds it)"; exit 77; }
+need_built "$A"
 T=$(mktemp -d /tmp/pp-e2e-init-leaks.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

@@ -3,15 +3,16 @@
 # a record-then-replay: N getppid() calls of tests/helpers/getppid-n, run as
 # the workload, and found by its pid in a system-wide live trace.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=3000
 H=$B/tests/helpers/getppid-n
 T=$(mktemp -d /tmp/pp-e2e-live.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
-if ! "$B/pp-record" -e syscalls:sys_enter_getppid -o "$T/r.trace" -- "$H" $N >/dev/null 2>"$T/rec.err"; then
-	echo "skip: pp-record cannot record syscalls:sys_enter_getppid here: $(head -1 "$T/rec.err")"; exit 77
-fi
+need_root "for perf events"
+need_event syscalls:sys_enter_getppid
+"$B/pp-record" -e syscalls:sys_enter_getppid -o "$T/r.trace" -- "$H" $N >/dev/null 2>"$T/rec.err" ||
+	fail_err "$T/rec.err" "pp-record -e syscalls:sys_enter_getppid"
 count() { grep -o '"count":[0-9]*' | cut -d: -f2; }
 rep=$("$B/pp-analyze" stat --json -e syscalls:sys_enter_getppid "$T/r.trace" | count)
 [ "$rep" = "$N" ] || { echo "FAIL: replay counted '$rep', want $N"; exit 1; }

@@ -10,11 +10,11 @@ set -u
 B=${PP_BUILD:?}
 T=$(mktemp -d /tmp/pp-e2e-ptable.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
-if ! "$B/pp-record" -q -F 999 -g -o "$T/p.trace" -- "$B/tests/helpers/spin" 1.5 >/dev/null 2>"$T/err"; then
-	echo "skip: pp-record cannot sample cpu-clock here: $(head -1 "$T/err")"; exit 77
-fi
+. "$(dirname "$0")/lib.bash"
+need_root "for perf events"
+need_perf
+"$B/pp-record" -q -F 999 -g -o "$T/p.trace" -- "$B/tests/helpers/spin" 1.5 >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "pp-record -F 999 -g (cpu-clock)"
 AN=$B/pp-analyze
 
 "$AN" profile "$T/p.trace" >"$T/out" 2>"$T/err" || fail "profile: $(cat "$T/err")"

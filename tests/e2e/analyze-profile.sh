@@ -9,11 +9,12 @@ set -u
 B=${PP_BUILD:?}
 T=$(mktemp -d /tmp/pp-e2e-profile.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
+. "$(dirname "$0")/lib.bash"
+need_root "for perf events"
+need_perf
 cp "$B/tests/helpers/spin" "$T/spin"
-if ! "$B/pp-record" -q -F 999 -g -o "$T/p.trace" -- "$T/spin" 1 >/dev/null 2>"$T/rec.err"; then
-	echo "skip: pp-record cannot sample cpu-clock here: $(head -1 "$T/rec.err")"; exit 77
-fi
+"$B/pp-record" -q -F 999 -g -o "$T/p.trace" -- "$T/spin" 1 >/dev/null 2>"$T/rec.err" ||
+	fail_err "$T/rec.err" "pp-record -F 999 -g (cpu-clock)"
 rm -f "$T/spin"
 "$B/pp-analyze" profile --folded --flame-graph "$T/fg" "$T/p.trace" >"$T/folded" 2>"$T/err" ||
 	{ echo "FAIL: profile: $(cat "$T/err")"; exit 1; }

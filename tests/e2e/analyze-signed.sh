@@ -4,16 +4,15 @@
 # of syscalls:sys_exit_lseek is a signed long, so num-dist must print -9 (not
 # 18446744073709551607) and top must sum N * -9.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=100
 T=$(mktemp -d /tmp/pp-e2e-signed.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-if ! "$B/pp-record" -e syscalls:sys_exit_lseek -o "$T/t" -- "$B/tests/helpers/sched-syscalls" $N 0 \
-	>/dev/null 2>"$T/err"; then
-	cat "$T/err"; echo "skip: pp-record cannot record syscalls:sys_exit_lseek here"; exit 77
-fi
-fail() { echo "FAIL: $*"; exit 1; }
+need_root "for perf events"
+need_event syscalls:sys_exit_lseek
+"$B/pp-record" -e syscalls:sys_exit_lseek -o "$T/t" -- "$B/tests/helpers/sched-syscalls" $N 0 \
+	>/dev/null 2>"$T/err" || fail_err "$T/err" "pp-record -e syscalls:sys_exit_lseek"
 E='syscalls:sys_exit_lseek//num=ret/'
 # event calls total min avg p50 p95 p99 max
 row=$("$B/pp-analyze" num-dist -e "$E" "$T/t" | awk '$1 == "syscalls:sys_exit_lseek"')

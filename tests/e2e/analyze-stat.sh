@@ -4,16 +4,16 @@
 # row covers and the columns; the row of an interval cut short by the end of
 # the events says its real length; --json carries interval_ns and partial.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=5000
 EV=syscalls:sys_enter_getppid
 T=$(mktemp -d /tmp/pp-e2e-stat.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for perf events"; exit 77; }
-if ! "$B/pp-record" -q -e $EV -o "$T/g.trace" -- "$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err"; then
-	echo "skip: pp-record cannot record $EV here: $(head -1 "$T/err")"; exit 77
-fi
+need_root "for perf events"
+need_event $EV
+"$B/pp-record" -q -e $EV -o "$T/g.trace" -- "$B/tests/helpers/getppid-n" $N >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "pp-record -e $EV"
 
 # whole run: the header, then one row with the exact count, no partial note
 "$B/pp-analyze" stat "$T/g.trace" >"$T/out" 2>"$T/err" || fail "stat: $(cat "$T/err")"

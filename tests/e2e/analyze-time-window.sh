@@ -8,16 +8,16 @@
 # usage errors. A window after phase A reads its chunk for side-band only:
 # phase B's events still carry the comm of the exec recorded there.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 A=$B/pp-analyze
 N=300 M=200
 T=$(mktemp /tmp/pp-e2e-window.XXXXXX)
 trap 'rm -f "$T" "$T.noidx" "$T.err"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-if ! "$B/pp-record" -e syscalls:sys_enter_getppid -o "$T" -- "$B/tests/helpers/phases" $N $M 1200 \
-	>/dev/null 2>&1; then
-	echo "skip: pp-record cannot record syscalls:sys_enter_getppid here"; exit 77
-fi
+need_root "for perf events"
+need_event syscalls:sys_enter_getppid
+"$B/pp-record" -e syscalls:sys_enter_getppid -o "$T" -- "$B/tests/helpers/phases" $N $M 1200 \
+	>/dev/null 2>"$T.err" || fail_err "$T.err" "pp-record -e syscalls:sys_enter_getppid"
 # the last call of phase A and the first of phase B, as trace prints them
 read -r TA TB < <("$A" trace "$T" | awk -v n=$N '/getppid/ { c++; t = $6; sub(":$", "", t)
 	if (c == n) a = t; if (c == n + 1) { print a, t; exit } }')

@@ -56,7 +56,7 @@ run() {	# NAME COMM N|+N EVENTS -- CMD...: record, convert, compare
 				fail "$name: pp-record of perf record: $(head -3 "$T/rec.err")"
 		else
 			"$B/pp-record" -q -e "$ev" -g -o "$T/$name.trace" -- "$@" >/dev/null 2>"$T/rec.err" ||
-				skip "pp-record cannot record $ev here: $(head -1 "$T/rec.err")"
+				fail "$name: pp-record -e $ev: $(head -3 "$T/rec.err")"
 			break
 		fi
 		if (perf script -i "$T/$name.data" >"$T/$name.perf" 2>"$T/perf.err") 2>/dev/null; then

@@ -7,7 +7,8 @@
 # a guest the report says no guest faulted and --json has the summary.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 AN=$B/pp-analyze
-$REC -o "$TMP/none" kvmmmu -- true 2> "$TMP/rec.err" || { cat "$TMP/rec.err"; skip "cannot record kvmmmu here"; }
+[ -d /sys/kernel/tracing/events/kvmmmu ] && [ -d /sys/kernel/tracing/events/kvm ] || skip "this kernel has no kvm/kvmmmu tracepoints"
+$REC -o "$TMP/none" kvmmmu -- true 2> "$TMP/rec.err" || { cat "$TMP/rec.err"; fail "pp-record kvmmmu -- true"; }
 evs=$(awk '/^  [a-z0-9_-]+:/ && $1 != "lost:" { print $1 }' "$TMP/rec.err" | sort | tr '\n' ' ')
 want="kvm:kvm_page_fault kvmmmu:fast_page_fault kvmmmu:kvm_mmu_get_page kvmmmu:kvm_mmu_prepare_zap_page kvmmmu:kvm_mmu_set_spte kvmmmu:kvm_mmu_split_huge_page kvmmmu:kvm_mmu_spte_requested kvmmmu:kvm_tdp_mmu_spte_changed "
 [ "$evs" = "$want" ] || { cat "$TMP/rec.err"; fail "pp-record kvmmmu recorded: $evs"; }

@@ -11,7 +11,7 @@ ts() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(/:$/
 # count FILE: getppid events in one file, by the analyzer alone
 count() { $AN stat --json -e $GP "$1" | grep -o '"count":[0-9]*' | cut -d: -f2; }
 $REC -q -e $GP -o "$TMP/probe.trace" -- "$HELP/getppid-n" 1 2> "$TMP/probe.err" ||
-	skip "cannot record $GP here: $(head -1 "$TMP/probe.err")"
+	{ cat "$TMP/probe.err"; fail "pp-record -e $GP"; }
 
 # TIME: 300 calls 10 ms apart (3 s at least, longer under load) in 1 s files
 N=300

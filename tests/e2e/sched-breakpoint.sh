@@ -3,20 +3,23 @@
 # for SIGUSR1, then writes it exactly N times in bp_write_once(); a write
 # breakpoint recorded with -p must count exactly N hits there, also as a
 # trace event source. Hardware breakpoints open but never fire in some VMs
-# (perf stat counts 0 too): then the test skips.
+# (perf stat counts 0 too): then, once the syntax checks passed, the test
+# skips, having asked perf stat before recording.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=50
 T=$(mktemp -d /tmp/pp-e2e-bp.XXXXXX)
 H= R=
 trap 'kill $H $R 2>/dev/null; rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+need_root "for perf events"
 # the event syntax is checked by pp-record before anything is opened
 for bad in mem:0x10/3:w mem:zz mem:0x10:q mem:0x10:rx; do
 	if "$B/pp-record" -q -o "$T/bad" -e "$bad" -- true 2>/dev/null; then
 		echo "pp-record accepted $bad"; exit 1
 	fi
 done
+need_hw_breakpoints "$B/tests/helpers/sched-bpwrite"
 "$B/tests/helpers/sched-bpwrite" $N > "$T/addr" & H=$!
 for _ in $(seq 50); do [ -s "$T/addr" ] && break; sleep 0.1; done
 A=$(cat "$T/addr")
@@ -25,9 +28,7 @@ A=$(cat "$T/addr")
 sleep 1
 if ! kill -0 $R 2>/dev/null; then
 	wait $R; rc=$?
-	# a usage error is pp's own bug, not the host's: never a skip
-	[ $rc = 2 ] && { echo "FAIL: pp-record breakpoint ADDR refused: $(head -1 "$T/err")"; exit 1; }
-	echo "skip: pp-record cannot open a breakpoint here: $(head -1 "$T/err")"; exit 77
+	fail_err "$T/err" "pp-record breakpoint 0x$A/8:w ended early (exit $rc)"
 fi
 kill -USR1 $H
 wait $H
@@ -37,10 +38,6 @@ wait $R
 R=
 "$B/pp-analyze" info "$T/t" | grep -q "mem:0x$A/8:w" || { echo "no mem:0x$A/8:w event in the file"; exit 1; }
 hits=$("$B/pp-analyze" breakpoint --json "$T/t" | grep -o '"hits":[0-9]*' | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
-if [ "$hits" = 0 ]; then
-	echo "skip: hardware breakpoints open but never fire on this machine (0 hits; perf stat -e mem:ADDR:w counts 0 too)"
-	exit 77
-fi
 [ "$hits" = $N ] || { echo "breakpoint: $hits hits, want $N"; exit 1; }
 "$B/pp-analyze" breakpoint "$T/t" | grep -q bp_write_once || { echo "hits not in bp_write_once"; exit 1; }
 c=$("$B/pp-analyze" trace -e "breakpoint" "$T/t" | grep -c ': breakpoint: ')

@@ -5,19 +5,21 @@
 # beside sched_switch; task-state as a source gives the helper's N sleeps of
 # 20 ms; multi-trace pairs a source with a tracepoint.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=5
 T=$(mktemp -d /tmp/pp-e2e-joint.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v taskset >/dev/null || { echo "skip: no taskset"; exit 77; }
+need_root "for perf events"
+need_perf
+need_event sched:sched_switch sched:sched_waking syscalls:sys_enter_nanosleep syscalls:sys_enter_clock_nanosleep
+need_tool taskset util-linux
 # the shell and sleep guarantee context switches even on an idle machine,
 # where a lone spinner may never be switched out; the spinners write the CPU
 # time they got (a loaded machine gives less than their 0.4 s of wall time)
-if ! PP_SPIN_CPU_FILE=$T/cpu "$B/pp-record" -q -o "$T/p" -e 'profile/-F 500/,sched:sched_switch' -- \
-	sh -c "$B/tests/helpers/spin 0.2; sleep 0.05; $B/tests/helpers/spin 0.2" >/dev/null 2>"$T/err"; then
-	echo "skip: pp-record cannot record cpu-clock and sched_switch: $(head -1 "$T/err")"; exit 77
-fi
+PP_SPIN_CPU_FILE=$T/cpu "$B/pp-record" -q -o "$T/p" -e 'profile/-F 500/,sched:sched_switch' -- \
+	sh -c "$B/tests/helpers/spin 0.2; sleep 0.05; $B/tests/helpers/spin 0.2" >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "pp-record -e 'profile/-F 500/,sched:sched_switch'"
 "$B/pp-analyze" info "$T/p" | grep -q '^  cpu-clock' || { echo "no cpu-clock in the file"; exit 1; }
 out=$("$B/pp-analyze" trace -e 'profile/-F 500/,sched:sched_switch' "$T/p")
 p=$(echo "$out" | grep -c ': profile: cpu-clock ip ')
@@ -40,7 +42,7 @@ if "$B/pp-analyze" trace -e 'profile/--bogus/' "$T/p" >/dev/null 2>&1; then
 fi
 # task-state as a source (system-wide, so both sides of each switch are seen)
 "$B/pp-record" -q -a -g -o "$T/s" -e 'task-state,syscalls:sys_enter_nanosleep,syscalls:sys_enter_clock_nanosleep' -- \
-	taskset -c 0 "$B/tests/helpers/sched-sleep" $N 20 >/dev/null 2>&1 || { echo "pp-record task-state failed"; exit 1; }
+	taskset -c 0 "$B/tests/helpers/sched-sleep" $N 20 >/dev/null 2>"$T/err" || fail_err "$T/err" "pp-record -e task-state,..."
 # 20 ms each, plus the wake-up latency of a busy 2-core VM (24-25 ms seen idle,
 # more beside a scheduler load): S intervals of 20 ms up to 1 s
 n=$("$B/pp-analyze" trace -e 'task-state/-S --filter sched-sleep/' "$T/s" |

@@ -3,16 +3,17 @@
 # syscalls:sys_enter_lseek -> sys_exit_lseek by tid must give N intervals,
 # --than 0 with --detail prints each pair, --heatmap writes an SVG.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=1000
 T=$(mktemp -d /tmp/pp-e2e-mt.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+need_root "for perf events"
 M=300
-if ! "$B/pp-record" -e 'syscalls:sys_enter_lseek,syscalls:sys_exit_lseek,syscalls:sys_enter_getppid,syscalls:sys_exit_getppid' \
-	-o "$T/t" -- "$B/tests/helpers/sched-syscalls" $N $M >/dev/null 2>&1; then
-	echo "skip: pp-record cannot record syscalls:sys_*_lseek here"; exit 77
-fi
+EVS=syscalls:sys_enter_lseek,syscalls:sys_exit_lseek,syscalls:sys_enter_getppid,syscalls:sys_exit_getppid
+need_event ${EVS//,/ }
+"$B/pp-record" -e $EVS -o "$T/t" -- "$B/tests/helpers/sched-syscalls" $N $M >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "pp-record -e $EVS"
 E="-e syscalls:sys_enter_lseek -e syscalls:sys_exit_lseek"
 c=$("$B/pp-analyze" multi-trace $E --json "$T/t" | grep -o '"calls":[0-9]*' | cut -d: -f2)
 [ "$c" = $N ] || { echo "multi-trace counted '$c' pairs, want $N"; exit 1; }

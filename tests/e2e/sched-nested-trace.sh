@@ -4,16 +4,16 @@
 # must count N calls each, outer total >= N*5 ms with self >= N*2 ms, inner
 # total >= N*3 ms.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=10
 H=$(cd "$B/tests/helpers" && pwd)/sched-nested
 T=$(mktemp -d /tmp/pp-e2e-nt.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-if ! "$B/pp-record" -e "uprobe:nest_outer@$H,uretprobe:nest_outer@$H,uprobe:nest_inner@$H,uretprobe:nest_inner@$H" \
-	-o "$T/t" -- "$H" $N >/dev/null 2>&1; then
-	echo "skip: pp-record cannot place uprobes here"; exit 77
-fi
+need_root "for uprobes"
+need_uprobes
+"$B/pp-record" -e "uprobe:nest_outer@$H,uretprobe:nest_outer@$H,uprobe:nest_inner@$H,uretprobe:nest_inner@$H" \
+	-o "$T/t" -- "$H" $N >/dev/null 2>"$T/err" || fail_err "$T/err" "pp-record -e uprobe:nest_outer@...,uretprobe:..."
 out=$("$B/pp-analyze" nested-trace --json "$T/t") || { echo "nested-trace failed"; exit 1; }
 echo "$out"
 get() { echo "$out" | grep "\"function\":\"$1@" | grep -o "\"$2\":[0-9]*" | cut -d: -f2; }

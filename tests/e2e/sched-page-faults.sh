@@ -3,14 +3,15 @@
 # each; page-faults must show exactly N faults inside [ADDR, ADDR + N pages),
 # both as its own profiler and as an event source inside trace.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=100
 T=$(mktemp -d /tmp/pp-e2e-pf.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-if ! "$B/pp-record" -q -o "$T/t" page-faults -- "$B/tests/helpers/sched-touch" $N > "$T/addr" 2>"$T/err"; then
-	echo "skip: pp-record cannot record page-faults here: $(head -1 "$T/err")"; exit 77
-fi
+need_root "for perf events"
+need_perf
+"$B/pp-record" -q -o "$T/t" page-faults -- "$B/tests/helpers/sched-touch" $N > "$T/addr" 2>"$T/err" ||
+	fail_err "$T/err" "pp-record page-faults"
 read -r a n ps < "$T/addr"
 lo=$((16#$a)) hi=$((16#$a + n * ps))
 in_range() {	# count the "addr HEX" values of stdin inside [lo, hi)
@@ -27,8 +28,8 @@ c=$("$B/pp-analyze" page-faults "$T/t" | in_range 'page-fault:')
 c=$("$B/pp-analyze" trace -e page-faults "$T/t" | in_range 'page-faults:')
 [ "$c" = $N ] || { echo "trace -e page-faults (source): $c faults in range, want $N"; exit 1; }
 # pp-record -e page-faults records the addresses too
-"$B/pp-record" -q -o "$T/t2" -e page-faults -- "$B/tests/helpers/sched-touch" $N > "$T/addr" 2>/dev/null ||
-	{ echo "pp-record -e page-faults failed"; exit 1; }
+"$B/pp-record" -q -o "$T/t2" -e page-faults -- "$B/tests/helpers/sched-touch" $N > "$T/addr" 2>"$T/err" ||
+	fail_err "$T/err" "pp-record -e page-faults"
 read -r a n ps < "$T/addr"
 lo=$((16#$a)) hi=$((16#$a + n * ps))
 c2=$("$B/pp-analyze" trace -e page-faults "$T/t2" | in_range 'page-faults:')

@@ -4,15 +4,16 @@
 # rd-waiter (one per wakeup) and milliseconds of queueing for the spinners,
 # which take turns on the CPU.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=50
 T=$(mktemp -d /tmp/pp-e2e-rd.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-if ! "$B/pp-record" -a -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new \
-	-o "$T/t" -- "$B/tests/helpers/sched-spin-wait" $N 2 0 >/dev/null 2>&1; then
-	echo "skip: pp-record cannot record sched events here"; exit 77
-fi
+need_root "for perf events"
+need_event sched:sched_switch sched:sched_waking sched:sched_wakeup_new
+"$B/pp-record" -a -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new \
+	-o "$T/t" -- "$B/tests/helpers/sched-spin-wait" $N 2 0 >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "pp-record -a -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new"
 out=$("$B/pp-analyze" rundelay --filter 'rd-*' --perins --json "$T/t") ||
 	{ echo "rundelay failed"; exit 1; }
 echo "$out"

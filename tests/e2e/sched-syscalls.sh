@@ -3,16 +3,16 @@
 # getppid calls; syscalls must report exactly N lseek with N errors and M
 # getppid with 0 errors for its pid, by name.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=1000
 M=500
 T=$(mktemp -d /tmp/pp-e2e-sc.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-if ! "$B/pp-record" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$T/t" -- \
-	"$B/tests/helpers/sched-syscalls" $N $M >/dev/null 2>&1; then
-	echo "skip: pp-record cannot record raw_syscalls here"; exit 77
-fi
+need_root "for perf events"
+need_event raw_syscalls:sys_enter raw_syscalls:sys_exit
+"$B/pp-record" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$T/t" -- \
+	"$B/tests/helpers/sched-syscalls" $N $M >/dev/null 2>"$T/err" || fail_err "$T/err" "pp-record -e raw_syscalls:sys_enter,raw_syscalls:sys_exit"
 out=$("$B/pp-analyze" syscalls --filter 'sched-syscalls' --perins --json "$T/t") ||
 	{ echo "syscalls failed"; exit 1; }
 get() { echo "$out" | grep "\"syscall\":\"$1\"" | grep -o "\"$2\":[0-9]*" | cut -d: -f2; }

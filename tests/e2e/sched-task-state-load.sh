@@ -8,6 +8,7 @@
 # CPUs, and a task woken on an idle CPU 1 has neither its wakeup nor its
 # switch-in in the trace on this VM (see analyzers/task-state.c).
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 H=$B/tests/helpers/sched-sleep
 N=10
@@ -22,14 +23,11 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v perf >/dev/null || { echo "skip: no perf for the scheduler load"; exit 77; }
-perf bench sched messaging -g 1 -l 1 >/dev/null 2>&1 ||
-	{ echo "skip: perf bench sched messaging does not run here"; exit 77; }
-if ! "$B/pp-record" -q -a -e sched:sched_switch -o "$T/probe" -- true >/dev/null 2>&1; then
-	echo "skip: pp-record cannot record sched events here"; exit 77
-fi
-fail() { echo "FAIL: $*"; exit 1; }
+need_root "for perf events"
+need_event sched:sched_switch sched:sched_waking sched:sched_wakeup_new
+need_tool perf linux-perf
+perf bench sched messaging -g 1 -l 1 >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "perf bench sched messaging (the scheduler load) does not run here"
 
 # The load, in its own process group so that it ends with the test: 2
 # groups of 40 tasks passing messages keep both CPUs switching every few

@@ -8,18 +8,16 @@
 # ~20 ms and no other task. Pinned to CPU 0 (see sched-task-state.sh: the
 # idle task of CPU 1 emits no sched_switch on this VM).
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 H=$B/tests/helpers/sched-sleep
 N=10
 T=$(mktemp -d /tmp/pp-e2e-tst.XXXXXX)
 hp=
 trap '[ -n "$hp" ] && kill $hp 2>/dev/null; rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v taskset >/dev/null || { echo "skip: no taskset"; exit 77; }
-if ! "$B/pp-record" -q -a -e sched:sched_switch -o "$T/probe" -- true >/dev/null 2>&1; then
-	echo "skip: pp-record cannot record sched events here"; exit 77
-fi
-fail() { echo "FAIL: $*"; exit 1; }
+need_root "for perf events"
+need_event sched:sched_switch sched:sched_waking sched:sched_wakeup_new
+need_tool taskset util-linux
 field() { grep -o "\"$1\":[0-9]*" | cut -d: -f2; }
 
 # check NAME OUT CALLS_LO CALLS_HI [MAX_NS]: one S row, only sched-sleep, 20-100 ms

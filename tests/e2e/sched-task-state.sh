@@ -5,16 +5,17 @@
 # The helper is pinned to CPU 0: on this VM the idle task of CPU 1 emits no
 # sched_switch (perf sees the same), so switch-ins there are invisible.
 set -u
+. "$(dirname "$0")/lib.bash"
 B=${PP_BUILD:?}
 N=10
 T=$(mktemp -d /tmp/pp-e2e-ts.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v taskset >/dev/null || { echo "skip: no taskset"; exit 77; }
-if ! "$B/pp-record" -a -g -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new \
-	-o "$T/t" -- taskset -c 0 "$B/tests/helpers/sched-sleep" $N 20 >/dev/null 2>&1; then
-	echo "skip: pp-record cannot record sched events here"; exit 77
-fi
+need_root "for perf events"
+need_event sched:sched_switch sched:sched_waking sched:sched_wakeup_new
+need_tool taskset util-linux
+"$B/pp-record" -a -g -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new \
+	-o "$T/t" -- taskset -c 0 "$B/tests/helpers/sched-sleep" $N 20 >/dev/null 2>"$T/err" ||
+	fail_err "$T/err" "pp-record -a -g -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new"
 out=$("$B/pp-analyze" task-state -S --filter 'sched-sleep' --json "$T/t") ||
 	{ echo "task-state failed"; exit 1; }
 echo "$out"

@@ -5,10 +5,11 @@
 # Also checks that the SVG and the heat map parse as XML. Needs cc, python3, node.
 set -eu
 B=${PP_BUILD:-build}
+# never a skip: scripts/install-deps.sh installs the tools, make builds the library
 for tool in cc python3 node; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: $tool not installed"; exit 77; }
+	command -v $tool >/dev/null 2>&1 || { echo "FAIL: $tool not installed: run scripts/install-deps.sh"; exit 1; }
 done
-[ -f "$B/libpp-replay.a" ] || { echo "skip: $B/libpp-replay.a not built"; exit 77; }
+[ -f "$B/libpp-replay.a" ] || { echo "FAIL: $B/libpp-replay.a not built (make)"; exit 1; }
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/pp-svg-e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT
