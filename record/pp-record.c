@@ -1771,7 +1771,7 @@ static int ft_transcode(struct rec *r, struct qitem *it)
 	if (!r->ft_dec && !(r->ft_dec = pp_ftpages__new()))
 		return -ENOMEM;
 	err = pp_ftpages__decode(r->ft_dec, it->data, it->len, &r->ft_rec, &r->ft_rec_cap, &n,
-				 PP_CHUNK_MAX_RAW, it->desc.last_ts);
+				 PP_CHUNK_MAX_RAW, it->desc.last_ts, NULL, NULL);
 	if (err)
 		return err;
 	for (off = 0; off + sizeof(struct perf_event_header) <= n; nr++)
