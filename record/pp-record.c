@@ -786,6 +786,9 @@ parse:
 	 */
 	if (o->encoding < 0)
 		o->encoding = PP_DATA_CACHED;
+	/* lz4 chunks take encoding 1, the field cache's faster twin: say so, not silently */
+	if (o->encoding == PP_DATA_FIELDS && o->codec != PP_CODEC_ZSTD)
+		die_usage("--encoding fields needs zstd (-z or --codec zstd); with lz4, use cached");
 	if (optind < argc) {
 		int dashdash = !strcmp(argv[optind - 1], "--");
 
