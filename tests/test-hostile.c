@@ -26,6 +26,7 @@
 #include "pp/reader.h"
 #include "pp/writer.h"
 #include "../format/format-internal.h"
+#include "../replay/replay-internal.h"
 
 #define ALARM_S	10
 
@@ -286,10 +287,234 @@ static void test_ftrace_walk(void **state)
 	free(file);
 }
 
+/* ---- claims held against the metadata, through a replay ---- */
+
+static uint64_t g_samples;
+
+static void count_sample(struct pp_session *s, const struct pp_event *e)
+{
+	(void)s;
+	(void)e;
+	g_samples++;
+}
+
+static const struct pp_analyzer count_analyzer = {
+	.name = "count",
+	.opts = PP_OPT_EVENTS,
+	.sample = count_sample,
+};
+
+struct replay {
+	uint64_t samples, lies;
+	struct pp_reader_stats sum;	/* the stream readers' */
+	char text[512];
+};
+
+/* Replay @io as pp-analyze does, under the alarm. */
+static void replay(struct pp_io *io, const char *name, struct replay *out)
+{
+	struct pp_opts o = { .output = "/dev/null" };
+	char path[256];
+	const uint8_t *b;
+	struct pp_session *s;
+	size_t len;
+	FILE *f;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/tmp/pp-test-hostile-%d-%s.trace", getpid(), name);
+	b = pp_io_mem__data(io, &len);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	fclose(f);
+	g_samples = 0;
+	alarm(ALARM_S);
+	s = pp_session__new(&count_analyzer, &o);
+	assert_non_null(s);
+	assert_int_equal(pp_session__open_file(s, path), 0);
+	pp_session__run(s);
+	for (size_t i = 0; i < s->nr_streams; i++) {
+		const struct pp_reader_stats *st;
+
+		if (!s->streams[i].rd)
+			continue;
+		st = pp_reader__stats(s->streams[i].rd);
+		out->sum.corrupt += st->corrupt;
+		out->sum.bad_pages += st->bad_pages;
+		out->sum.bad_types += st->bad_types;
+		out->sum.bad_machine += st->bad_machine;
+		out->sum.bad_stream += st->bad_stream;
+		out->sum.bad_dropped += st->bad_dropped;
+		out->sum.bad_layout += st->bad_layout;
+	}
+	out->lies = pp_session__lies(s, &out->sum, out->text, sizeof(out->text));
+	out->samples = g_samples;
+	pp_session__free(s);
+	alarm(0);
+	unlink(path);
+}
+
+/* Encodings 1 and 2: every layout's time offset moved by 4 (aligned, inside the record). */
+static size_t layout_edit(const struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap,
+			  void *ctx)
+{
+	uint32_t nr;
+
+	(void)cap;
+	(void)ctx;
+	if (h->type != PP_CHUNK_DATA ||
+	    (h->encoding != PP_DATA_CACHED && h->encoding != PP_DATA_FIELDS) || len < 16)
+		return 0;
+	nr = pp_get_le32(p + 8);
+	for (uint32_t i = 0; i < nr; i++) {
+		uint8_t *t = p + 16 + (size_t)i * 16 + 8;
+
+		if (pp_get_le32(t))
+			pp_put_le32(t, pp_get_le32(t) + 4);
+	}
+	return nr ? len : 0;
+}
+
+static void test_layout_lie(void **state)
+{
+	static const char *const files[] = { "cached-sched.trace", "fields-sched.trace" };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		size_t len;
+		uint8_t *file = load(files[i], &len);
+		struct replay good, bad;
+		struct pp_io *io;
+		int edited;
+
+		io = refile(file, len, NULL, NULL, &edited);
+		replay(io, "good", &good);
+		pp_io__free(io);
+		assert_int_equal(good.lies, 0);
+		assert_true(good.samples >= 1000);
+		io = refile(file, len, layout_edit, NULL, &edited);
+		assert_true(edited >= 1);
+		keep(io, i ? "fields-time-off" : "cached-time-off");
+		replay(io, "layout", &bad);
+		pp_io__free(io);
+		assert_int_equal(bad.sum.bad_layout, edited);
+		assert_true(bad.lies >= (uint64_t)edited);
+		assert_non_null(strstr(bad.text, "layout misplaces the time"));
+		assert_true(bad.samples < good.samples);
+		free(file);
+	}
+}
+
+/* Encoding 3: one lie in the first chunk's payload header or type table. */
+enum ft_claim {
+	FC_BIG,			/* big-endian said of little-endian pages */
+	FC_LONG4,		/* long_size 4 of 8-byte pages */
+	FC_CPU,			/* another CPU than the stream's */
+	FC_ID_NONE,		/* a type id no event has */
+	FC_ID_OTHER,		/* a type id that names another recorded event */
+	FC_TYPE,		/* a type that is another event's */
+	FC_DROPPED,		/* a drop count of 2^63 */
+	FC_NO_TYPES,		/* nr_types 0 with drops */
+};
+
+struct fc_edit {
+	enum ft_claim lie;
+	int done;
+};
+
+static size_t fc_edit(const struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap,
+		      void *ctx)
+{
+	struct fc_edit *e = ctx;
+	uint16_t nr = pp_get_le16(p + 8);
+	uint8_t *t = p + PP_FTPAGE_HDR_SIZE;
+
+	(void)cap;
+	if (e->done || h->type != PP_CHUNK_DATA || h->encoding != PP_DATA_FTRACE || nr < 2 ||
+	    !pp_get_le32(p + 12))
+		return 0;
+	switch (e->lie) {
+	case FC_BIG:
+		p[11] = 1;
+		break;
+	case FC_LONG4:
+		p[10] = 4;
+		break;
+	case FC_CPU:
+		pp_put_le32(p, pp_get_le32(p) + 1);
+		break;
+	case FC_ID_NONE:
+		pp_put_le64(t + 8, 0x7777777777ull);
+		break;
+	case FC_ID_OTHER:
+		memcpy(t + 8, t + PP_FTPAGE_TYPE_SIZE + 8, 8);
+		break;
+	case FC_TYPE:
+		memcpy(t, t + PP_FTPAGE_TYPE_SIZE, 2);
+		memset(t + PP_FTPAGE_TYPE_SIZE, 0xee, 2);
+		break;
+	case FC_DROPPED:
+		pp_put_le64(p + 16, 1ull << 63);
+		break;
+	case FC_NO_TYPES:
+		/* the table gone, the pages kept: nothing names their events */
+		memmove(t, t + (size_t)nr * PP_FTPAGE_TYPE_SIZE,
+			len - PP_FTPAGE_HDR_SIZE - (size_t)nr * PP_FTPAGE_TYPE_SIZE);
+		len -= (size_t)nr * PP_FTPAGE_TYPE_SIZE;
+		pp_put_le16(p + 8, 0);
+		pp_put_le64(p + 16, 5);
+		break;
+	}
+	e->done = 1;
+	return len;
+}
+
+static void test_ftrace_claims(void **state)
+{
+	static const struct { const char *name, *says; } lies[] = {
+		[FC_BIG] = { "ft-big-endian", "byte order or word size" },
+		[FC_LONG4] = { "ft-long4", "byte order or word size" },
+		[FC_CPU] = { "ft-cpu", "another CPU than their stream" },
+		[FC_ID_NONE] = { "ft-id-none", "wrong event type" },
+		[FC_ID_OTHER] = { "ft-id-other", "wrong event type" },
+		[FC_TYPE] = { "ft-type", "wrong event type" },
+		[FC_DROPPED] = { "ft-dropped", "impossible drop count" },
+		[FC_NO_TYPES] = { "ft-no-types", "impossible drop count" },
+	};
+	size_t len;
+	uint8_t *file = load("ftrace-sched.trace", &len);
+	struct replay good, bad;
+	struct pp_io *io;
+	int edited;
+
+	(void)state;
+	io = refile(file, len, NULL, NULL, &edited);
+	replay(io, "good", &good);
+	pp_io__free(io);
+	assert_int_equal(good.lies, 0);
+	assert_true(good.samples > 0);
+	for (int lie = FC_BIG; lie <= FC_NO_TYPES; lie++) {
+		struct fc_edit e = { .lie = (enum ft_claim)lie };
+
+		io = refile(file, len, fc_edit, &e, &edited);
+		assert_int_equal(edited, 1);
+		keep(io, lies[lie].name);
+		replay(io, lies[lie].name, &bad);
+		pp_io__free(io);
+		if (!strstr(bad.text, lies[lie].says))
+			fail_msg("%s: damage '%s', not '%s'", lies[lie].name, bad.text, lies[lie].says);
+		assert_int_equal(bad.lies, 1);
+		assert_true(bad.samples < good.samples);
+	}
+	free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ftrace_walk),
+		cmocka_unit_test(test_layout_lie),
+		cmocka_unit_test(test_ftrace_claims),
 	};
 	struct sigaction sa = { .sa_handler = on_alarm };
 
