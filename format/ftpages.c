@@ -2,20 +2,18 @@
 /*
  * DATA encoding 3: ftrace ring pages into perf records (include/pp/ftpages.h,
  * spec/pp-trace-format.md 5.8). The pages come from a file that may be
- * damaged: every size is checked before kbuffer walks a page, and kbuffer
- * walks a copy with zeroed room behind it.
+ * damaged: pp walks each page itself, forward only, every size checked
+ * against the page's commit (libtraceevent's kbuffer trusts the lengths).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <traceevent/kbuffer.h>
-
 #include "pp/ftpages.h"
 #include "format-internal.h"
 
-#define SLACK		64		/* zeroed bytes after a page's copy */
 #define COMMIT_MASK	((1u << 27) - 1)
+#define MISSED_EVENTS	(1u << 31)
 #define MISSED_STORED	(1u << 30)
 /*
  * A writer maps the ring's clock to its file's with an offset it measures
@@ -29,18 +27,17 @@
 #define MAX_CPUS	65536		/* CPUs whose last time is kept */
 
 struct pp_ftpages {
-	struct kbuffer *kb;		/* for long_size and big, as set */
 	uint32_t cpu;
 	uint32_t page_size;
 	int long_size, big;
 	int16_t *by_type;		/* common_type -> types index + 1 */
 	struct pp_ftpage_type *types;
 	int nr_types;
-	uint8_t *page;			/* page_size + SLACK */
 	uint64_t last_ts;
 	int64_t clock_offset;		/* added to the pages' times */
 	uint64_t *cpu_ts;		/* per CPU: its last event's time (CLOCK_STEP_NS) */
 	uint32_t nr_cpu_ts;
+	enum pp_ftpage_damage damage;	/* of the last decode */
 	uint64_t rec[8192];		/* the record being made (64 KiB, aligned) */
 };
 
@@ -59,12 +56,9 @@ void pp_ftpages__free(struct pp_ftpages *d)
 {
 	if (!d)
 		return;
-	if (d->kb)
-		kbuffer_free(d->kb);
 	free(d->by_type);
 	free(d->cpu_ts);
 	free(d->types);
-	free(d->page);
 	free(d);
 }
 
@@ -97,13 +91,6 @@ int pp_ftpages__set(struct pp_ftpages *d, uint32_t cpu, uint32_t page_size, int 
 	d->types = n;
 	memcpy(n, t, (size_t)nr * sizeof(*n));
 	d->nr_types = nr;
-	if (page_size > d->page_size || !d->page) {
-		uint8_t *p = realloc(d->page, (size_t)page_size + SLACK);
-
-		if (!p)
-			return -ENOMEM;
-		d->page = p;
-	}
 	d->page_size = page_size;
 	d->cpu = cpu;
 	if (cpu >= d->nr_cpu_ts && cpu < MAX_CPUS) {	/* without it, times stay as stored */
@@ -115,14 +102,6 @@ int pp_ftpages__set(struct pp_ftpages *d, uint32_t cpu, uint32_t page_size, int 
 			d->cpu_ts = v;
 			d->nr_cpu_ts = want;
 		}
-	}
-	if (!d->kb || d->long_size != long_size || d->big != big_endian) {
-		if (d->kb)
-			kbuffer_free(d->kb);
-		d->kb = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-				      big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-		if (!d->kb)
-			return -ENOMEM;
 	}
 	d->long_size = long_size;
 	d->big = big_endian;
@@ -197,52 +176,211 @@ static uint64_t rd_long(const struct pp_ftpages *d, const uint8_t *p)
 	return v;
 }
 
+static uint32_t rd32(const struct pp_ftpages *d, const uint8_t *p)
+{
+	return d->big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+		      : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint64_t rd64(const struct pp_ftpages *d, const uint8_t *p)
+{
+	uint64_t a = rd32(d, p), b = rd32(d, p + 4);
+
+	return d->big ? a << 32 | b : b << 32 | a;
+}
+
+/* Ring event header types (type_len) that are not data of that many words. */
+#define TL_LENGTH	0	/* data of the length the next u32 gives */
+#define TL_PADDING	29
+#define TL_EXTEND	30
+#define TL_STAMP	31
+#define TS_SHIFT	27
+#define TS_MSB		(0xf8ull << 56)	/* an absolute stamp has not these bits */
+
+/*
+ * Where a walk of one page's events stands: @pos, the offset of the next
+ * event header from the start of the data (after the page header), and
+ * @ts, the time so far.
+ */
+struct page_walk {
+	const uint8_t *data;
+	uint32_t size;			/* commit: the data bytes */
+	uint32_t pos;
+	uint64_t ts;
+};
+
+/*
+ * The page's next data event, walking forward only: every header, length
+ * word and event is checked to lie inside the commit, and every step moves
+ * on by at least 4 bytes, padding and time stamps included, so no length,
+ * however crafted, makes a walk go back or stand still (libtraceevent's
+ * kbuffer skips padding inside its own loop and follows a padding whose
+ * length points back at itself for ever). Times as the kernel's writer makes
+ * them and kbuffer reads them: a padding's delta counts (a discarded event
+ * keeps its delta), an absolute stamp keeps the top bits of the time.
+ * Return: 1 with the event's data at *@ev, its size in *@len; 0 at the
+ * end; -1 if the page is damaged.
+ */
+static int page_walk_next(const struct pp_ftpages *d, struct page_walk *w, const uint8_t **ev,
+			  uint32_t *len)
+{
+	while (w->pos < w->size) {
+		uint32_t word, tl, delta, arg = 0, left = w->size - w->pos;
+		uint64_t n;
+		const uint8_t *p = w->data + w->pos;
+
+		if (left < 4)
+			return -1;
+		word = rd32(d, p);
+		tl = d->big ? word >> 27 : word & 31;
+		delta = d->big ? word & ((1u << TS_SHIFT) - 1) : word >> 5;
+		if (tl == TL_LENGTH || tl >= TL_PADDING) {
+			if (left < 8)
+				return -1;
+			arg = rd32(d, p + 4);
+		}
+		switch (tl) {
+		case TL_PADDING:	/* arg bytes after its header; null padding too */
+			n = 4 + (uint64_t)arg;
+			if (n > left)
+				return -1;
+			w->ts += delta;
+			w->pos += (uint32_t)n;
+			continue;
+		case TL_EXTEND:
+			w->ts += ((uint64_t)arg << TS_SHIFT) + delta;
+			w->pos += 8;
+			continue;
+		case TL_STAMP:
+			w->ts = (((uint64_t)arg << TS_SHIFT) + delta) | (w->ts & TS_MSB);
+			w->pos += 8;
+			continue;
+		case TL_LENGTH:		/* arg counts itself */
+			if (arg < 4)
+				return -1;
+			n = ((uint64_t)arg - 4 + 3) & ~(uint64_t)3;
+			if (n > left - 8)
+				return -1;
+			*ev = p + 8;
+			w->pos += 8 + (uint32_t)n;
+			break;
+		default:
+			n = (uint64_t)tl * 4;
+			if (n > left - 4)
+				return -1;
+			*ev = p + 4;
+			w->pos += 4 + (uint32_t)n;
+			break;
+		}
+		/* common_type and common_pid: a data event has them */
+		if (n < 8)
+			return -1;
+		w->ts += delta;
+		*len = (uint32_t)n;
+		return 1;
+	}
+	return 0;
+}
+
+static void page_walk_init(const struct pp_ftpages *d, struct page_walk *w, const uint8_t *page,
+			   uint32_t size)
+{
+	w->data = page + 8 + d->long_size;
+	w->size = size;
+	w->pos = 0;
+	w->ts = rd64(d, page);
+}
+
+/*
+ * Whether an event of a known type has a size its format does not allow:
+ * the payload of another event with its common_type rewritten.
+ */
+static int bad_sizes(const struct pp_ftpages *d, const void *page, uint32_t size)
+{
+	const uint8_t *data;
+	struct page_walk w;
+	uint32_t len;
+	int checked = 0;
+
+	for (int i = 0; i < d->nr_types; i++)
+		checked |= d->types[i].min_size || d->types[i].max_size;
+	if (!checked)
+		return 0;
+	page_walk_init(d, &w, page, size);
+	while (page_walk_next(d, &w, &data, &len) > 0) {
+		const struct pp_ftpage_type *e;
+		uint16_t type;
+		int slot;
+
+		memcpy(&type, data, 2);
+		slot = d->by_type[type];
+		if (!slot)
+			continue;
+		e = &d->types[slot - 1];
+		if (len < e->min_size || (e->max_size && len > e->max_size))
+			return 1;
+	}
+	return 0;
+}
+
 int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpage_pid_fn pid_of,
 		     void *pid_ctx, pp_ftpage_emit_fn emit, void *ctx)
 {
 	struct perf_event_header *h = (void *)d->rec;
 	size_t hdr = 8 + (size_t)d->long_size, data_end, need;
-	unsigned long long t;
-	uint64_t commit;
-	int missed, n = 0, guard;
-	void *data;
+	const uint8_t *data;
+	struct page_walk w;
+	uint64_t commit, t;
+	uint32_t size;
+	int n = 0, ret;
 
-	if (!d->kb || len < hdr)
+	if (!d->long_size || len < hdr)
 		return -EINVAL;
 	commit = rd_long(d, (const uint8_t *)page + 8);
 	data_end = hdr + (commit & COMMIT_MASK);
 	need = data_end + ((commit & MISSED_STORED) ? (size_t)d->long_size : 0);
 	if (data_end > d->page_size || need > len || need > d->page_size)
 		return -EINVAL;
-	memcpy(d->page, page, need);
-	memset(d->page + need, 0, SLACK);
-	if (kbuffer_load_subbuffer(d->kb, d->page) < 0)
-		return -EINVAL;
-	missed = kbuffer_missed_events(d->kb);
-	if (missed)
+	/* the whole page first: a damaged one gives no record at all */
+	page_walk_init(d, &w, page, (uint32_t)(commit & COMMIT_MASK));
+	while ((ret = page_walk_next(d, &w, &data, &size)) > 0)
+		;
+	if (ret < 0) {
+		d->damage = PP_FTD_PAGE;
+		return -EBADMSG;
+	}
+	if (bad_sizes(d, page, (uint32_t)(commit & COMMIT_MASK))) {
+		d->damage = PP_FTD_TYPES;
+		return -EBADMSG;
+	}
+	if ((commit & MISSED_EVENTS) && (commit & MISSED_STORED) &&
+	    rd_long(d, (const uint8_t *)page + data_end) > PP_FTPAGE_MAX_DROPPED) {
+		d->damage = PP_FTD_DROPPED;
+		return -EBADMSG;
+	}
+	if (commit & MISSED_EVENTS) {
+		/* as kbuffer tells it: an int, 1 when not stored or not positive */
+		int missed = (commit & MISSED_STORED) ? (int)rd_long(d, (const uint8_t *)page + data_end)
+						       : -1;
+
 		pp_ftpages__lost(d, missed > 0 ? (uint64_t)missed : 1,
-				 kbuffer_subbuf_timestamp(d->kb, d->page) +
-				 (uint64_t)d->clock_offset, emit, ctx);
-	guard = (int)(data_end / 4) + 1;
-	for (data = kbuffer_read_event(d->kb, &t); data && guard-- > 0;
-	     data = kbuffer_next_event(d->kb, &t)) {
-		int size = kbuffer_event_size(d->kb);
+				 rd64(d, page) + (uint64_t)d->clock_offset, emit, ctx);
+	}
+	page_walk_init(d, &w, page, (uint32_t)(commit & COMMIT_MASK));
+	while (page_walk_next(d, &w, &data, &size) > 0) {
 		const struct pp_ftpage_type *e;
 		uint8_t *p = (uint8_t *)(h + 1);
 		uint16_t type;
 		int32_t tid;
 		int slot;
 
-		if (size < 8 || (uint8_t *)data < d->page + hdr ||
-		    (size_t)((uint8_t *)data - d->page) + (size_t)size > data_end)
-			continue;
 		memcpy(&type, data, 2);
 		slot = d->by_type[type];
 		if (!slot)
 			continue;
 		e = &d->types[slot - 1];
-		memcpy(&tid, (uint8_t *)data + 4, 4);	/* common_pid */
-		t += (uint64_t)d->clock_offset;	/* mod 2^64, as the spec says */
+		memcpy(&tid, data + 4, 4);	/* common_pid */
+		t = w.ts + (uint64_t)d->clock_offset;	/* mod 2^64, as the spec says */
 		if (d->cpu < d->nr_cpu_ts) {
 			uint64_t *last = &d->cpu_ts[d->cpu];
 
@@ -263,13 +401,13 @@ int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpa
 			p = put64(p, 1);
 		if (e->sample_type & PERF_SAMPLE_RAW) {
 			/* u32 size, then the data, padded as perf pads it to 8 */
-			uint32_t raw = (uint32_t)(((size + 4 + 7) & ~7) - 4);
+			uint32_t raw = ((size + 4 + 7) & ~7u) - 4;
 
 			if ((size_t)(p - (uint8_t *)d->rec) + 4 + raw > sizeof(d->rec) - 8)
 				continue;
 			memcpy(p, &raw, 4);
-			memcpy(p + 4, data, (size_t)size);
-			memset(p + 4 + size, 0, raw - (uint32_t)size);
+			memcpy(p + 4, data, size);
+			memset(p + 4 + size, 0, raw - size);
 			p += 4 + raw;
 		}
 		h->type = PERF_RECORD_SAMPLE;
@@ -343,8 +481,41 @@ static void out_emit(void *ctx, const struct perf_event_header *h, int tag, uint
 	o->len += h->size;
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether two types of a table claim one sample id (one would be read as the other). */
+static int ids_repeat(const struct pp_ftpage_type *t, int nr)
+{
+	uint64_t *ids;
+	int rep = 0;
+
+	if (nr < 2)
+		return 0;
+	ids = malloc((size_t)nr * sizeof(*ids));
+	if (!ids)
+		return 0;
+	for (int i = 0; i < nr; i++)
+		ids[i] = t[i].id;
+	qsort(ids, (size_t)nr, sizeof(*ids), id_cmp);
+	for (int i = 1; i < nr && !rep; i++)
+		rep = ids[i] == ids[i - 1];
+	free(ids);
+	return rep;
+}
+
+enum pp_ftpage_damage pp_ftpages__damage(const struct pp_ftpages *d)
+{
+	return d->damage;
+}
+
 int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint8_t **out,
-		       size_t *cap, size_t *out_len, size_t max, uint64_t end_ts)
+		       size_t *cap, size_t *out_len, size_t max, uint64_t end_ts,
+		       pp_ftpage_check_fn check, void *check_ctx)
 {
 	struct out_buf o = { .out = out, .cap = cap, .max = max };
 	struct pp_ftpage_type *t = NULL;
@@ -353,6 +524,7 @@ int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint
 	int ret;
 
 	*out_len = 0;
+	d->damage = PP_FTD_SIZES;
 	if (len < PP_FTPAGE_HDR_SIZE)
 		return -EBADMSG;
 	c.cpu = pp_get_le32(in);
@@ -375,11 +547,27 @@ int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint
 		t[i].id = pp_get_le64(in + pos + 8);
 		t[i].sample_type = pp_get_le64(in + pos + 16);
 		t[i].tag = i;
+		t[i].min_size = t[i].max_size = 0;
+		if (check && check(check_ctx, &t[i])) {
+			free(t);
+			d->damage = PP_FTD_TYPES;
+			return -EBADMSG;
+		}
 	}
 	ret = pp_ftpages__set(d, c.cpu, c.page_size, c.long_size, c.big_endian, t, c.nr_types);
+	if (!ret && ids_repeat(t, c.nr_types))
+		ret = -EINVAL;
 	free(t);
+	if (ret == -EINVAL && (c.long_size == 4 || c.long_size == 8) && c.page_size >= 64 &&
+	    c.page_size <= PP_FTPAGE_MAX_PAGE)
+		d->damage = PP_FTD_TYPES;	/* a type listed twice, or a sample bit ftrace has not */
 	if (ret)
 		return ret == -ENOMEM ? ret : -EBADMSG;
+	/* drops no ring could have, or of no event: nothing to tell them as */
+	if (c.dropped > PP_FTPAGE_MAX_DROPPED || (c.dropped && !c.nr_types)) {
+		d->damage = PP_FTD_DROPPED;
+		return -EBADMSG;
+	}
 	d->last_ts = 0;
 	d->clock_offset = c.clock_offset;
 	for (uint32_t i = 0; i < c.nr_pages; i++) {
@@ -391,7 +579,10 @@ int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint
 		pos += PP_FTPAGE_PAGE_HDR;
 		if (plen > len - pos || plen > c.page_size)
 			return -EBADMSG;
-		if (pp_ftpages__page(d, in + pos, plen, NULL, NULL, out_emit, &o) < 0)
+		ret = pp_ftpages__page(d, in + pos, plen, NULL, NULL, out_emit, &o);
+		if (ret == -EINVAL)
+			d->damage = PP_FTD_SIZES;
+		if (ret < 0)
 			return -EBADMSG;
 		if (o.err)
 			return o.err;
@@ -406,5 +597,6 @@ int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint
 	if (o.err)
 		return o.err;
 	*out_len = o.len;
+	d->damage = PP_FTD_NONE;
 	return 0;
 }

@@ -182,6 +182,89 @@ static int no_memory(struct pp_reader *r, const struct pp_chunk_header *h, uint6
 	return -ENOMEM;
 }
 
+/* pp_ftpages' check of a type table entry, by the reader's check. */
+static int ftype_check(void *ctx, struct pp_ftpage_type *t)
+{
+	struct pp_reader *r = ctx;
+	struct pp_data_claim c = { .encoding = PP_DATA_FTRACE, .id = t->id, .ftype = t->type,
+				   .sample_type = t->sample_type };
+	int ret = r->opts.check(r->opts.check_ctx, &c);
+
+	t->min_size = c.min_size;
+	t->max_size = c.max_size;
+	return ret;
+}
+
+/* What an encoding 3 decode failed on, counted under its name; NULL if it did not. */
+static const char *ftrace_damage(struct pp_reader *r, int err)
+{
+	if (err != -EBADMSG)
+		return err ? "ftrace pages do not decode" : NULL;
+	switch (pp_ftpages__damage(r->ftp)) {
+	case PP_FTD_PAGE:
+		r->st.bad_pages++;
+		return "an ftrace page's events do not walk forward inside its commit";
+	case PP_FTD_TYPES:
+		r->st.bad_types++;
+		return "ftrace pages name an event type that is not the recorded one's";
+	case PP_FTD_DROPPED:
+		r->st.bad_dropped++;
+		return "ftrace pages tell an impossible drop count";
+	default:
+		return "ftrace pages do not decode";
+	}
+}
+
+/*
+ * An encoding 3 header that disagrees with the file: pages in another byte
+ * order or word size than the file header's (the producer's), or of
+ * another CPU than the chunk's stream. Counted; Return: why, or NULL.
+ */
+static const char *ftrace_lie(struct pp_reader *r, const struct pp_chunk_header *h,
+			      const uint8_t *p)
+{
+	if (h->raw_size < PP_FTPAGE_HDR_SIZE)
+		return NULL;	/* the decoder says */
+	if ((p[11] != 0) != (r->fh.byte_order == PP_ORDER_BIG) ||
+	    (p[10] != r->fh.word_size && (r->fh.word_size == 4 || r->fh.word_size == 8))) {
+		r->st.bad_machine++;
+		return "ftrace pages of another byte order or word size than the file's";
+	}
+	if (pp_get_le32(p) != (h->stream & ~PP_STREAM_FTRACE) || !(h->stream & PP_STREAM_FTRACE)) {
+		r->st.bad_stream++;
+		return "ftrace pages of another CPU than the chunk's stream";
+	}
+	return NULL;
+}
+
+/*
+ * Encodings 1 and 2: a layout entry whose time offset is not the one its
+ * event's sample_type gives (the reader's check says): times would be
+ * written over other fields. Counted; Return: 1 if so.
+ */
+static int layout_lie(struct pp_reader *r, const struct pp_chunk_header *h, const uint8_t *p)
+{
+	uint32_t nr;
+
+	if (!r->opts.check || (h->encoding != PP_DATA_CACHED && h->encoding != PP_DATA_FIELDS) ||
+	    h->raw_size < 16)
+		return 0;
+	nr = pp_get_le32(p + 8);
+	if (nr > (h->raw_size - 16) / 16)
+		return 0;	/* the decoder says */
+	for (uint32_t i = 0; i < nr; i++) {
+		struct pp_data_claim c = { .encoding = h->encoding,
+					   .id = pp_get_le64(p + 16 + (size_t)i * 16),
+					   .time_off = pp_get_le32(p + 16 + (size_t)i * 16 + 8) };
+
+		if (r->opts.check(r->opts.check_ctx, &c)) {
+			r->st.bad_layout++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Read the chunk at @off. On RC_OK, @c is filled. On RC_BADPAYLOAD and
  * RC_UNKNOWN, *next is the offset after the chunk. Negative: -errno.
@@ -255,13 +338,25 @@ static int read_chunk(struct pp_reader *r, uint64_t off, struct pp_chunk *c, uin
 		const char *why;
 
 		if (h->encoding == PP_DATA_FTRACE) {	/* pages into records */
+			why = ftrace_lie(r, h, *rawp);
+			if (why) {
+				rd_print(r, 0, "chunk %llu at offset %llu: %s, chunk skipped",
+					 (unsigned long long)h->seq, (unsigned long long)off, why);
+				return RC_BADPAYLOAD;
+			}
 			if (!r->ftp && !(r->ftp = pp_ftpages__new()))
 				return no_memory(r, h, off, sizeof(struct pp_ftpages *));
 			err = pp_ftpages__decode(r->ftp, *rawp, h->raw_size, &r->plain,
-						 &r->plain_cap, &out, PP_CHUNK_MAX_RAW, h->last_ts);
+						 &r->plain_cap, &out, PP_CHUNK_MAX_RAW, h->last_ts,
+						 r->opts.check ? ftype_check : NULL, r);
 			need = r->plain_cap * 2;
 			why = err == -EFBIG ? "ftrace pages make more than 16 MiB of records"
-					    : "ftrace pages do not decode";
+					    : ftrace_damage(r, err);
+		} else if (layout_lie(r, h, *rawp)) {
+			rd_print(r, 0, "chunk %llu at offset %llu: a layout puts a time where its "
+				 "event's sample_type has none, chunk skipped",
+				 (unsigned long long)h->seq, (unsigned long long)off);
+			return RC_BADPAYLOAD;
 		} else {
 			int64_t plain = h->encoding == PP_DATA_CACHED ||
 					h->encoding == PP_DATA_FIELDS ?

@@ -232,7 +232,7 @@ int pp_flight__dump(struct pp_flight *f, uint64_t t_end, struct pp_rotate *rt, u
 				break;
 			}
 			r = pp_ftpages__decode(f->ftp, c->buf, c->len, &f->pages_rec,
-					       &f->pages_cap, &rc.len, PP_CHUNK_MAX_RAW, c->d.last_ts);
+					       &f->pages_cap, &rc.len, PP_CHUNK_MAX_RAW, c->d.last_ts, NULL, NULL);
 			if (r)
 				break;
 			rc.buf = f->pages_rec;

@@ -786,6 +786,9 @@ parse:
 	 */
 	if (o->encoding < 0)
 		o->encoding = PP_DATA_CACHED;
+	/* lz4 chunks take encoding 1, the field cache's faster twin: say so, not silently */
+	if (o->encoding == PP_DATA_FIELDS && o->codec != PP_CODEC_ZSTD)
+		die_usage("--encoding fields needs zstd (-z or --codec zstd); with lz4, use cached");
 	if (optind < argc) {
 		int dashdash = !strcmp(argv[optind - 1], "--");
 
@@ -1771,7 +1774,7 @@ static int ft_transcode(struct rec *r, struct qitem *it)
 	if (!r->ft_dec && !(r->ft_dec = pp_ftpages__new()))
 		return -ENOMEM;
 	err = pp_ftpages__decode(r->ft_dec, it->data, it->len, &r->ft_rec, &r->ft_rec_cap, &n,
-				 PP_CHUNK_MAX_RAW, it->desc.last_ts);
+				 PP_CHUNK_MAX_RAW, it->desc.last_ts, NULL, NULL);
 	if (err)
 		return err;
 	for (off = 0; off + sizeof(struct perf_event_header) <= n; nr++)

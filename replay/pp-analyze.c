@@ -147,7 +147,12 @@ static int cmd_info(const char *path)
 		return 1;
 	}
 	/* Sizes: a plain scan of every chunk header. */
-	r = pp_reader__open_path(path, NULL);
+	{
+		/* the same checks as the replay's, for the same counts */
+		struct pp_reader_opts ro = { .check = pp_session__check_claim, .check_ctx = s };
+
+		r = pp_reader__open_path(path, &ro);
+	}
 	while (r && pp_reader__next(r, &c) == 1) {
 		nr_chunks++;
 		stored += c.hdr->stored_size;
@@ -266,14 +271,20 @@ static int cmd_info(const char *path)
 	/* The plain scan above saw every chunk: its counts are the complete ones. */
 	if (r)
 		rs = pp_reader__stats(r);
-	if (rs->corrupt || rs->truncated || rs->resyncs || s->stats.bad_records || s->stats.out_of_order) {
+	if (rs->corrupt || rs->truncated || rs->resyncs || s->stats.bad_records || s->stats.out_of_order ||
+	    pp_session__lies(s, rs, NULL, 0)) {
+		char lies[512];
+
 		printf("damage:      %llu corrupt chunks, %llu resyncs, %llu bytes skipped",
 		       (unsigned long long)rs->corrupt, (unsigned long long)rs->resyncs,
 		       (unsigned long long)rs->bytes_skipped);
 		if (rs->truncated)
 			printf(", truncated at %llu", (unsigned long long)rs->truncated_at);
-		printf(", %llu bad records, %llu out of order\n", (unsigned long long)s->stats.bad_records,
+		printf(", %llu bad records, %llu out of order", (unsigned long long)s->stats.bad_records,
 		       (unsigned long long)s->stats.out_of_order);
+		if (pp_session__lies(s, rs, lies, sizeof(lies)))
+			printf(" (%s)", lies);
+		printf("\n");
 	} else {
 		printf("damage:      none\n");
 	}

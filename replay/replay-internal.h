@@ -197,6 +197,7 @@ struct pp_session {
 	uint64_t delivered;
 	struct pp_session_stats stats;
 	uint64_t warnings;
+	uint32_t nr_cpus;		/* MACHINE's nr_cpus when valid, else 0: samples' CPUs are below it */
 	uint64_t reader_warnings;	/* distinct damage reports of the reader */
 	uint64_t warned[256];		/* their hashes */
 	size_t nr_warned;
@@ -218,6 +219,9 @@ void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, cons
 void pp_session__add_target(struct pp_session *s, uint32_t id, int thread);
 
 int pp_session__pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t tid);
+int pp_session__check_claim(void *ctx, struct pp_data_claim *c);
+uint64_t pp_session__lies(const struct pp_session *s, const struct pp_reader_stats *rs, char *buf,
+			  size_t len);
 
 /* replay/bpf-agg.c */
 struct pp_bpfagg;

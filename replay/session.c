@@ -1045,8 +1045,10 @@ static void meta_machine(struct pp_session *s, const uint8_t *data, size_t len)
 	}
 	if (machine_num(s, "page_size", 512, 1ll << 30, &n) && !(n & (n - 1)))
 		tep_set_page_size(s->tep, (int)n);
-	if (machine_num(s, "nr_cpus", 1, PP_MAX_STREAMS, &n))
+	if (machine_num(s, "nr_cpus", 1, PP_MAX_STREAMS, &n)) {
 		tep_set_cpus(s->tep, (int)n);
+		s->nr_cpus = (uint32_t)n;
+	}
 	if (!s->nr_pids && !s->nr_tids) {
 		machine_targets(s, "target_pids", 0);
 		machine_targets(s, "target_tids", 1);
@@ -1351,6 +1353,11 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 		if (e.user_stack_size > smp.user_stack_size)
 			e.user_stack_size = smp.user_stack_size;
 	}
+	/* a CPU the machine has not: a lie that would size per-CPU tables */
+	if (s->nr_cpus && e.cpu >= s->nr_cpus && (ev->sample_type & PERF_SAMPLE_CPU)) {
+		s->stats.bad_cpu++;
+		return;
+	}
 	if (e.pid == PP_FTPAGE_PID_UNKNOWN) {	/* made of an ftrace event: its process */
 		const struct pp_task *t = task_slot(s, e.tid);
 
@@ -1557,15 +1564,16 @@ static void dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *re
 	case PERF_RECORD_LOST_SAMPLES: {
 		struct pp_lost l = { .cpu = id.cpu, .first_ts = id.time, .last_ts = id.time };
 
+		if (size < (h->type == PERF_RECORD_LOST ? 24 : 16))
+			break;
+		l.count = pp_sample_rd64(rec + (h->type == PERF_RECORD_LOST ? 16 : 8));
+		if (l.count > PP_FTPAGE_MAX_DROPPED) {	/* no ring drops that many: damage */
+			s->stats.bad_lost++;
+			break;
+		}
 		if (h->type == PERF_RECORD_LOST) {
-			if (size < 24)
-				break;
-			l.count = pp_sample_rd64(rec + 16);
 			s->stats.lost_records += l.count;
 		} else {
-			if (size < 16)
-				break;
-			l.count = pp_sample_rd64(rec + 8);
 			l.source = 1;
 			s->stats.lost_samples += l.count;
 		}
@@ -1778,6 +1786,111 @@ static int build_entries(struct pp_session *s)
 	return 0;
 }
 
+/*
+ * The data sizes @tp's format allows an event: from the end of its fixed
+ * fields to that rounded up to 8 (the kernel's struct, as its ring rounds
+ * it), unbounded above when a field's size is dynamic.
+ */
+static void format_sizes(const struct tep_event *tp, uint32_t *min, uint32_t *max)
+{
+	const struct tep_format_field *lists[2] = { tp->format.common_fields, tp->format.fields };
+	uint32_t end = 0;
+	int dyn = 0;
+
+	for (int i = 0; i < 2; i++) {
+		for (const struct tep_format_field *f = lists[i]; f; f = f->next) {
+			if (f->offset >= 0 && f->size >= 0 &&
+			    (uint32_t)f->offset + (uint32_t)f->size > end)
+				end = (uint32_t)f->offset + (uint32_t)f->size;
+			if (f->flags & (TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_RELATIVE) || !f->size)
+				dyn = 1;
+		}
+	}
+	*min = end;
+	*max = dyn || end > UINT32_MAX - 8 ? 0 : (end + 7) & ~7u;
+}
+
+/**
+ * pp_session__check_claim() - hold what a DATA chunk says about an event
+ * against ATTRS and FORMATS (struct pp_data_claim, pp_reader_opts.check).
+ * @ctx: the session; @c: the claim, whose size bounds an encoding 3 entry
+ * gets from its event's format.
+ *
+ * An encoding 3 type must be a recorded tracepoint's, of the sample_type
+ * the event was opened with and of the type its format gives; a layout's
+ * time offset must be 0 or where the event's sample_type puts the time
+ * (perf_event_open(2): after the identifier, IP and TID; read_format only
+ * shapes what follows it).
+ * Return: 0 if the claim holds or cannot be told (an id not in ATTRS for a
+ * layout), 1 if it is a lie.
+ */
+int pp_session__check_claim(void *ctx, struct pp_data_claim *c)
+{
+	struct pp_session *s = ctx;
+	struct pp_evsel *ev = pp_session__evsel_by_id(s, c->id);
+	uint64_t st;
+	uint32_t want;
+
+	if (c->encoding == PP_DATA_FTRACE) {
+		if (!ev || ev->type != PERF_TYPE_TRACEPOINT || ev->sample_type != c->sample_type)
+			return 1;
+		if (ev->tp) {
+			if (ev->tp->id != (int)c->ftype)
+				return 1;
+			format_sizes(ev->tp, &c->min_size, &c->max_size);
+		}
+		return 0;
+	}
+	if (!ev || !c->time_off)
+		return 0;
+	st = ev->sample_type;
+	if (!(st & PERF_SAMPLE_TIME))
+		return 1;
+	want = 8 + 8 * !!(st & PERF_SAMPLE_IDENTIFIER) + 8 * !!(st & PERF_SAMPLE_IP) +
+	       8 * !!(st & PERF_SAMPLE_TID);
+	return c->time_off != want;
+}
+
+/**
+ * pp_session__lies() - the lies the checks of spec/pp-trace-format.md 5.8
+ * caught, each by its name: @rs's skipped chunks and the session's
+ * skipped records.
+ * @buf: receives "N name, ..." (@len bytes; NULL to count only).
+ * Return: how many in all (0: none).
+ */
+uint64_t pp_session__lies(const struct pp_session *s, const struct pp_reader_stats *rs, char *buf,
+			  size_t len)
+{
+	const struct { const char *name; uint64_t n; } lies[] = {
+		{ "ftrace chunks with a page walking backwards or past its commit", rs ? rs->bad_pages : 0 },
+		{ "ftrace chunks naming the wrong event type", rs ? rs->bad_types : 0 },
+		{ "ftrace chunks of another byte order or word size", rs ? rs->bad_machine : 0 },
+		{ "ftrace chunks of another CPU than their stream", rs ? rs->bad_stream : 0 },
+		{ "ftrace chunks with an impossible drop count", rs ? rs->bad_dropped : 0 },
+		{ "data chunks whose layout misplaces the time", rs ? rs->bad_layout : 0 },
+		{ "samples on CPUs the machine has not", s->stats.bad_cpu },
+		{ "impossible kernel drop counts", s->stats.bad_lost },
+	};
+	uint64_t total = 0;
+	size_t pos = 0;
+
+	if (buf && len)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		if (!lies[i].n)
+			continue;
+		total += lies[i].n;
+		if (buf && pos < len) {
+			int n = snprintf(buf + pos, len - pos, "%s%llu %s", pos ? ", " : "",
+					 (unsigned long long)lies[i].n, lies[i].name);
+
+			if (n > 0)
+				pos += (size_t)n;
+		}
+	}
+	return total;
+}
+
 /**
  * pp_session__open_file() - use the trace at @path as the source.
  * @s: session; @path: trace file.
@@ -1791,7 +1904,8 @@ static const struct pp_source_ops file_source;
 
 int pp_session__open_file(struct pp_session *s, const char *path)
 {
-	struct pp_reader_opts ro = { .print = reader_print, .print_ctx = s };
+	struct pp_reader_opts ro = { .print = reader_print, .print_ctx = s,
+				     .check = pp_session__check_claim, .check_ctx = s };
 	uint64_t first_data = UINT64_MAX;
 	int ret;
 
@@ -1891,7 +2005,8 @@ static int stream_load(struct pp_session *s, struct pp_stream *st)
 		if (!st->rd) {
 			/* Its own reader: chunks decode into its buffers, no copy. */
 			struct pp_reader_opts ro = { .print = reader_print, .print_ctx = s,
-						     .no_index = 1, .scratch = &s->scratch };
+						     .no_index = 1, .scratch = &s->scratch,
+						     .check = pp_session__check_claim, .check_ctx = s };
 
 			st->rd = pp_reader__open(pp_reader__io(s->reader), &ro);
 			if (!st->rd)
@@ -2433,6 +2548,27 @@ int pp_session__run(struct pp_session *s)
 				 (unsigned long long)s->stats.lost_records,
 				 (unsigned long long)s->stats.lost_samples,
 				 (unsigned long long)s->stats.lost_recorder);
+	{
+		struct pp_reader_stats sum = { 0 };
+		char lies[512];
+
+		/* the stream readers read the data chunks: theirs are the counts */
+		for (size_t i = 0; i < s->nr_streams; i++) {
+			const struct pp_reader_stats *st;
+
+			if (!s->streams[i].rd)
+				continue;
+			st = pp_reader__stats(s->streams[i].rd);
+			sum.bad_pages += st->bad_pages;
+			sum.bad_types += st->bad_types;
+			sum.bad_machine += st->bad_machine;
+			sum.bad_stream += st->bad_stream;
+			sum.bad_dropped += st->bad_dropped;
+			sum.bad_layout += st->bad_layout;
+		}
+		if (pp_session__lies(s, &sum, lies, sizeof(lies)))
+			pp_session__warn(s, "damaged trace: %s", lies);
+	}
 	rs = s->reader ? pp_reader__stats(s->reader) : NULL;
 	/* The reader said where; a summary only when it did not. */
 	if (rs && (rs->corrupt || rs->truncated) && !s->reader_warnings)

@@ -153,7 +153,7 @@ static void test_events(void **state)
 	event(&pg[1], 0, 42, 7, 4);
 	page_done(&pg[1], 1ull << 31);		/* events missed before it */
 	n = payload(in, pg, 2, 11, 0);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), 0);
 	assert_int_equal(records(out, len, r, 8), 5);
 
 	assert_int_equal(r[0].type, PERF_RECORD_SAMPLE);
@@ -185,18 +185,18 @@ static void test_events(void **state)
 
 	/* pages of another clock: the offset makes the file's times */
 	n = payload(in, pg, 2, 11, -400);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), 0);
 	assert_int_equal(records(out, len, r, 8), 5);
 	assert_int_equal(r[0].time, 600);
 	assert_int_equal(r[2].time, 5000000000ull - 400);	/* the page's LOST too */
 	assert_int_equal(r[4].time, 5000000000ull - 400);
 
 	/* records past the cap: refused, not cut */
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 100, 0), -EFBIG);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 100, 0, NULL, NULL), -EFBIG);
 
 	/* a chunk of no page that tells the kernel's drops: at the chunk's end */
 	n = payload(in, pg, 0, 5, 0);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 777), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 777, NULL, NULL), 0);
 	assert_int_equal(records(out, len, r, 8), 1);
 	assert_int_equal(r[0].type, PERF_RECORD_LOST);
 	assert_int_equal(r[0].lost, 5);
@@ -221,7 +221,7 @@ static void test_clock_step(void **state)
 	event(&pg, 100, 42, 5, 4);
 	page_done(&pg, 0);
 	n = payload(in, &pg, 1, 0, 0);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), 0);
 	assert_int_equal(records(out, len, r, 4), 2);
 	assert_int_equal(r[1].time, 1000100);
 
@@ -231,7 +231,7 @@ static void test_clock_step(void **state)
 	event(&pg, 100, 42, 5, 4);
 	page_done(&pg, 0);
 	n = payload(in, &pg, 1, 0, -100);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), 0);
 	assert_int_equal(records(out, len, r, 4), 2);
 	assert_int_equal(r[0].time, 1000100);	/* its CPU's last time */
 	assert_int_equal(r[1].time, 1000150);	/* as stored */
@@ -241,7 +241,7 @@ static void test_clock_step(void **state)
 	event(&pg, 0, 42, 5, 4);
 	page_done(&pg, 0);
 	n = payload(in, &pg, 1, 0, -50000);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), 0);
 	assert_int_equal(records(out, len, r, 4), 1);
 	assert_int_equal(r[0].time, 950300);
 	free(out);
@@ -262,13 +262,13 @@ static void test_damaged(void **state)
 	event(&pg[0], 0, 42, 123, 4);
 	page_done(&pg[0], 0);
 	n = payload(in, pg, 1, 0, 0);
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), 0);
 	/* every cut of the payload is refused, never read past */
 	for (size_t cut = 0; cut < n; cut++) {
 		uint8_t *c = malloc(cut ? cut : 1);
 
 		memcpy(c, in, cut);
-		assert_int_equal(pp_ftpages__decode(d, c, cut, &out, &cap, &len, 1 << 20, 0),
+		assert_int_equal(pp_ftpages__decode(d, c, cut, &out, &cap, &len, 1 << 20, 0, NULL, NULL),
 				 -EBADMSG);
 		free(c);
 	}
@@ -276,21 +276,21 @@ static void test_damaged(void **state)
 	memcpy(bad, in, n);
 	commit = 4000;
 	memcpy(bad + PP_FTPAGE_HDR_SIZE + PP_FTPAGE_TYPE_SIZE + 8 + 8, &commit, 8);
-	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0), -EBADMSG);
+	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), -EBADMSG);
 	/* a sample field ftrace has not */
 	memcpy(bad, in, n);
 	pp_put_le64(bad + PP_FTPAGE_HDR_SIZE + 16, ST | PERF_SAMPLE_CALLCHAIN);
-	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0), -EBADMSG);
+	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), -EBADMSG);
 	/* a long size of 3 */
 	memcpy(bad, in, n);
 	bad[10] = 3;
-	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0), -EBADMSG);
+	assert_int_equal(pp_ftpages__decode(d, bad, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), -EBADMSG);
 	/* bytes left over */
 	memcpy(bad, in, n);
 	memset(bad + n, 0, 8);
-	assert_int_equal(pp_ftpages__decode(d, bad, n + 8, &out, &cap, &len, 1 << 20, 0), -EBADMSG);
+	assert_int_equal(pp_ftpages__decode(d, bad, n + 8, &out, &cap, &len, 1 << 20, 0, NULL, NULL), -EBADMSG);
 	/* and the good one still decodes after them all */
-	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0), 0);
+	assert_int_equal(pp_ftpages__decode(d, in, n, &out, &cap, &len, 1 << 20, 0, NULL, NULL), 0);
 	assert_int_equal(len, 64);
 	free(out);
 	pp_ftpages__free(d);

@@ -130,7 +130,12 @@ static const char *make_trace(int per, int with_lost, int do_close)
 	pp_buf__init(&b);
 	pp_machine__put(&b, "hostname", "testhost");
 	pp_machine__put(&b, "release", "6.18.0");
-	pp_machine__put(&b, "nr_cpus", "2");
+	{
+		char n[16];	/* the streams' CPUs: a sample on another is damage */
+
+		snprintf(n, sizeof(n), "%u", g_nr_cpus);
+		pp_machine__put(&b, "nr_cpus", n);
+	}
 	pp_machine__put(&b, "start_realtime_ns", "1700000000000000000");
 	pp_machine__put(&b, "start_monotonic_ns", "1000");
 	append(w, PP_CHUNK_MACHINE, PP_STREAM_META, b.data, b.len, 0, 0, 0);

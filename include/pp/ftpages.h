@@ -4,7 +4,7 @@
  * one CPU's ftrace ring as the kernel hands them out, stored as they are by
  * pp-record --ftrace and turned into the PERF_RECORD_SAMPLEs their perf
  * events would have written when read. The recorder does no work per
- * event; the reader does it with libtraceevent's kbuffer.
+ * event; the reader walks the pages itself, forward only (a page is input).
  */
 #ifndef PP_FTPAGES_H
 #define PP_FTPAGES_H
@@ -38,7 +38,35 @@ struct pp_ftpage_type {
 	uint64_t id;			/* the sample id of this CPU's records */
 	uint64_t sample_type;		/* a subset of PP_FTPAGE_SAMPLE_TYPES */
 	int tag;			/* given back with its records */
+	/*
+	 * The data sizes an event of this type can have, by its format: a
+	 * page with an event of this type outside them is damaged (its
+	 * common_type was rewritten). 0: not checked.
+	 */
+	uint32_t min_size, max_size;
 };
+
+/*
+ * What made the last pp_ftpages__decode() refuse a payload, each a check of
+ * spec/pp-trace-format.md 5.8 that readers count under its own name.
+ */
+enum pp_ftpage_damage {
+	PP_FTD_NONE,
+	PP_FTD_SIZES,		/* a size or count runs past the payload */
+	PP_FTD_PAGE,		/* a page's events do not walk forward inside its commit */
+	PP_FTD_TYPES,		/* a type names no recorded event, another, or an event has another type's size */
+	PP_FTD_DROPPED,		/* an impossible drop count, or drops told by a chunk of no type */
+};
+
+/* Drops above this in one chunk or page are not a ring's: the count is damaged. */
+#define PP_FTPAGE_MAX_DROPPED	(1ull << 40)
+
+/*
+ * A check of a type table entry against the file's metadata, before any
+ * page is read: 0 if @t is the recorded event whose format has its type
+ * (it may then set @t's size bounds), else non-zero.
+ */
+typedef int (*pp_ftpage_check_fn)(void *ctx, struct pp_ftpage_type *t);
 
 struct pp_ftpages;
 
@@ -68,7 +96,11 @@ void pp_ftpages__set_clock(struct pp_ftpages *d, int64_t offset);
  * PERF_RECORD_LOST first when the page says events were missed before it,
  * then a PERF_RECORD_SAMPLE per event of a known type, its pid from @pid_of
  * (NULL: PP_FTPAGE_PID_UNKNOWN).
- * Return: samples made, or -EINVAL for a page whose sizes do not hold.
+ * The page is walked whole first, forward only, each event inside the
+ * commit: a damaged page makes no record.
+ * Return: samples made, -EINVAL for a page whose sizes do not hold, or
+ * -EBADMSG for one whose events do not (a length past the commit, below
+ * its header, or a data event too short for its common fields).
  */
 int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpage_pid_fn pid_of,
 		     void *pid_ctx, pp_ftpage_emit_fn emit, void *ctx);
@@ -101,9 +133,15 @@ size_t pp_ftpages__put_header(uint8_t *out, const struct pp_ftpage_chunk *c,
  * *@out (grown, *@cap bytes, at most @max): *@out_len gets their size.
  * @end_ts: the chunk's last_ts, the time of the kernel's drops when no
  * event comes before them.
- * Return: 0, -EBADMSG (an invalid payload), -EFBIG (over @max), -ENOMEM.
+ * @check: asked about each type table entry (NULL: none is checked).
+ * Return: 0, -EBADMSG (an invalid payload: pp_ftpages__damage() says
+ * which check failed), -EFBIG (over @max), -ENOMEM.
  */
 int pp_ftpages__decode(struct pp_ftpages *d, const uint8_t *in, size_t len, uint8_t **out,
-		       size_t *cap, size_t *out_len, size_t max, uint64_t end_ts);
+		       size_t *cap, size_t *out_len, size_t max, uint64_t end_ts,
+		       pp_ftpage_check_fn check, void *check_ctx);
+
+/* pp_ftpages__damage() - why the last pp_ftpages__decode() said -EBADMSG. */
+enum pp_ftpage_damage pp_ftpages__damage(const struct pp_ftpages *d);
 
 #endif

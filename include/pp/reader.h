@@ -36,7 +36,36 @@ struct pp_reader_stats {
 	int      header_damaged;	/* the file header CRC did not match */
 	int      foreign_order;		/* perf records are in the other byte order */
 	uint64_t file_size;
+	/*
+	 * DATA chunks skipped (counted in corrupt too) for a lie a check of
+	 * spec/pp-trace-format.md 5.8 caught, each under its own name:
+	 */
+	uint64_t bad_pages;		/* encoding 3: events that do not walk forward inside a page's commit */
+	uint64_t bad_types;		/* encoding 3: a type naming no recorded event or another, or an event of another's size */
+	uint64_t bad_machine;		/* encoding 3: byte order or word size not the file's */
+	uint64_t bad_stream;		/* encoding 3: the pages' CPU not the chunk's stream */
+	uint64_t bad_dropped;		/* an impossible kernel drop count, or drops of no event */
+	uint64_t bad_layout;		/* encodings 1, 2: a time offset not where the event's sample_type puts it */
 };
+
+/*
+ * What a DATA chunk says about one event, for pp_reader_opts.check to hold
+ * against ATTRS and FORMATS before the chunk's records are made: a layout
+ * entry (encodings 1 and 2: @time_off) or a type table entry (encoding 3:
+ * @ftype and @sample_type; the check may set @min_size and @max_size, the
+ * data sizes its format allows, 0 for unchecked).
+ */
+struct pp_data_claim {
+	uint8_t  encoding;
+	uint64_t id;
+	uint32_t time_off;
+	uint16_t ftype;
+	uint64_t sample_type;
+	uint32_t min_size, max_size;
+};
+
+/* 0 when @c agrees with the file's metadata (or cannot be told), else non-zero. */
+typedef int (*pp_claim_fn)(void *ctx, struct pp_data_claim *c);
 
 struct pp_chunk {
 	const struct pp_chunk_header *hdr;	/* decoded header (host order) */
@@ -80,6 +109,8 @@ struct pp_reader_opts {
 	void *print_ctx;
 	int no_index;		/* ignore footer and index, always scan */
 	struct pp_scratch *scratch;	/* NULL: the reader's own buffers */
+	pp_claim_fn check;	/* NULL: a chunk's claims are not checked against metadata */
+	void *check_ctx;
 };
 
 /**

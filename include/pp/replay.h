@@ -165,6 +165,9 @@ struct pp_session_stats {
 	uint64_t first_ts, last_ts;
 	uint64_t cut_stacks;		/* callchains cut at a bad user frame */
 	uint64_t cut_frames;		/* entries dropped from them */
+	/* records skipped for a lie (spec/pp-trace-format.md 5.8), by check */
+	uint64_t bad_cpu;		/* samples on a CPU at or past the recorded CPU count */
+	uint64_t bad_lost;		/* kernel drop counts no ring could have */
 };
 
 /**
