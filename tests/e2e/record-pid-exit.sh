@@ -11,6 +11,8 @@ N=1000
 # getppid calls, exits; pp-record goes on to its -d
 mkfifo "$TMP/go"
 sh -c 'read -r _ < "$2"; exec "$0" "$1"' "$HELP/getppid-n" $N "$TMP/go" > /dev/null & T=$!
+# attach once the shell sleeps on the FIFO: its own start-up calls getppid()
+until grep -q '^State:.S' /proc/$T/status 2>/dev/null; do sleep 0.01; done
 /usr/bin/time -f "%U %S" -o "$TMP/cpu" "$REC" -q -p $T -e syscalls:sys_enter_getppid -d 2.5s \
 	-o "$TMP/p.trace" & R=$!
 wait_recording "$TMP/p.trace" $R
