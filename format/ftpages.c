@@ -291,36 +291,40 @@ static void page_walk_init(const struct pp_ftpages *d, struct page_walk *w, cons
 	w->ts = rd64(d, page);
 }
 
+/* The recorded type of the event at @data (its common_type), NULL when none is. */
+static const struct pp_ftpage_type *type_of(const struct pp_ftpages *d, const uint8_t *data)
+{
+	uint16_t type;
+	int slot;
+
+	memcpy(&type, data, 2);
+	slot = d->by_type[type];
+	return slot ? &d->types[slot - 1] : NULL;
+}
+
 /*
- * Whether an event of a known type has a size its format does not allow:
- * the payload of another event with its common_type rewritten.
+ * The whole page, walked once before any record is made: its structure,
+ * then whether an event of a recorded type has a size its format does not
+ * allow (the payload of another event with its common_type rewritten).
+ * Return 0, PP_FTD_PAGE or PP_FTD_TYPES.
  */
-static int bad_sizes(const struct pp_ftpages *d, const void *page, uint32_t size)
+static int page_check(const struct pp_ftpages *d, const void *page, uint32_t size)
 {
 	const uint8_t *data;
 	struct page_walk w;
 	uint32_t len;
-	int checked = 0;
+	int ret, bad_size = 0;
 
-	for (int i = 0; i < d->nr_types; i++)
-		checked |= d->types[i].min_size || d->types[i].max_size;
-	if (!checked)
-		return 0;
 	page_walk_init(d, &w, page, size);
-	while (page_walk_next(d, &w, &data, &len) > 0) {
-		const struct pp_ftpage_type *e;
-		uint16_t type;
-		int slot;
+	while ((ret = page_walk_next(d, &w, &data, &len)) > 0) {
+		const struct pp_ftpage_type *e = type_of(d, data);
 
-		memcpy(&type, data, 2);
-		slot = d->by_type[type];
-		if (!slot)
-			continue;
-		e = &d->types[slot - 1];
-		if (len < e->min_size || (e->max_size && len > e->max_size))
-			return 1;
+		if (e && (len < e->min_size || (e->max_size && len > e->max_size)))
+			bad_size = 1;
 	}
-	return 0;
+	if (ret < 0)
+		return PP_FTD_PAGE;
+	return bad_size ? PP_FTD_TYPES : 0;
 }
 
 int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpage_pid_fn pid_of,
@@ -342,15 +346,9 @@ int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpa
 	if (data_end > d->page_size || need > len || need > d->page_size)
 		return -EINVAL;
 	/* the whole page first: a damaged one gives no record at all */
-	page_walk_init(d, &w, page, (uint32_t)(commit & COMMIT_MASK));
-	while ((ret = page_walk_next(d, &w, &data, &size)) > 0)
-		;
-	if (ret < 0) {
-		d->damage = PP_FTD_PAGE;
-		return -EBADMSG;
-	}
-	if (bad_sizes(d, page, (uint32_t)(commit & COMMIT_MASK))) {
-		d->damage = PP_FTD_TYPES;
+	ret = page_check(d, page, (uint32_t)(commit & COMMIT_MASK));
+	if (ret) {
+		d->damage = ret;
 		return -EBADMSG;
 	}
 	if ((commit & MISSED_EVENTS) && (commit & MISSED_STORED) &&
@@ -368,17 +366,12 @@ int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpa
 	}
 	page_walk_init(d, &w, page, (uint32_t)(commit & COMMIT_MASK));
 	while (page_walk_next(d, &w, &data, &size) > 0) {
-		const struct pp_ftpage_type *e;
+		const struct pp_ftpage_type *e = type_of(d, data);
 		uint8_t *p = (uint8_t *)(h + 1);
-		uint16_t type;
 		int32_t tid;
-		int slot;
 
-		memcpy(&type, data, 2);
-		slot = d->by_type[type];
-		if (!slot)
+		if (!e)
 			continue;
-		e = &d->types[slot - 1];
 		memcpy(&tid, data + 4, 4);	/* common_pid */
 		t = w.ts + (uint64_t)d->clock_offset;	/* mod 2^64, as the spec says */
 		if (d->cpu < d->nr_cpu_ts) {
