@@ -61,7 +61,9 @@ M=20
 # ptarget: start the helper on CPU 0, blocked on the FIFO $T/go; hp is its pid
 ptarget() {
 	rm -f "$T/go"; mkfifo "$T/go"
-	taskset -c 0 sh -c 'read -r _ < "$0"; exec "$1" "$2" 20' "$T/go" "$H" $M & hp=$!
+	# <> opens the FIFO without blocking, so the wait is one sleep (the
+	# read), not two (a blocking open, then a read that may block again)
+	taskset -c 0 sh -c 'read -r _ <> "$0"; exec "$1" "$2" 20' "$T/go" "$H" $M & hp=$!
 }
 ptarget
 "$B/pp-analyze" task-state --live -S --perins --json -p $hp >"$T/live.out" 2>"$T/err" & lp=$!
