@@ -88,7 +88,7 @@ SKELS  := $(patsubst %,$(O)/bpf/%.skel.h,$(PROBES))
 
 .SECONDARY:
 .PHONY: all clean check-layers test test-nodeps test-stress check-fresh test-bins test_unit test_asan fuzz fuzz-reader \
-	fuzz-replay run bench deps install
+	fuzz-replay fuzz-cov run bench deps install
 all: $(PROGS) $(HELPERS)
 
 $(O)/%.o: %.c | $(SKELS)
@@ -211,7 +211,8 @@ test_asan: $(TESTS)
 
 # libFuzzer target over the reader.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE
-FUZZ_SECONDS ?= 60
+# A long run by default; CI runs a short one (FUZZ_SECONDS=60).
+FUZZ_SECONDS ?= 900
 # Each fuzzer's summary: runs, coverage (the DONE line: cov, ft, corp), peak memory.
 FUZZ_SUMMARY := grep -E '^(stat::number_of_executed_units|stat::peak_rss|\#[0-9]+[[:space:]]+DONE)|ERROR|SUMMARY'
 fuzz: fuzz-reader fuzz-replay
@@ -223,15 +224,28 @@ fuzz-reader: $(O)/fuzz/fuzz-reader $(O)/fuzz/make-seeds
 		test $${PIPESTATUS[0]} -eq 0
 # The whole analysis path: info, dump and every profiler on valid files built
 # from a program (tests/fuzz/replay-prog.h), seeded from tests/data's traces.
-# Half of FUZZ_SECONDS: it is the slower of the two by far per run.
 fuzz-replay: $(O)/fuzz/fuzz-replay $(O)/fuzz/replay-seeds
 	@mkdir -p $(O)/fuzz/replay-corpus
 	$(Q)$(O)/fuzz/replay-seeds $(O)/fuzz/replay-corpus tests/data/*.trace
 	$(Q)LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-		$(O)/fuzz/fuzz-replay -max_total_time=$$(( ($(FUZZ_SECONDS) + 1) / 2 )) -max_len=262144 \
+		$(O)/fuzz/fuzz-replay -max_total_time=$(FUZZ_SECONDS) -max_len=262144 \
 		-rss_limit_mb=3072 -timeout=30 -close_fd_mask=2 -artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
 		$(O)/fuzz/replay-corpus 2>&1 | $(FUZZ_SUMMARY) ; \
 		test $${PIPESTATUS[0]} -eq 0
+# The line coverage of format/ that fuzz-replay's corpus (seeds and what
+# make fuzz-replay added) reaches: each input run once by a build that
+# counts lines (llvm-cov), the report's TOTAL line last.
+LLVM_BIN = $(dir $(realpath $(shell command -v $(CLANG))))
+fuzz-cov: $(O)/fuzz/fuzz-replay-cov $(O)/fuzz/replay-seeds
+	@mkdir -p $(O)/fuzz/replay-corpus $(O)/fuzz/cov
+	$(Q)$(O)/fuzz/replay-seeds $(O)/fuzz/replay-corpus tests/data/*.trace
+	$(Q)rm -f $(O)/fuzz/cov/*.profraw
+	$(Q)LLVM_PROFILE_FILE=$(O)/fuzz/cov/%p.profraw $(O)/fuzz/fuzz-replay-cov -runs=0 \
+		-rss_limit_mb=3072 -close_fd_mask=2 $(O)/fuzz/replay-corpus 2>&1 | grep -E 'INITED' ; \
+		test $${PIPESTATUS[0]} -eq 0
+	$(Q)$(LLVM_BIN)llvm-profdata merge -o $(O)/fuzz/cov/all.profdata $(O)/fuzz/cov/*.profraw
+	$(Q)$(LLVM_BIN)llvm-cov report $(O)/fuzz/fuzz-replay-cov -instr-profile=$(O)/fuzz/cov/all.profdata \
+		$(FORMAT_SRCS)
 $(O)/fuzz/make-seeds: tests/fuzz/make-seeds.c $(FORMAT_SRCS)
 	$(call msg,CC,$@)
 	@mkdir -p $(dir $@)
@@ -252,6 +266,14 @@ $(O)/fuzz/fuzz-replay: $(FUZZ_REPLAY_SRCS) tests/fuzz/replay-prog.h $(SKELS) \
 	$(call msg,FUZZ,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -I$(O) -Dmain=pp_analyze_main \
+		$(shell pkg-config --cflags libtraceevent libtracefs 2>/dev/null) \
+		-I$(O)/analyzers -o $@ $(FUZZ_REPLAY_SRCS) $(LDLIBS_ALL)
+$(O)/fuzz/fuzz-replay-cov: $(FUZZ_REPLAY_SRCS) tests/fuzz/replay-prog.h $(SKELS) \
+			   $(wildcard format/*.h replay/*.h record/*.h analyzers/*.h include/pp/*.h)
+	$(call msg,FUZZ,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping -Iinclude \
+		-D_GNU_SOURCE -I$(O) -Dmain=pp_analyze_main \
 		$(shell pkg-config --cflags libtraceevent libtracefs 2>/dev/null) \
 		-I$(O)/analyzers -o $@ $(FUZZ_REPLAY_SRCS) $(LDLIBS_ALL)
 

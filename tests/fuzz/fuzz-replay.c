@@ -9,11 +9,19 @@
  * valid, so the formats, symbols, tasks, BPF aggregates and samples inside
  * reach the decoders and the profilers.
  *
+ * DATA chunks come in every encoding, made by the real encoders from the
+ * program's records (encodings 1 and 2) or as the kernel's pages (3), so
+ * the record cache, field cache and ftrace page decoders are reached with
+ * payloads they would accept, and, through PATCH, with payloads changed
+ * after encoding as an attacker who knows the spec would change them.
+ *
  * The mutator (LLVMFuzzerCustomMutator) knows the program's structure: it
- * mutates one item of a metadata chunk, one perf record of a DATA chunk or
- * one MACHINE value in place (framing kept), writes boundary values into
- * their fields, duplicates, drops or moves chunks and changes their streams
- * and times; and otherwise leaves the bytes to libFuzzer's own mutations.
+ * mutates one item of a metadata chunk, one perf record of a DATA chunk, one
+ * page or the type table of an ftrace payload, one PATCH entry or one
+ * MACHINE value in place (framing kept), writes boundary values into their
+ * fields, adds a PATCH after an encoded chunk, duplicates, drops or moves
+ * chunks and changes their streams and times; and otherwise leaves the
+ * bytes to libFuzzer's own mutations.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,10 +30,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "pp/analyzer.h"
+#include "pp/ftpages.h"
 #include "pp/io.h"
 #include "pp/meta.h"
 #include "pp/replay.h"
 #include "pp/writer.h"
+#include "../../format/format-internal.h"
 #include "replay-prog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -95,16 +105,128 @@ static void frame(struct pp_buf *b, uint16_t type, const uint8_t *body, size_t l
 	}
 }
 
+/* What the builder keeps between program chunks. */
+struct builder {
+	struct pp_writer *w;
+	struct pp_buf b;		/* the chunk being framed */
+	struct pp_buf enc;		/* an encoded DATA payload, until the chunk after it */
+	struct pp_chunk_desc pend;	/* its description (pend.type 0: none) */
+	struct pp_rec_layout lay[256];	/* sample id -> time offset, from ATTRS */
+	uint32_t nr_lay;
+};
+
+/*
+ * The time layout of each sample id in the ATTRS items of @body, made as
+ * pp-record makes it (spec 5.8): after the header, IDENTIFIER, IP and TID.
+ */
+static void attrs_layout(struct builder *bd, const uint8_t *body, size_t len)
+{
+	struct pp_item_iter it;
+	struct pp_item item;
+
+	pp_item_iter__init(&it, body, len);
+	while (pp_item_iter__next(&it, &item)) {
+		const uint8_t *p = item.body;
+		uint32_t asz, nr, off = 16;
+		uint64_t st;
+		size_t ids;
+
+		if (item.size < 8 + 32)
+			continue;
+		asz = le32(p);
+		nr = le32(p + 4);
+		ids = 8 + (((size_t)asz + 7) & ~(size_t)7);
+		if (asz < 32 || ids > item.size)
+			continue;
+		st = le64(p + 8 + 24);
+		if (!(st & PERF_SAMPLE_TIME) || !(st & PERF_SAMPLE_IDENTIFIER))
+			continue;
+		off += st & PERF_SAMPLE_IP ? 8 : 0;
+		off += st & PERF_SAMPLE_TID ? 8 : 0;
+		for (uint32_t k = 0; k < nr && ids + 8 * ((size_t)k + 1) <= item.size; k++) {
+			uint64_t id = le64(p + ids + 8 * (size_t)k);
+			uint32_t i;
+
+			for (i = 0; i < bd->nr_lay && bd->lay[i].id != id; i++)
+				;
+			if (i < bd->nr_lay || bd->nr_lay == sizeof(bd->lay) / sizeof(bd->lay[0]))
+				continue;	/* two layouts of one id make the chunk undecodable */
+			bd->lay[bd->nr_lay].id = id;
+			bd->lay[bd->nr_lay++].time_off = off;
+		}
+	}
+}
+
+/* PATCH: its entries written into the encoded payload pending. */
+static void patch(struct builder *bd, const uint8_t *body, size_t len)
+{
+	size_t n = bd->enc.len;
+
+	if (!bd->pend.type || !n)
+		return;
+	for (size_t at = 0; at + PROG_PATCH_SIZE <= len; at += PROG_PATCH_SIZE) {
+		size_t w = (size_t)1 << (le32(body + at + 4) & 3), off = le32(body + at) % n;
+		uint64_t v = le64(body + at + 8);
+
+		if (w > n)
+			continue;
+		if (off + w > n)
+			off = n - w;
+		for (size_t i = 0; i < w; i++)
+			bd->enc.data[off + i] = (uint8_t)(v >> (8 * i));
+	}
+}
+
+/* The encoded DATA chunk pending, appended. */
+static void flush(struct builder *bd)
+{
+	if (bd->pend.type && !bd->enc.error && bd->enc.len <= PP_CHUNK_MAX_RAW)
+		pp_writer__append_chunk(bd->w, &bd->pend, bd->enc.data, bd->enc.len);
+	bd->pend.type = 0;
+	pp_buf__reset(&bd->enc);
+}
+
+/* An encoded DATA chunk of @k from @body into bd->enc, pending (a PATCH may follow). */
+static void encode(struct builder *bd, const struct prog_kind *k, struct pp_chunk_desc *d,
+		   const uint8_t *body, size_t n)
+{
+	size_t cuts[PP_FC_CUTS], len;
+	int nr_cuts = 0;
+
+	d->encoding = k->encoding;
+	d->encoded = 1;
+	if (k->encoding == PP_DATA_FTRACE) {
+		d->stream = PP_STREAM_FTRACE | (d->stream & 0xff);
+		pp_buf__append(&bd->enc, body, n);
+	} else {
+		frame(&bd->b, PP_CHUNK_DATA, body, n);
+		if (bd->b.error)
+			return;
+		len = k->encoding == PP_DATA_FIELDS ? pp_fieldcode_bound(bd->b.len, bd->nr_lay)
+						    : pp_reccache_bound(bd->b.len, bd->nr_lay);
+		if (pp_buf__reserve(&bd->enc, len))
+			return;
+		len = k->encoding == PP_DATA_FIELDS
+		      ? pp_fieldcode_encode(bd->b.data, bd->b.len, bd->lay, bd->nr_lay,
+					    bd->enc.data, cuts, &nr_cuts)
+		      : pp_reccache_encode(bd->b.data, bd->b.len, bd->lay, bd->nr_lay,
+					   bd->enc.data);
+		if (!len)
+			return;
+		bd->enc.len = len;
+	}
+	bd->pend = *d;
+}
+
 /* Build the trace the program describes into the memfd. Return: 0 or -1. */
 static int build(const uint8_t *data, size_t size)
 {
 	static const uint8_t codecs[4] = { PP_CODEC_NONE, PP_CODEC_LZ4, PP_CODEC_ZSTD,
 					   PP_CODEC_LZ4 };
+	static struct builder bd;
 	struct pp_writer_opts wo;
 	struct pp_io *io = pp_io_mem__new(NULL, 0, 0);
-	struct pp_writer *w;
 	const uint8_t *file;
-	struct pp_buf b;
 	size_t off = 1, len;
 	int closed;
 
@@ -114,19 +236,28 @@ static int build(const uint8_t *data, size_t size)
 	wo.codec = codecs[data[0] & 3];
 	wo.index_every = (uint32_t)(data[0] >> 3) + 1;
 	closed = data[0] & 4;
-	w = pp_writer__new(io, &wo);
-	if (!w)
+	bd.w = pp_writer__new(io, &wo);
+	if (!bd.w)
 		return pp_io__free(io), -1;
-	pp_buf__init(&b);
+	bd.nr_lay = 0;
+	bd.pend.type = 0;
+	pp_buf__reset(&bd.enc);
 	while (off + PROG_CHUNK_HDR <= size) {
 		const uint8_t *h = data + off;
+		const struct prog_kind *k = prog_kind(h[0]);
 		struct pp_chunk_desc d = { 0 };
 		size_t n = le32(h + 2);
 
 		off += PROG_CHUNK_HDR;
 		if (n > size - off)
 			n = size - off;
-		d.type = prog_kinds[h[0] % PROG_KINDS];
+		if (k->type == PROG_PATCH) {
+			patch(&bd, data + off, n);
+			off += n;
+			continue;
+		}
+		flush(&bd);
+		d.type = k->type;
 		d.stream = h[1] == 0xff ? PP_STREAM_META : h[1];
 		if (d.type != PP_CHUNK_DATA)
 			d.stream = PP_STREAM_META;
@@ -134,17 +265,24 @@ static int build(const uint8_t *data, size_t size)
 			d.flags = PP_CHUNK_CRITICAL;
 		d.first_ts = le64(h + 6);
 		d.last_ts = le64(h + 14);
-		pp_buf__reset(&b);
-		frame(&b, d.type, data + off, n);
+		pp_buf__reset(&bd.b);
+		if (d.type == PP_CHUNK_DATA && k->encoding != PP_DATA_PLAIN) {
+			encode(&bd, k, &d, data + off, n);
+			off += n;
+			continue;
+		}
+		frame(&bd.b, d.type, data + off, n);
 		off += n;
-		if (!b.error && b.len <= PP_CHUNK_MAX_RAW)
-			pp_writer__append_chunk(w, &d, b.data, b.len);
+		if (d.type == PP_CHUNK_ATTRS && !bd.b.error)
+			attrs_layout(&bd, bd.b.data, bd.b.len);
+		if (!bd.b.error && bd.b.len <= PP_CHUNK_MAX_RAW)
+			pp_writer__append_chunk(bd.w, &d, bd.b.data, bd.b.len);
 	}
-	pp_buf__exit(&b);
+	flush(&bd);
 	if (closed)
-		pp_writer__close(w);
+		pp_writer__close(bd.w);
 	else
-		pp_writer__abort(w);
+		pp_writer__abort(bd.w);
 	file = pp_io_mem__data(io, &len);
 	if (ftruncate(g_fd, 0) || pwrite(g_fd, file, len, 0) != (ssize_t)len) {
 		pp_io__free(io);
@@ -223,6 +361,34 @@ static size_t body_units(const uint8_t *b, size_t len, int records, struct span 
 	return n;
 }
 
+/*
+ * The units of an ftrace payload: its header with the type table, then each
+ * page with its u32 length word. Mutations land in them whole, length words
+ * included: these are the fields a page walk must not trust.
+ */
+static size_t ftrace_units(const uint8_t *b, size_t len, struct span *v, size_t max)
+{
+	size_t off, n = 0;
+
+	if (len < PP_FTPAGE_HDR_SIZE || !max)
+		return 0;
+	off = PP_FTPAGE_HDR_SIZE + (size_t)(b[8] | b[9] << 8) * PP_FTPAGE_TYPE_SIZE;
+	if (off > len)
+		off = len;
+	v[n].off = 0;
+	v[n++].len = off;
+	while (off + PP_FTPAGE_PAGE_HDR <= len && n < max) {
+		size_t sz = PP_FTPAGE_PAGE_HDR + le32(b + off);
+
+		if (sz > len - off)
+			sz = len - off;
+		v[n].off = off;
+		v[n++].len = sz;
+		off += sz;
+	}
+	return n;
+}
+
 /* A value a decoder must bound: sizes, counts, offsets, times at their edges. */
 static uint64_t edge(unsigned int *st)
 {
@@ -241,15 +407,42 @@ static void put_le(uint8_t *p, uint64_t v, size_t n)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The index of @type (and @enc) in prog_kinds. */
+static uint8_t kind_index(uint16_t type, uint8_t enc)
+{
+	for (size_t i = 0; i < PROG_KINDS; i++)
+		if (prog_kinds[i].type == type && prog_kinds[i].encoding == enc)
+			return (uint8_t)i;
+	abort();
+}
+
+/* A PATCH of one entry at @at: a boundary value at a random place of the payload. */
+static size_t add_patch(uint8_t *data, size_t size, size_t max_size, size_t at, unsigned int *st)
+{
+	uint8_t *p = data + at;
+
+	if (size + PROG_CHUNK_HDR + PROG_PATCH_SIZE > max_size)
+		return 0;
+	memmove(p + PROG_CHUNK_HDR + PROG_PATCH_SIZE, p, size - at);
+	memset(p, 0, PROG_CHUNK_HDR);
+	p[0] = kind_index(PROG_PATCH, 0);
+	put_le(p + 2, PROG_PATCH_SIZE, 4);
+	p += PROG_CHUNK_HDR;
+	put_le(p, rnd(st) % 4096, 4);	/* the headers and tables lie first */
+	put_le(p + 4, rnd(st), 4);
+	put_le(p + 8, rnd(st) & 1 ? edge(st) : rnd(st), 8);
+	return size + PROG_CHUNK_HDR + PROG_PATCH_SIZE;
+}
+
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
 	static uint8_t tmp[262144];
 	struct span ch[512], un[1024];
 	unsigned int st = seed;
 	size_t nch = size > 1 ? prog_chunks(data, size, ch, 512) : 0, k, nu;
+	const struct prog_kind *kind;
 	uint8_t *h, *body;
-	size_t blen;
-	int kind;
+	size_t blen, skip = 8;
 
 	if (!nch || rnd(&st) % 4 == 0)
 		return LLVMFuzzerMutate(data, size, max_size);
@@ -257,8 +450,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	h = data + ch[k].off;
 	body = h + PROG_CHUNK_HDR;
 	blen = ch[k].len - PROG_CHUNK_HDR;
-	kind = prog_kinds[h[0] % PROG_KINDS];
-	switch (rnd(&st) % 8) {
+	kind = prog_kind(h[0]);
+	switch (rnd(&st) % 9) {
 	case 0:		/* duplicate the chunk: repeated metadata, a chunk twice in a stream */
 		if (size + ch[k].len > max_size)
 			break;
@@ -285,8 +478,16 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 			return size;
 		}
 		break;
-	default:	/* one unit inside: an item, a record, a MACHINE value */
-		if (kind == PP_CHUNK_MACHINE) {
+	case 4:		/* an encoded chunk changed after encoding */
+		if (kind->type == PP_CHUNK_DATA && kind->encoding != PP_DATA_PLAIN) {
+			size_t n = add_patch(data, size, max_size, ch[k].off + ch[k].len, &st);
+
+			if (n)
+				return n;
+		}
+		break;
+	default:	/* one unit inside: an item, a record, a page, a MACHINE value */
+		if (kind->type == PP_CHUNK_MACHINE) {
 			/* a value: the bytes between two NULs, mutated in place */
 			size_t a = rnd(&st) % (blen + 1), b = a;
 
@@ -306,13 +507,32 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 			}
 			break;
 		}
-		nu = body_units(body, blen, kind == PP_CHUNK_DATA, un, 1024);
+		if (kind->type == PROG_PATCH) {
+			/* an entry: another place, or another value */
+			size_t e = blen / PROG_PATCH_SIZE;
+			uint8_t *p;
+
+			if (!e)
+				break;
+			p = body + rnd(&st) % e * PROG_PATCH_SIZE;
+			if (rnd(&st) & 1)
+				put_le(p, rnd(&st) & 1 ? le32(p) + (rnd(&st) % 16) - 8 : rnd(&st), 4);
+			else
+				put_le(p + 8, edge(&st), 8);
+			return size;
+		}
+		if (kind->type == PP_CHUNK_DATA && kind->encoding == PP_DATA_FTRACE) {
+			nu = ftrace_units(body, blen, un, 1024);
+			skip = 0;
+		} else {
+			nu = body_units(body, blen, kind->type == PP_CHUNK_DATA, un, 1024);
+		}
 		if (!nu)
 			break;
 		{
 			struct span *u = &un[rnd(&st) % nu];
-			uint8_t *p = body + u->off + 8;
-			size_t n = u->len - 8;
+			uint8_t *p = body + u->off + skip;
+			size_t n = u->len - skip;
 
 			if (!n)
 				break;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Seeds of fuzz-replay: replay-seeds OUTDIR [TRACE...]. Each real trace is
- * written as a program (tests/fuzz/replay-prog.h), chunk for chunk; a
+ * written as a program (tests/fuzz/replay-prog.h), chunk for chunk, each
+ * DATA chunk in its own encoding (1 and 2 as the records the builder
+ * encodes again, 3 as the stored pages), then with the others plain, in
+ * encoding 1 and in encoding 2; a
  * synthetic one adds what the recordings lack: LOST items, BPF_AGG windows
  * and every aggregate kind (offcpu, lock with a waker, STACK, OFFCPU_REF),
  * a LOST before the first DATA chunk, and a killed writer (no footer).
@@ -12,22 +15,23 @@
 #include "pp/bpf-agg.h"
 #include "pp/meta.h"
 #include "pp/reader.h"
+#include "../../format/format-internal.h"
 #include "replay-prog.h"
 
-static int kind_of(uint16_t type)
+static int kind_of(uint16_t type, uint8_t enc)
 {
 	for (size_t i = 0; i < PROG_KINDS; i++)
-		if (prog_kinds[i] == type)
+		if (prog_kinds[i].type == type && prog_kinds[i].encoding == enc)
 			return (int)i;
 	return -1;
 }
 
-static void put_chunk(struct pp_buf *p, uint16_t type, uint32_t stream, uint64_t first,
-		      uint64_t last, const void *body, size_t len)
+static void put_chunk(struct pp_buf *p, uint16_t type, uint8_t enc, uint32_t stream,
+		      uint64_t first, uint64_t last, const void *body, size_t len)
 {
 	uint8_t h[PROG_CHUNK_HDR];
 
-	h[0] = (uint8_t)kind_of(type);
+	h[0] = (uint8_t)kind_of(type, enc);
 	h[1] = stream == PP_STREAM_META ? 0xff : (uint8_t)stream;
 	for (int i = 0; i < 4; i++)
 		h[2 + i] = (uint8_t)(len >> (8 * i));
@@ -53,8 +57,39 @@ static void save(const char *dir, const char *name, const struct pp_buf *p)
 	fclose(f);
 }
 
-/* A real trace, chunk for chunk (its DATA decoded to plain records by the reader). */
-static void from_trace(const char *dir, const char *trace, uint8_t opts)
+/* The decompressed, still encoded payload of the chunk at @off of @path (malloc'ed). */
+static uint8_t *stored_payload(const char *path, uint64_t off, size_t *len)
+{
+	uint8_t hb[PP_CH_HEADER_SIZE], *st, *raw;
+	struct pp_chunk_header h;
+	FILE *f = fopen(path, "rb");
+
+	if (!f || fseeko(f, (off_t)off, SEEK_SET) || fread(hb, 1, sizeof(hb), f) != sizeof(hb) ||
+	    pp_chunk_header__decode(hb, &h)) {
+		fprintf(stderr, "%s: no chunk at %llu\n", path, (unsigned long long)off);
+		exit(1);
+	}
+	st = malloc(h.stored_size + 1);
+	raw = malloc(h.raw_size + 1);
+	if (!st || !raw || fread(st, 1, h.stored_size, f) != h.stored_size ||
+	    pp_codec_decompress(h.codec, st, h.stored_size, raw, h.raw_size)) {
+		fprintf(stderr, "%s: chunk at %llu does not decompress\n", path,
+			(unsigned long long)off);
+		exit(1);
+	}
+	fclose(f);
+	free(st);
+	*len = h.raw_size;
+	return raw;
+}
+
+/*
+ * A real trace, chunk for chunk: DATA in the encoding it has (@data_as: in
+ * this one instead, but for pages), the reader's records for encodings 0 to
+ * 2, the stored pages for 3.
+ */
+#define AS_STORED 0xff
+static void from_trace(const char *dir, const char *trace, uint8_t opts, uint8_t data_as)
 {
 	struct pp_reader *r = pp_reader__open_path(trace, NULL);
 	struct pp_chunk c;
@@ -69,12 +104,25 @@ static void from_trace(const char *dir, const char *trace, uint8_t opts)
 	pp_buf__init(&p);
 	pp_buf__append(&p, &opts, 1);
 	while (pp_reader__next(r, &c) == 1) {
-		if (kind_of(c.hdr->type) < 0)
+		uint8_t enc = c.hdr->type == PP_CHUNK_DATA ? c.hdr->encoding : 0;
+
+		if (c.hdr->type == PP_CHUNK_DATA && enc != PP_DATA_FTRACE && data_as != AS_STORED)
+			enc = data_as;
+		if (kind_of(c.hdr->type, enc) < 0)
 			continue;
-		put_chunk(&p, c.hdr->type, c.hdr->stream, c.hdr->first_ts, c.hdr->last_ts, c.data,
-			  c.size);
+		if (enc == PP_DATA_FTRACE) {
+			size_t len;
+			uint8_t *raw = stored_payload(trace, c.offset, &len);
+
+			put_chunk(&p, c.hdr->type, enc, c.hdr->stream & 0xff, c.hdr->first_ts,
+				  c.hdr->last_ts, raw, len);
+			free(raw);
+			continue;
+		}
+		put_chunk(&p, c.hdr->type, enc, c.hdr->stream, c.hdr->first_ts, c.hdr->last_ts,
+			  c.data, c.size);
 	}
-	snprintf(name, sizeof(name), "%s-%u", base ? base + 1 : trace, opts);
+	snprintf(name, sizeof(name), "%s-%u-%u", base ? base + 1 : trace, opts, data_as);
 	save(dir, name, &p);
 	pp_buf__exit(&p);
 	pp_reader__free(r);
@@ -98,14 +146,14 @@ static void synthetic(const char *dir)
 	pp_machine__put(&b, "hostname", "seed");
 	pp_machine__put(&b, "nr_cpus", "2");
 	pp_machine__put(&b, "page_size", "4096");
-	put_chunk(&p, PP_CHUNK_MACHINE, PP_STREAM_META, 0, 0, b.data, b.len);
+	put_chunk(&p, PP_CHUNK_MACHINE, 0, PP_STREAM_META, 0, 0, b.data, b.len);
 	/* a LOST before any DATA (a recorder whose queue overflowed at start) */
 	pp_buf__reset(&b);
 	lost[0] = 1 | 2ull << 32;
 	at = pp_item__begin(&b, 0);
 	pp_buf__append(&b, lost, sizeof(lost));
 	pp_item__end(&b, at);
-	put_chunk(&p, PP_CHUNK_LOST, PP_STREAM_META, 5, 6, b.data, b.len);
+	put_chunk(&p, PP_CHUNK_LOST, 0, PP_STREAM_META, 5, 6, b.data, b.len);
 	/* offcpu and lock windows with each aggregate kind */
 	pp_buf__reset(&b);
 	at = pp_bpf_put_window(&b, &win);
@@ -122,21 +170,21 @@ static void synthetic(const char *dir)
 	st.addr = 0x7fff0000;
 	pp_bpf_put_stack(&b, PP_BPF_AGG_LOCK, &st, NULL, 0, ips + 1, 1, &wk, ips + 2);
 	pp_bpf_set_window_items(&b, at, 1);
-	put_chunk(&p, PP_CHUNK_BPF_AGG, PP_STREAM_META, 1, 9, b.data, b.len);
+	put_chunk(&p, PP_CHUNK_BPF_AGG, 0, PP_STREAM_META, 1, 9, b.data, b.len);
 	for (int i = 0; i < 2; i++) {
 		pp_buf__reset(&b);
 		for (int k = 0; k < 8; k++) {
 			rec[16] = (uint8_t)(k * 3 + i);
 			pp_buf__append(&b, rec, sizeof(rec));
 		}
-		put_chunk(&p, PP_CHUNK_DATA, (uint32_t)i, 10, 40, b.data, b.len);
+		put_chunk(&p, PP_CHUNK_DATA, 0, (uint32_t)i, 10, 40, b.data, b.len);
 	}
 	pp_buf__reset(&b);
 	lost[0] = 0 | 1ull << 32;
 	at = pp_item__begin(&b, 0);
 	pp_buf__append(&b, lost, sizeof(lost));
 	pp_item__end(&b, at);
-	put_chunk(&p, PP_CHUNK_LOST, PP_STREAM_META, 20, 30, b.data, b.len);
+	put_chunk(&p, PP_CHUNK_LOST, 0, PP_STREAM_META, 20, 30, b.data, b.len);
 	save(dir, "synthetic-closed", &p);
 	p.data[0] &= (uint8_t)~4;	/* the same, killed: no index, no footer */
 	save(dir, "synthetic-killed", &p);
@@ -152,8 +200,10 @@ int main(int argc, char **argv)
 	}
 	synthetic(argv[1]);
 	for (int i = 2; i < argc; i++) {
-		from_trace(argv[1], argv[i], 1 | 4);	/* lz4, closed */
-		from_trace(argv[1], argv[i], 0);	/* none, killed */
+		from_trace(argv[1], argv[i], 1 | 4, AS_STORED);		/* lz4, closed */
+		from_trace(argv[1], argv[i], 0, PP_DATA_PLAIN);		/* none, killed */
+		from_trace(argv[1], argv[i], 2 | 4, PP_DATA_CACHED);	/* zstd, closed */
+		from_trace(argv[1], argv[i], 2 | 4, PP_DATA_FIELDS);
 	}
 	return 0;
 }
