@@ -79,7 +79,7 @@ static uint8_t *load(const char *name, size_t *len)
  * length, or 0 to leave the chunk as it is) and frame every chunk again,
  * index and footer new. Return: the new file (pp_io_mem), to free.
  */
-typedef size_t (*edit_fn)(const struct pp_chunk_header *h, uint8_t *payload, size_t len,
+typedef size_t (*edit_fn)(struct pp_chunk_header *h, uint8_t *payload, size_t len,
 			  size_t cap, void *ctx);
 
 static struct pp_io *refile(const uint8_t *file, size_t len, edit_fn edit, void *ctx,
@@ -102,7 +102,7 @@ static struct pp_io *refile(const uint8_t *file, size_t len, edit_fn edit, void 
 
 		assert_int_equal(pp_chunk_header__decode(file + off, &h), 0);
 		assert_true(off + PP_CH_HEADER_SIZE + h.stored_size + 8 <= len);
-		cap = (size_t)h.raw_size + 65536;
+		cap = (size_t)PP_CHUNK_MAX_RAW + 65536;	/* an edit may decode the payload */
 		raw = calloc(1, cap);
 		assert_non_null(raw);
 		assert_int_equal(pp_codec_decompress(h.codec, file + off + PP_CH_HEADER_SIZE,
@@ -217,7 +217,7 @@ struct ft_edit {
 	int done;
 };
 
-static size_t ft_edit(const struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap,
+static size_t ft_edit(struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap,
 		      void *ctx)
 {
 	struct ft_edit *e = ctx;
@@ -305,7 +305,7 @@ static const struct pp_analyzer count_analyzer = {
 };
 
 struct replay {
-	uint64_t samples, lies;
+	uint64_t samples, lies, lost_records;
 	struct pp_reader_stats sum;	/* the stream readers' */
 	char text[512];
 };
@@ -349,13 +349,14 @@ static void replay(struct pp_io *io, const char *name, struct replay *out)
 	}
 	out->lies = pp_session__lies(s, &out->sum, out->text, sizeof(out->text));
 	out->samples = g_samples;
+	out->lost_records = s->stats.lost_records;
 	pp_session__free(s);
 	alarm(0);
 	unlink(path);
 }
 
 /* Encodings 1 and 2: every layout's time offset moved by 4 (aligned, inside the record). */
-static size_t layout_edit(const struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap,
+static size_t layout_edit(struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap,
 			  void *ctx)
 {
 	uint32_t nr;
@@ -422,7 +423,7 @@ struct fc_edit {
 	int done;
 };
 
-static size_t fc_edit(const struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap,
+static size_t fc_edit(struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap,
 		      void *ctx)
 {
 	struct fc_edit *e = ctx;
@@ -509,12 +510,143 @@ static void test_ftrace_claims(void **state)
 	free(file);
 }
 
+/* ---- what a sample or a plain LOST record claims ---- */
+
+/* MACHINE: nr_cpus 2 said 1. */
+static size_t cpus_edit(struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap, void *ctx)
+{
+	static const char key[] = "nr_cpus";
+
+	(void)cap;
+	(void)ctx;
+	if (h->type != PP_CHUNK_MACHINE)
+		return 0;
+	for (size_t i = 0; i + sizeof(key) + 2 <= len; i++)
+		if (!memcmp(p + i, key, sizeof(key)) && !memcmp(p + i + sizeof(key), "2", 2)) {
+			p[i + sizeof(key)] = '1';
+			return len;
+		}
+	return 0;
+}
+
+/* Samples on a CPU the machine has not are counted by name, never counted as events. */
+static void test_sample_cpu(void **state)
+{
+	size_t len;
+	uint8_t *file = load("sched-all.trace", &len);
+	struct replay good, bad;
+	struct pp_io *io;
+	int edited;
+
+	(void)state;
+	io = refile(file, len, NULL, NULL, &edited);
+	replay(io, "good", &good);
+	pp_io__free(io);
+	assert_int_equal(good.lies, 0);
+	io = refile(file, len, cpus_edit, NULL, &edited);
+	assert_int_equal(edited, 1);
+	keep(io, "sample-cpu");
+	replay(io, "cpu", &bad);
+	pp_io__free(io);
+	if (!strstr(bad.text, "samples on CPUs the machine has not"))
+		fail_msg("damage '%s'", bad.text);
+	/* sched-all has samples on CPUs 0 and 1: those on 1 are the lie's */
+	assert_true(bad.lies > 0);
+	assert_true(bad.samples > 0);
+	assert_int_equal(bad.samples + bad.lies, good.samples);
+	free(file);
+}
+
+struct lost_edit {
+	uint64_t lost;
+	int done;
+};
+
+/*
+ * The first DATA chunk, decoded to plain records, with a PERF_RECORD_LOST of
+ * @lost events before its EXIT record, with the EXIT record's sample_id.
+ */
+static size_t lost_edit(struct pp_chunk_header *h, uint8_t *p, size_t len, size_t cap, void *ctx)
+{
+	struct lost_edit *e = ctx;
+	size_t plen = cap, off = 0;
+	uint8_t *plain = malloc(cap);
+
+	assert_non_null(plain);
+	if (e->done || h->type != PP_CHUNK_DATA || h->encoding != PP_DATA_CACHED ||
+	    pp_reccache_decode(p, len, plain, &plen)) {
+		free(plain);
+		return 0;
+	}
+	while (off + 8 <= plen) {
+		uint16_t size = pp_get_le16(plain + off + 6);
+
+		assert_true(size >= 8 && off + size <= plen);
+		if (pp_get_le32(plain + off) == PERF_RECORD_EXIT && size >= 32) {
+			size_t id = size - 32, n = 0;	/* EXIT: 24 bytes, then its sample_id */
+			uint16_t lsize = (uint16_t)(24 + id);
+
+			assert_true(plen + lsize <= cap);
+			memcpy(p, plain, off);
+			n = off;
+			pp_put_le32(p + n, PERF_RECORD_LOST);
+			pp_put_le16(p + n + 4, 0);
+			pp_put_le16(p + n + 6, lsize);
+			pp_put_le64(p + n + 8, 0);
+			pp_put_le64(p + n + 16, e->lost);
+			memcpy(p + n + 24, plain + off + 32, id);
+			n += lsize;
+			memcpy(p + n, plain + off, plen - off);
+			n += plen - off;
+			h->encoding = PP_DATA_PLAIN;
+			e->done = 1;
+			free(plain);
+			return n;
+		}
+		off += size;
+	}
+	free(plain);
+	return 0;
+}
+
+/* A kernel drop count of 2^63 in a plain LOST record is damage; 5 is a loss of 5. */
+static void test_lost_count(void **state)
+{
+	size_t len;
+	uint8_t *file = load("cached-sched.trace", &len);
+	struct lost_edit e = { .lost = 5 };
+	struct replay bad;
+	struct pp_io *io;
+	int edited;
+
+	(void)state;
+	io = refile(file, len, lost_edit, &e, &edited);
+	assert_int_equal(edited, 1);
+	replay(io, "lost5", &bad);
+	pp_io__free(io);
+	assert_int_equal(bad.lies, 0);
+	assert_int_equal(bad.lost_records, 5);
+	e = (struct lost_edit){ .lost = 1ull << 63 };
+	io = refile(file, len, lost_edit, &e, &edited);
+	assert_int_equal(edited, 1);
+	keep(io, "lost-2e63");
+	replay(io, "lost", &bad);
+	pp_io__free(io);
+	if (!strstr(bad.text, "impossible kernel drop counts"))
+		fail_msg("damage '%s'", bad.text);
+	assert_int_equal(bad.lies, 1);
+	assert_int_equal(bad.lost_records, 0);
+	free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ftrace_walk),
 		cmocka_unit_test(test_layout_lie),
 		cmocka_unit_test(test_ftrace_claims),
+		cmocka_unit_test(test_sample_cpu),
+		cmocka_unit_test(test_lost_count),
 	};
 	struct sigaction sa = { .sa_handler = on_alarm };
 

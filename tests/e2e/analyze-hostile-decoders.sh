@@ -17,7 +17,7 @@ need_built "$B/tests/test-hostile"
 (cd "$TOP" && PP_HOSTILE_OUT=$T "$B/tests/test-hostile") >"$T/unit.log" 2>&1 ||
 	fail_err "$T/unit.log" "test-hostile"
 files=$(ls "$T"/*.trace 2>/dev/null)
-[ "$(wc -w <<<"$files")" -ge 14 ] || fail "test-hostile kept $(wc -w <<<"$files") files, want 14"
+[ "$(wc -w <<<"$files")" -ge 16 ] || fail "test-hostile kept $(wc -w <<<"$files") files, want 16"
 cmds=("info" "info --json" "dump" "trace" "trace --json" "stat" "stat -i 100 --perins"
       "top" "task-state --perins" "rundelay" "oncpu" "percpu-stat" "hrcount" "convert --to=chrome")
 # bounded NAME CMD...: ends in 10 s, in 1 GB, printing at most 64 MB
