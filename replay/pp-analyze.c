@@ -2,7 +2,7 @@
 /*
  * pp-analyze - replay a pp trace file (or live rings) through a profiler.
  *
- *   pp-analyze info [FILE]              what the file holds, and its damage
+ *   pp-analyze info [--json] [FILE]     what the file holds, and its damage
  *   pp-analyze dump [FILE]              every chunk and record, raw
  *   pp-analyze list                     the profilers
  *   pp-analyze usdt list BINARY         the USDT probes of a binary
@@ -37,7 +37,7 @@ static void on_signal(int sig)
 
 static void usage(FILE *fp)
 {
-	fputs("usage: pp-analyze info [FILE]\n"
+	fputs("usage: pp-analyze info [--json] [FILE]\n"
 	      "       pp-analyze dump [FILE]\n"
 	      "       pp-analyze list\n"
 	      "       pp-analyze usdt list BINARY   (USDT probes: -e usdt:PROVIDER:NAME@BINARY)\n"
@@ -123,13 +123,135 @@ static const char *mget(const struct pp_session *s, const char *key, const char 
 	return b;
 }
 
-static int cmd_info(const char *path)
+/* The sizes info reads off every chunk header. */
+struct info_chunks {
+	uint64_t nr, stored, raw, data, types[0x30];
+};
+
+static const char *const chunk_names[0x30] = {
+	[PP_CHUNK_MACHINE] = "machine", [PP_CHUNK_ATTRS] = "attrs",
+	[PP_CHUNK_FORMATS] = "formats", [PP_CHUNK_TASKS] = "tasks",
+	[PP_CHUNK_MMAPS] = "mmaps", [PP_CHUNK_KSYMS] = "ksyms",
+	[PP_CHUNK_USYMS] = "usyms", [PP_CHUNK_DATA] = "data",
+	[PP_CHUNK_LOST] = "lost", [PP_CHUNK_BPF_AGG] = "bpf_agg",
+	[PP_CHUNK_INDEX] = "index", [PP_CHUNK_FOOTER] = "footer",
+};
+
+static void json_key(struct pp_out *o, const char *k, int first)
+{
+	pp_out__printf(o, "%s\"%s\":", first ? "" : ",", k);
+}
+
+static void json_u64(struct pp_out *o, const char *k, uint64_t v)
+{
+	json_key(o, k, 0);
+	pp_out__u64(o, v);
+}
+
+static void json_machine(struct pp_out *o, const struct pp_session *s, const char *k,
+			 const char *key)
+{
+	json_key(o, k, 0);
+	pp_out__json_str(o, pp_session__machine(s, key));
+}
+
+/*
+ * info --json: the same as the text, one object on one line; the damage
+ * checks by key (pp_session__lie()), every one present, 0 when clean.
+ */
+static void info_json(struct pp_session *s, const char *path, const struct info_chunks *ch,
+		      const struct pp_reader_stats *rs)
+{
+	struct pp_out *o = pp_session__out(s);
+	uint64_t ksyms, dsos, dsos_syms, maps, n, lost = 0, lost_rec = 0;
+	const char *name, *key;
+	int first = 1;
+
+	pp_out__printf(o, "{\"type\":\"info\",\"file\":");
+	pp_out__json_str(o, path);
+	json_u64(o, "bytes", pp_reader__stats(s->reader)->file_size);
+	json_machine(o, s, "host", "hostname");
+	json_machine(o, s, "kernel", "release");
+	json_machine(o, s, "arch", "machine");
+	json_u64(o, "nr_cpus", strtoull(mget(s, "nr_cpus", "0"), NULL, 10));
+	json_machine(o, s, "cpus_online", "cpus");
+	json_machine(o, s, "command", "cmdline");
+	json_machine(o, s, "filters", "filters");
+	json_machine(o, s, "recorder", "pp_version");
+	json_machine(o, s, "clock", "clock");
+	if (s->stats.first_ts) {
+		json_u64(o, "first_ts", s->stats.first_ts);
+		json_u64(o, "duration_ns", s->stats.last_ts - s->stats.first_ts);
+		if (s->have_clock)
+			json_u64(o, "start_realtime_ns", pp_session__realtime(s, s->stats.first_ts));
+	}
+	json_key(o, "chunks", 0);
+	pp_out__printf(o, "{\"total\":%llu,\"data\":%llu,\"stored_bytes\":%llu,\"raw_bytes\":%llu,"
+		       "\"by_type\":{", (unsigned long long)ch->nr, (unsigned long long)ch->data,
+		       (unsigned long long)ch->stored, (unsigned long long)ch->raw);
+	for (int t = 0; t < 0x30; t++) {
+		if (!ch->types[t])
+			continue;
+		json_key(o, chunk_names[t] ? chunk_names[t] : "unknown", first);
+		pp_out__u64(o, ch->types[t]);
+		first = 0;
+	}
+	pp_out__printf(o, "}}");
+	json_key(o, "records", 0);
+	pp_out__printf(o, "{\"total\":%llu,\"samples\":%llu,\"comm\":%llu,\"fork\":%llu,"
+		       "\"exit\":%llu,\"mmap\":%llu}",
+		       (unsigned long long)s->stats.records, (unsigned long long)s->stats.samples,
+		       (unsigned long long)g_info.types[PERF_RECORD_COMM],
+		       (unsigned long long)g_info.types[PERF_RECORD_FORK],
+		       (unsigned long long)g_info.types[PERF_RECORD_EXIT],
+		       (unsigned long long)g_info.types[PERF_RECORD_MMAP2]);
+	json_key(o, "events", 0);
+	pp_out__putc(o, '[');
+	for (size_t i = 0; i < s->nr_evsels; i++) {
+		pp_out__printf(o, "%s{\"name\":", i ? "," : "");
+		pp_out__json_str(o, s->evsels[i].name);
+		json_u64(o, "samples", s->evsels[i].nr_samples);
+		pp_out__putc(o, '}');
+	}
+	pp_out__putc(o, ']');
+	for (int cpu = 0; cpu < 1024; cpu++) {
+		lost += g_info.lost[cpu];
+		lost_rec += g_info.lost_rec[cpu];
+	}
+	json_key(o, "lost", 0);
+	pp_out__printf(o, "{\"kernel\":%llu,\"recorder\":%llu,\"samples\":%llu}",
+		       (unsigned long long)lost, (unsigned long long)lost_rec,
+		       (unsigned long long)s->stats.lost_samples);
+	pp_symtab__coverage(s->syms, &ksyms, &dsos, &dsos_syms, &maps);
+	json_key(o, "symbols", 0);
+	pp_out__printf(o, "{\"kernel\":%llu,\"dsos\":%llu,\"dsos_with_symbols\":%llu,\"maps\":%llu}",
+		       (unsigned long long)ksyms, (unsigned long long)dsos,
+		       (unsigned long long)dsos_syms, (unsigned long long)maps);
+	json_u64(o, "cut_stacks", s->stats.cut_stacks);
+	json_key(o, "index", 0);
+	pp_out__printf(o, "%s", pp_reader__stats(s->reader)->has_footer ? "true" : "false");
+	json_key(o, "damage", 0);
+	pp_out__printf(o, "{\"none\":%s,\"corrupt_chunks\":%llu,\"resyncs\":%llu,"
+		       "\"bytes_skipped\":%llu,\"truncated\":%s,\"bad_records\":%llu,"
+		       "\"out_of_order\":%llu",
+		       rs->corrupt || rs->truncated || rs->resyncs || s->stats.bad_records ||
+		       s->stats.out_of_order || pp_session__lies(s, rs, NULL, 0) ? "false" : "true",
+		       (unsigned long long)rs->corrupt, (unsigned long long)rs->resyncs,
+		       (unsigned long long)rs->bytes_skipped, rs->truncated ? "true" : "false",
+		       (unsigned long long)s->stats.bad_records,
+		       (unsigned long long)s->stats.out_of_order);
+	for (size_t i = 0; !pp_session__lie(s, rs, i, &name, &key, &n); i++)
+		json_u64(o, key, n);
+	pp_out__printf(o, "}}\n");
+}
+
+static int cmd_info(const char *path, int json)
 {
 	struct pp_opts o = { 0 };
 	struct pp_session *s = pp_session__new(&info_analyzer, &o);
 	struct pp_reader *r;
 	struct pp_chunk c;
-	uint64_t nr_chunks = 0, stored = 0, raw = 0, data_chunks = 0, types[0x30] = { 0 };
+	struct info_chunks ch = { 0 };
 	uint64_t ksyms, dsos, dsos_syms, maps;
 	const struct pp_reader_stats *rs;
 	int ret;
@@ -154,12 +276,19 @@ static int cmd_info(const char *path)
 		r = pp_reader__open_path(path, &ro);
 	}
 	while (r && pp_reader__next(r, &c) == 1) {
-		nr_chunks++;
-		stored += c.hdr->stored_size;
-		raw += c.hdr->raw_size;
+		ch.nr++;
+		ch.stored += c.hdr->stored_size;
+		ch.raw += c.hdr->raw_size;
 		if (c.hdr->type < 0x30)
-			types[c.hdr->type]++;
-		data_chunks += c.hdr->type == PP_CHUNK_DATA;
+			ch.types[c.hdr->type]++;
+		ch.data += c.hdr->type == PP_CHUNK_DATA;
+	}
+	if (json) {
+		/* the plain scan saw every chunk: its counts are the complete ones */
+		info_json(s, path, &ch, pp_reader__stats(r ? r : s->reader));
+		pp_reader__free(r);
+		pp_session__free(s);
+		return ret ? 1 : 0;
 	}
 	printf("file:        %s (%llu bytes)\n", path,
 	       (unsigned long long)pp_reader__stats(s->reader)->file_size);
@@ -198,24 +327,15 @@ static int cmd_info(const char *path)
 		       (unsigned long long)(dur % 1000000000ull / 1000));
 	}
 	printf("chunks:      %llu (data %llu), %llu bytes stored, %llu bytes raw",
-	       (unsigned long long)nr_chunks, (unsigned long long)data_chunks,
-	       (unsigned long long)stored, (unsigned long long)raw);
-	if (stored)
-		printf(" (%.2fx)", (double)raw / (double)stored);
+	       (unsigned long long)ch.nr, (unsigned long long)ch.data,
+	       (unsigned long long)ch.stored, (unsigned long long)ch.raw);
+	if (ch.stored)
+		printf(" (%.2fx)", (double)ch.raw / (double)ch.stored);
 	printf("\n  by type:  ");
-	{
-		static const char *const names[0x30] = {
-			[PP_CHUNK_MACHINE] = "machine", [PP_CHUNK_ATTRS] = "attrs",
-			[PP_CHUNK_FORMATS] = "formats", [PP_CHUNK_TASKS] = "tasks",
-			[PP_CHUNK_MMAPS] = "mmaps", [PP_CHUNK_KSYMS] = "ksyms",
-			[PP_CHUNK_USYMS] = "usyms", [PP_CHUNK_DATA] = "data",
-			[PP_CHUNK_LOST] = "lost", [PP_CHUNK_BPF_AGG] = "bpf_agg",
-			[PP_CHUNK_INDEX] = "index", [PP_CHUNK_FOOTER] = "footer",
-		};
-		for (int t = 0; t < 0x30; t++) {
-			if (types[t])
-				printf(" %s=%llu", names[t] ? names[t] : "unknown", (unsigned long long)types[t]);
-		}
+	for (int t = 0; t < 0x30; t++) {
+		if (ch.types[t])
+			printf(" %s=%llu", chunk_names[t] ? chunk_names[t] : "unknown",
+			       (unsigned long long)ch.types[t]);
 	}
 	printf("\nrecords:     %llu (%llu samples, %llu comm, %llu fork, %llu exit, %llu mmap)\n",
 	       (unsigned long long)s->stats.records, (unsigned long long)s->stats.samples,
@@ -476,8 +596,23 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (!strcmp(argv[1], "info"))
-		return cmd_info(argc > 2 ? argv[2] : "pp.trace");
+	if (!strcmp(argv[1], "info")) {
+		const char *path = "pp.trace";
+		int json = 0;
+
+		for (int i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--json")) {
+				json = 1;
+			} else if (argv[i][0] == '-' && argv[i][1]) {
+				fprintf(stderr, "pp-analyze: info: unknown option '%s' "
+					"(usage: pp-analyze info [--json] [FILE])\n", argv[i]);
+				return 2;
+			} else {
+				path = argv[i];
+			}
+		}
+		return cmd_info(path, json);
+	}
 	if (!strcmp(argv[1], "dump"))
 		return cmd_dump(argc > 2 ? argv[2] : "pp.trace");
 	if (!strcmp(argv[1], "--symbols") || !strcmp(argv[1], "symbols")) {

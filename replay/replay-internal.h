@@ -220,6 +220,8 @@ void pp_session__add_target(struct pp_session *s, uint32_t id, int thread);
 
 int pp_session__pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t tid);
 int pp_session__check_claim(void *ctx, struct pp_data_claim *c);
+int pp_session__lie(const struct pp_session *s, const struct pp_reader_stats *rs, size_t i,
+		    const char **name, const char **key, uint64_t *n);
 uint64_t pp_session__lies(const struct pp_session *s, const struct pp_reader_stats *rs, char *buf,
 			  size_t len);
 

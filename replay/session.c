@@ -1852,40 +1852,63 @@ int pp_session__check_claim(void *ctx, struct pp_data_claim *c)
 }
 
 /**
+ * pp_session__lie() - the @i-th check of spec/pp-trace-format.md 5.8 the
+ * replay makes: its name (a key of info --json and the words of the
+ * warnings) and how many chunks or records it caught, @rs's skipped chunks
+ * or the session's skipped records.
+ * Return: 0, or -1 past the last check.
+ */
+int pp_session__lie(const struct pp_session *s, const struct pp_reader_stats *rs, size_t i,
+		    const char **name, const char **key, uint64_t *n)
+{
+	const struct { const char *key, *name; uint64_t n; } lies[] = {
+		{ "bad_pages", "ftrace chunks with a page walking backwards or past its commit",
+		  rs ? rs->bad_pages : 0 },
+		{ "bad_types", "ftrace chunks naming the wrong event type", rs ? rs->bad_types : 0 },
+		{ "bad_machine", "ftrace chunks of another byte order or word size",
+		  rs ? rs->bad_machine : 0 },
+		{ "bad_stream", "ftrace chunks of another CPU than their stream",
+		  rs ? rs->bad_stream : 0 },
+		{ "bad_dropped", "ftrace chunks with an impossible drop count",
+		  rs ? rs->bad_dropped : 0 },
+		{ "bad_layout", "data chunks whose layout misplaces the time", rs ? rs->bad_layout : 0 },
+		{ "bad_cpu", "samples on CPUs the machine has not", s->stats.bad_cpu },
+		{ "bad_lost", "impossible kernel drop counts", s->stats.bad_lost },
+	};
+
+	if (i >= sizeof(lies) / sizeof(lies[0]))
+		return -1;
+	*name = lies[i].name;
+	*key = lies[i].key;
+	*n = lies[i].n;
+	return 0;
+}
+
+/**
  * pp_session__lies() - the lies the checks of spec/pp-trace-format.md 5.8
- * caught, each by its name: @rs's skipped chunks and the session's
- * skipped records.
+ * caught, each by its name (pp_session__lie()).
  * @buf: receives "N name, ..." (@len bytes; NULL to count only).
  * Return: how many in all (0: none).
  */
 uint64_t pp_session__lies(const struct pp_session *s, const struct pp_reader_stats *rs, char *buf,
 			  size_t len)
 {
-	const struct { const char *name; uint64_t n; } lies[] = {
-		{ "ftrace chunks with a page walking backwards or past its commit", rs ? rs->bad_pages : 0 },
-		{ "ftrace chunks naming the wrong event type", rs ? rs->bad_types : 0 },
-		{ "ftrace chunks of another byte order or word size", rs ? rs->bad_machine : 0 },
-		{ "ftrace chunks of another CPU than their stream", rs ? rs->bad_stream : 0 },
-		{ "ftrace chunks with an impossible drop count", rs ? rs->bad_dropped : 0 },
-		{ "data chunks whose layout misplaces the time", rs ? rs->bad_layout : 0 },
-		{ "samples on CPUs the machine has not", s->stats.bad_cpu },
-		{ "impossible kernel drop counts", s->stats.bad_lost },
-	};
-	uint64_t total = 0;
+	const char *name, *key;
+	uint64_t total = 0, n;
 	size_t pos = 0;
 
 	if (buf && len)
 		buf[0] = 0;
-	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
-		if (!lies[i].n)
+	for (size_t i = 0; !pp_session__lie(s, rs, i, &name, &key, &n); i++) {
+		if (!n)
 			continue;
-		total += lies[i].n;
+		total += n;
 		if (buf && pos < len) {
-			int n = snprintf(buf + pos, len - pos, "%s%llu %s", pos ? ", " : "",
-					 (unsigned long long)lies[i].n, lies[i].name);
+			int w = snprintf(buf + pos, len - pos, "%s%llu %s", pos ? ", " : "",
+					 (unsigned long long)n, name);
 
-			if (n > 0)
-				pos += (size_t)n;
+			if (w > 0)
+				pos += (size_t)w;
 		}
 	}
 	return total;

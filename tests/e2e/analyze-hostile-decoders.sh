@@ -5,7 +5,7 @@
 # headers that lie, layouts that move the time over the CPU and id words. Each
 # file goes through 14 pp-analyze commands, which must each end in 10 s, within
 # 1 GB of address space, and print at most 64 MB; `info` must name the file's
-# damage (never "damage: none") and exit 0. The healthy files, rebuilt the same
+# damage (never "damage: none"; in --json, by key) and exit 0. The healthy files, rebuilt the same
 # way, must still say "damage: none".
 set -u
 B=${PP_BUILD:?}
@@ -42,6 +42,12 @@ for f in $files; do
 	"$B/pp-analyze" info "$f" >"$T/info" 2>&1 || fail_err "$T/info" "$name: info exits non-zero"
 	grep -q '^damage:' "$T/info" || fail_err "$T/info" "$name: info has no damage line"
 	grep -q '^damage: *none' "$T/info" && fail_err "$T/info" "$name: info says damage: none"
+	# info --json: one object, its damage not none, and some count of it non-zero
+	"$B/pp-analyze" info --json "$f" >"$T/json" 2>"$T/err" || fail_err "$T/err" "$name: info --json exits non-zero"
+	python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))["damage"]
+sys.exit(0 if not d["none"] and any(v for k, v in d.items() if k != "none") else 1)' "$T/json" ||
+		fail_err "$T/json" "$name: info --json does not name the damage"
 done
 echo "ok: $(wc -w <<<"$files") hostile files, $n commands, each bounded; info names each damage"
 
@@ -50,5 +56,10 @@ for f in cached-sched fields-sched ftrace-sched; do
 	"$B/pp-analyze" info "$TOP/tests/data/$f.trace" >"$T/info" 2>&1 ||
 		fail_err "$T/info" "$f: info exits non-zero"
 	grep -q '^damage: *none' "$T/info" || fail_err "$T/info" "$f: a healthy file reports damage"
+	"$B/pp-analyze" info --json "$TOP/tests/data/$f.trace" >"$T/json" 2>&1 || fail_err "$T/json" "$f: info --json"
+	python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))["damage"]
+sys.exit(0 if d["none"] and not any(v for k, v in d.items() if k != "none") else 1)' "$T/json" ||
+		fail_err "$T/json" "$f: info --json reports damage on a healthy file"
 done
 echo "ok: healthy files of encodings 1, 2 and 3 report damage: none"
