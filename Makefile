@@ -63,8 +63,8 @@ LDLIBS_ALL    := -Wl,-Bstatic -ltracefs -ltraceevent -lbpf -ldw -lelf -lprotobuf
 		 -lpthread -lm -ldl
 
 FORMAT_SRCS   := $(wildcard format/*.c)
-RECORD_SRCS   := $(filter-out record/pp-record.c,$(wildcard record/*.c))
-REPLAY_SRCS   := $(filter-out replay/pp-analyze.c,$(wildcard replay/*.c)) $(wildcard analyzers/*.c)
+RECORD_SRCS   := $(wildcard record/*.c)
+REPLAY_SRCS   := $(wildcard replay/*.c) $(wildcard analyzers/*.c)
 TEST_SRCS     := $(wildcard tests/test-*.c)
 HELPER_SRCS   := $(wildcard tests/helpers/*.c)
 # generated from analyzers/pprof.proto (rules below)
@@ -127,10 +127,10 @@ define link_tool
 	rm -f $@.ld; exit $$rc
 endef
 
-$(O)/pp-record: $(O)/record/pp-record.o $(LIBS)
+$(O)/pp-record: $(O)/tools/pp-record.o $(LIBS)
 	$(call msg,LINK,$@)
 	$(link_tool)
-$(O)/pp-analyze: $(O)/replay/pp-analyze.o $(LIBS)
+$(O)/pp-analyze: $(O)/tools/pp-analyze.o $(LIBS)
 	$(call msg,LINK,$@)
 	$(link_tool)
 
@@ -196,7 +196,7 @@ check-fresh:
 	$(Q)scripts/check-fresh.sh
 
 # The layering of DESIGN.md, on includes and on the objects' calls.
-check-layers: $(LIBS)
+check-layers: $(LIBS) $(PROGS)
 	$(Q)scripts/check-layers.sh $(O)
 
 # the sanitized pp-analyze too: e2e tests run it on hostile files
@@ -259,7 +259,7 @@ $(O)/fuzz/fuzz-reader: tests/fuzz/fuzz-reader.c $(FORMAT_SRCS) $(wildcard format
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz-reader.c $(FORMAT_SRCS) $(LDLIBS_FORMAT)
 # pp-analyze.c is linked in with its main renamed: info and dump run as the tool runs them.
-FUZZ_REPLAY_SRCS := tests/fuzz/fuzz-replay.c replay/pp-analyze.c $(FORMAT_SRCS) $(RECORD_SRCS) \
+FUZZ_REPLAY_SRCS := tests/fuzz/fuzz-replay.c tools/pp-analyze.c $(FORMAT_SRCS) $(RECORD_SRCS) \
 		    $(REPLAY_SRCS) $(PB_C)
 $(O)/fuzz/fuzz-replay: $(FUZZ_REPLAY_SRCS) tests/fuzz/replay-prog.h $(SKELS) \
 		       $(wildcard format/*.h replay/*.h record/*.h analyzers/*.h include/pp/*.h)

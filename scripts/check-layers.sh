@@ -4,11 +4,10 @@
 # reach past its layer by declaring a function by hand either.
 #
 #   format/    depends on no other pp folder
-#   record/    the capture library: format/ and record/ (and bpf/ programs);
-#              the pp-record tool may also ask the module table which events
-#              a profiler needs (the descriptor API below)
+#   record/    the capture library: format/ and record/ (and bpf/ programs)
 #   replay/    format/, record/, replay/, and the module table
 #   analyzers/ the replay API (pp/replay.h, pp/analyzer.h) and analyzers/
+#   tools/     the two programs, on top: any library; no library reaches them
 #
 # and the module table: every module a file of analyzers/ defines is listed
 # in analyzers/registry.c.
@@ -39,13 +38,12 @@ include_ok() {
 	record:format|record:record|record:bpf) return 0 ;;
 	replay:format|replay:record|replay:replay) return 0 ;;
 	analyzers:replay|analyzers:analyzers) return 0 ;;
+	tools:format|tools:record|tools:replay|tools:bpf|tools:tools) return 0 ;;
 	esac
-	# the pp-record tool asks the module table for a profiler's events
-	[ "$file" = record/pp-record.c ] && [ "$hdr" = pp/analyzer.h ] && return 0
 	return 1
 }
 
-for f in format/*.[ch] record/*.[ch] replay/*.[ch] analyzers/*.[ch]; do
+for f in format/*.[ch] record/*.[ch] replay/*.[ch] analyzers/*.[ch] tools/*.[ch]; do
 	dir=${f%%/*}
 	while IFS= read -r inc; do
 		case "$inc" in
@@ -71,7 +69,7 @@ fi
 defs=$(mktemp)
 trap 'rm -f "$defs"' EXIT
 objs=()
-for f in format/*.c record/*.c replay/*.c analyzers/*.c; do	# stale objects do not count
+for f in format/*.c record/*.c replay/*.c analyzers/*.c tools/*.c; do	# stale objects do not count
 	objs+=("$build/${f%.c}.o")
 done
 for o in "${objs[@]}"; do
@@ -81,11 +79,6 @@ done | sort -k1,1 > "$defs"
 
 # The module table, the one way replay/ reaches analyzers/ (analyzers/registry.c).
 registry_api=" pp_analyzer__find pp_analyzer__nth "
-# What the pp-record tool asks of the module table (replay/modules.c), and
-# the targets a profiler's own options name and which words are its options
-# (replay/options.c).
-record_tool_api=" pp_analyzer__find pp_analyzer__help pp_analyzer__record_events \
-pp_analyzer__source_events pp_opts__parse pp_opts__takes "
 
 call_ok() {	# object_rel symbol defining_object_rel
 	local from=${1%%/*} to=${3%%/*} sym=$2
@@ -93,14 +86,11 @@ call_ok() {	# object_rel symbol defining_object_rel
 	case "$from:$to" in
 	record:format|replay:format|replay:record) return 0 ;;
 	analyzers:replay) return 0 ;;
+	tools:*) return 0 ;;
 	esac
 	case "$from:$to:$3" in
 	replay:analyzers:analyzers/registry.o) [[ "$registry_api" == *" $sym "* ]] && return 0 ;;
 	esac
-	if [ "$1" = record/pp-record.o ]; then
-		[ "$to" = analyzers ] || [ "$to" = replay ] &&
-			[[ "$record_tool_api" == *" $sym "* ]] && return 0
-	fi
 	return 1
 }
 

@@ -24,8 +24,8 @@
 #include "pp/meta.h"
 #include "pp/reader.h"
 #include "pp/sample.h"
-#include "replay-internal.h"
-#include "mem.h"
+#include "../replay/replay-internal.h"
+#include "../replay/mem.h"
 
 static struct pp_session *g_session;
 

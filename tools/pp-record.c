@@ -47,7 +47,7 @@
 #include "pp/sample.h"
 #include "pp/workload.h"
 #include "pp/writer.h"
-#include "record.h"
+#include "../record/record.h"
 
 #define EXIT_USAGE		2
 
