@@ -150,6 +150,46 @@ int pp_ksym_parse(const char *text, uint64_t addr, struct pp_ksym_text *out);
  */
 int pp_elf_sym_offset(const char *path, const char *func, uint64_t *off);
 
+/* ---- the output file (record/output.c) ---- */
+
+/**
+ * pp_output__create() - a new temporary file next to @path, written from the
+ * start, after taking @path.lock (flock, held until exit) so that a second
+ * recorder of the same @path fails at once. @path itself is replaced only by
+ * pp_output__commit(), so a run that never starts leaves an old @path as it was.
+ * Return: the file's fd, or -1 with @err set (@len bytes) and @usage 1 when
+ * the path itself is wrong (too long, a directory).
+ */
+int pp_output__create(const char *path, char *err, size_t len, int *usage);
+/**
+ * pp_output__commit() - recording started: an existing @path (even a
+ * symlink: the link itself) becomes @path.old and the temporary @path.
+ * Return: 0, or -1 with @err set.
+ */
+int pp_output__commit(const char *path, char *err, size_t len);
+/** pp_output__cleanup() - remove the temporary (if not committed) and the lock; for atexit(). */
+void pp_output__cleanup(void);
+
+/* ---- targets (record/targets.c) ---- */
+
+/** pp_targets__add() - append @p to @v (@n) unless there. Return: 0 or -ENOMEM. */
+int pp_targets__add(pid_t **v, int *n, pid_t p);
+/**
+ * pp_targets__pids() - a -p (@threads_of: every thread of each process) or -t
+ * LIST, comma-separated: the threads appended to @threads, each id to @procs.
+ * Return: 0, -EINVAL (a bad or unknown id) or -ENOMEM, with @err set (@len bytes).
+ */
+int pp_targets__pids(const char *list, int threads_of, pid_t **threads, int *nr_threads,
+		     pid_t **procs, int *nr_procs, char *err, size_t len);
+/**
+ * pp_targets__cgroups() - --cgroups LIST: each entry a perf_event cgroup path
+ * below the hierarchy, or else a regular expression (POSIX extended, matched
+ * against the whole relative path) selecting every matching cgroup, as
+ * perf-prof does; their directory fds appended to @fds (@nr).
+ * Return: 0, -EINVAL (no hierarchy, no match, a bad pattern) or -ENOMEM, with @err set.
+ */
+int pp_targets__cgroups(const char *list, int **fds, int *nr, char *err, size_t len);
+
 /* ---- output files: rotation and flight-recorder dumps (record/rotate.c, flight.c) ---- */
 
 struct pp_io;

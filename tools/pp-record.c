@@ -26,14 +26,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
-#include <ftw.h>
-#include <regex.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
 #include <sys/wait.h>
 
 #include "pp/analyzer.h"
@@ -901,299 +895,6 @@ static void build_events(struct opts *o, struct pp_evdescs *es)
 	}
 	if (!o->no_sideband && !pp_evdescs__add_sideband(es))
 		die("out of memory");
-}
-
-/* ---- output file ---- */
-
-/* The temporary the recording goes to until it started: removed at any exit before. */
-static char out_tmp[PATH_MAX];
-
-static void discard_output(void)
-{
-	if (out_tmp[0])
-		unlink(out_tmp);
-	out_tmp[0] = '\0';
-}
-
-/* FILE.lock, held (flock) from before the temporary exists until exit. */
-static char out_lock[PATH_MAX];
-
-static void unlock_output(void)
-{
-	/* unlinked while still locked: a recorder that opened it retries (lock_output) */
-	if (out_lock[0])
-		unlink(out_lock);
-	out_lock[0] = '\0';
-}
-
-/*
- * Two recorders with the same -o would both rename an existing FILE to
- * FILE.old and their temporaries to FILE: one recording and the previous
- * trace lost, both reporting success. Each holds an exclusive flock on
- * FILE.lock for its whole run, so a second one fails at once. The holder
- * removes the lock file at exit while it still holds the lock; one who
- * locked a removed file (its inode is no longer at the path) tries again.
- * A killed recorder's lock file stays, unlocked: the next one takes it.
- */
-static void lock_output(const char *path)
-{
-	char pid[32];
-	int tries;
-
-	snprintf(out_lock, sizeof(out_lock), "%s.lock", path);
-	for (tries = 0; tries < 100; tries++) {
-		int fd = open(out_lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600), n;
-		struct stat a, b;
-
-		if (fd < 0) {
-			int e = errno;
-
-			out_lock[0] = '\0';
-			die("cannot create %s: %s", path, strerror(e));	/* the user's name */
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB)) {
-			int e = errno;
-
-			n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
-			pid[n > 0 ? n : 0] = '\0';
-			pid[strcspn(pid, "\n")] = '\0';
-			close(fd);
-			out_lock[0] = '\0';
-			if (e == EWOULDBLOCK)
-				die("%s is being recorded by another pp-record%s%s%s", path,
-				    *pid ? " (pid " : "", pid, *pid ? ")" : "");
-			die("cannot lock %s.lock: %s", path, strerror(e));
-		}
-		if (!fstat(fd, &a) && !lstat(out_lock, &b) && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino) {
-			n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-			/* the pid is only for the message of a second recorder */
-			if (!ftruncate(fd, 0))
-				n = (int)pwrite(fd, pid, (size_t)n, 0);
-			atexit(unlock_output);
-			return;	/* kept open, and so locked, until exit */
-		}
-		close(fd);	/* removed by its holder meanwhile */
-	}
-	out_lock[0] = '\0';
-	die("cannot lock %s.lock", path);
-}
-
-/*
- * A new temporary file next to @path, written from the start; @path itself
- * is replaced only by commit_output(), once recording started, so a run that
- * never starts (a COMMAND that cannot be executed, an event that does not
- * open) leaves an old @path as it was.
- */
-static int create_output(const char *path)
-{
-	struct stat st;
-	int fd = -1, tries;
-
-	if (strlen(path) + 16 >= sizeof(out_tmp))
-		die_usage("output path too long");
-	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
-		die_usage("output '%s' is a directory", path);
-	lock_output(path);
-	for (tries = 0; tries < 100 && fd < 0; tries++) {
-		snprintf(out_tmp, sizeof(out_tmp), "%s.tmp.%d.%x", path, (int)getpid(),
-			 (unsigned int)random());
-		fd = open(out_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST) {
-			int e = errno;
-
-			out_tmp[0] = '\0';
-			die("cannot create %s: %s", path, strerror(e));	/* the user's name */
-		}
-	}
-	if (fd < 0) {
-		out_tmp[0] = '\0';
-		die("cannot create a temporary file next to %s", path);
-	}
-	atexit(discard_output);
-	return fd;
-}
-
-/*
- * Recording started: an existing @path (even a symlink: the link itself)
- * becomes @path.old and the temporary @path. Return: 0, or -1 with @err set.
- */
-static int commit_output(const char *path, char *err, size_t errlen)
-{
-	char old[PATH_MAX + 8];
-	struct stat st;
-
-	if (!lstat(path, &st)) {
-		snprintf(old, sizeof(old), "%s.old", path);
-		if (rename(path, old)) {
-			snprintf(err, errlen, "cannot rename %s to %s: %s", path, old,
-				 strerror(errno));
-			return -1;
-		}
-	}
-	if (rename(out_tmp, path)) {
-		snprintf(err, errlen, "cannot rename %s to %s: %s", out_tmp, path,
-			 strerror(errno));
-		return -1;
-	}
-	out_tmp[0] = '\0';
-	return 0;
-}
-
-/* ---- targets ---- */
-
-static int add_pid(pid_t **v, int *n, pid_t p)
-{
-	pid_t *nv;
-	int i;
-
-	for (i = 0; i < *n; i++)
-		if ((*v)[i] == p)
-			return 0;
-	nv = realloc(*v, (size_t)(*n + 1) * sizeof(pid_t));
-	if (!nv)
-		die("out of memory");
-	*v = nv;
-	nv[(*n)++] = p;
-	return 0;
-}
-
-static void parse_pids(const char *s, int threads_of, pid_t **v, int *n, pid_t **procs,
-		       int *nprocs)
-{
-	char *copy = strdup(s), *tok, *save = NULL;
-
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		pid_t pid = (pid_t)parse_long(tok, threads_of ? "pid" : "tid", 1, INT_MAX);
-		char path[64];
-		struct dirent *d;
-		DIR *dir;
-
-		snprintf(path, sizeof(path), "/proc/%d/task", pid);
-		dir = opendir(path);
-		if (!dir)
-			die_usage("no such %s %d", threads_of ? "process" : "thread", pid);
-		if (threads_of) {
-			while ((d = readdir(dir)))
-				if (d->d_name[0] >= '0' && d->d_name[0] <= '9')
-					add_pid(v, n, (pid_t)atoi(d->d_name));
-		} else {
-			add_pid(v, n, pid);
-		}
-		closedir(dir);
-		add_pid(procs, nprocs, pid);
-	}
-	free(copy);
-}
-
-/* A perf_event cgroup directory (v1 perf_event hierarchy or v2), or -1. */
-static int open_cgroup(const char *name)
-{
-	static const char *const roots[] = {
-		"/sys/fs/cgroup/perf_event", "/sys/fs/cgroup/unified", "/sys/fs/cgroup",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		char p[PATH_MAX];
-		struct statfs sf;
-		int fd;
-
-		snprintf(p, sizeof(p), "%s/%s", roots[i], name);
-		fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!fstatfs(fd, &sf) && ((unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC ||
-					 (unsigned long)sf.f_type == CGROUP_SUPER_MAGIC))
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
-
-/* The cgroup hierarchy perf_event cgroups live in, or NULL. */
-static const char *cgroup_root(void)
-{
-	static const char *const roots[] = {
-		"/sys/fs/cgroup/perf_event", "/sys/fs/cgroup/unified", "/sys/fs/cgroup",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		struct statfs sf;
-
-		if (!statfs(roots[i], &sf) && ((unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC ||
-					       (unsigned long)sf.f_type == CGROUP_SUPER_MAGIC))
-			return roots[i];
-	}
-	return NULL;
-}
-
-static regex_t cg_re;
-static int *cg_match_fds;
-static int cg_nr_match;
-static size_t cg_root_len;
-
-static int cgroup_visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	const char *rel = path + cg_root_len;
-	int fd;
-
-	if (flag != FTW_D || !*rel)
-		return 0;
-	rel++;			/* past the '/' */
-	if (regexec(&cg_re, rel, 0, NULL, 0))
-		return 0;
-	if (cg_nr_match >= 1024)
-		return 1;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	cg_match_fds[cg_nr_match++] = fd;
-	return 0;
-}
-
-/*
- * --cgroups NAME: a cgroup path below the hierarchy, or else a regular
- * expression (POSIX extended, matched against the whole relative path) that
- * selects every matching cgroup, as perf-prof does. Appends fds to @fds.
- */
-static void add_cgroups(const char *tok, int **fds, int *nr)
-{
-	const char *root = cgroup_root();
-	char pat[PATH_MAX + 4];
-	int fd = open_cgroup(tok[0] == '/' ? tok + 1 : tok), i;
-
-	if (fd < 0) {
-		if (!root)
-			die_usage("--cgroups: no cgroup hierarchy is mounted below /sys/fs/cgroup");
-		snprintf(pat, sizeof(pat), "^(%s)$", tok[0] == '/' ? tok + 1 : tok);
-		if (regcomp(&cg_re, pat, REG_EXTENDED | REG_NOSUB))
-			die_usage("--cgroups: '%s' is neither a cgroup nor a valid regular "
-				  "expression", tok);
-		cg_match_fds = malloc(1024 * sizeof(int));
-		if (!cg_match_fds)
-			die("out of memory");
-		cg_nr_match = 0;
-		cg_root_len = strlen(root);
-		nftw(root, cgroup_visit, 32, FTW_PHYS);
-		regfree(&cg_re);
-		if (!cg_nr_match)
-			die_usage("--cgroups: no cgroup below %s is or matches '%s'", root, tok);
-	} else {
-		cg_match_fds = malloc(sizeof(int));
-		if (!cg_match_fds)
-			die("out of memory");
-		cg_match_fds[0] = fd;
-		cg_nr_match = 1;
-	}
-	*fds = realloc(*fds, (size_t)(*nr + cg_nr_match) * sizeof(int));
-	if (!*fds)
-		die("out of memory");
-	for (i = 0; i < cg_nr_match; i++)
-		(*fds)[(*nr)++] = cg_match_fds[i];
-	free(cg_match_fds);
-	cg_match_fds = NULL;
 }
 
 /* ---- chunk buffers, queue, writer thread ---- */
@@ -2631,16 +2332,19 @@ int main(int argc, char **argv)
 
 		snprintf(cpulist + l, sizeof(cpulist) - l, "%s%d", i ? "," : "", cpus[i]);
 	}
-	if (o.pids)
-		parse_pids(o.pids, 1, &threads, &nr_threads, &procs, &nr_procs);
-	if (o.tids)
-		parse_pids(o.tids, 0, &threads, &nr_threads, &procs, &nr_procs);
-	if (o.cgroups) {
-		char *copy = strdup(o.cgroups), *tok, *save = NULL;
+	{
+		char msg[PATH_MAX + 128];
 
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			add_cgroups(tok, &cg_fds, &nr_cg);
-		free(copy);
+		if ((o.pids && (err = pp_targets__pids(o.pids, 1, &threads, &nr_threads, &procs,
+							 &nr_procs, msg, sizeof(msg)))) ||
+		    (o.tids && (err = pp_targets__pids(o.tids, 0, &threads, &nr_threads, &procs,
+							 &nr_procs, msg, sizeof(msg)))) ||
+		    (o.cgroups && (err = pp_targets__cgroups(o.cgroups, &cg_fds, &nr_cg, msg,
+							       sizeof(msg))))) {
+			if (err == -EINVAL)
+				die_usage("%s", msg);
+			die("%s", msg);
+		}
 	}
 
 	memset(&sa, 0, sizeof(sa));
@@ -2678,7 +2382,8 @@ int main(int argc, char **argv)
 			r.target_pids = child_pid;
 		}
 		if (follow) {
-			add_pid(&threads, &nr_threads, child);
+			if (pp_targets__add(&threads, &nr_threads, child))
+				die("out of memory");
 			for (i = 0; i < r.es.nr; i++) {
 				r.es.v[i].attr.inherit = 1;
 				r.es.v[i].attr.enable_on_exec = 1;
@@ -2754,7 +2459,15 @@ int main(int argc, char **argv)
 	if (r.rotating)
 		out_name = first_name;
 	if (!r.fl) {
-		int fd = create_output(out_name);
+		char msg[PATH_MAX + 64];
+		int usage, fd;
+
+		atexit(pp_output__cleanup);
+		fd = pp_output__create(out_name, msg, sizeof(msg), &usage);
+		if (fd < 0 && usage)
+			die_usage("%s", msg);
+		if (fd < 0)
+			die("%s", msg);
 
 		out_fd = fd;	/* its size for the status line */
 		r.io = pp_io_file__new(fd, 1);
@@ -2950,12 +2663,12 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&r.lock);
 		pthread_join(wt, NULL);
 		fprintf(stderr, "pp-record: cannot run '%s': %s\n", o.workload[0], strerror(-err));
-		exit(127);	/* discard_output() */
+		exit(127);	/* pp_output__cleanup() */
 	}
 	{
 		char msg[2 * PATH_MAX + 64];
 
-		if (!r.fl && commit_output(out_name, msg, sizeof(msg))) {
+		if (!r.fl && pp_output__commit(out_name, msg, sizeof(msg))) {
 			pp_workload__stop(&wl, NULL);
 			die("%s", msg);
 		}
