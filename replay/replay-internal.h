@@ -203,27 +203,94 @@ struct pp_session {
 	size_t nr_warned;
 };
 
-/* replay/session.c */
+/* replay/session.c: the session and its run */
+void pp_session__dispatch_sideband(struct pp_session *s, uint32_t stream, const uint8_t *rec,
+				   uint16_t size, struct pp_evsel *ev);
+void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm);
+void pp_session__add_target(struct pp_session *s, uint32_t id, int thread);
+
+/* replay/metadata.c: events, formats, MACHINE and the other metadata chunks */
 int pp_session__meta_chunk(struct pp_session *s, uint16_t type, const uint8_t *data, size_t len,
 			   uint32_t stream);
-void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size);
 int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *attr, size_t attr_size,
 			  const char *name, const uint64_t *ids, size_t nr_ids);
 struct pp_evsel *pp_session__evsel_by_id(const struct pp_session *s, uint64_t id);
 int pp_session__record_ts(const struct pp_session *s, const uint8_t *rec, size_t size, uint64_t *ts);
 void pp_session__link_formats(struct pp_session *s);
+/** pp_session__spec_matches() - does the event @name match the -e entry @sp? */
+int pp_session__spec_matches(const struct pp_evspec *sp, const char *name);
+/**
+ * pp_session__deliver_lost() - every lost window reaches the module
+ * through here: held (a bounded number) until its init, then delivered.
+ */
+void pp_session__deliver_lost(struct pp_session *s, const struct pp_lost *l);
+
+/* replay/dispatch.c: each record checked, decoded and handed to the profiler */
+void pp_session__dispatch(struct pp_session *s, uint32_t stream, const uint8_t *rec, uint16_t size);
+/** pp_session__dispatch_ev() - pp_session__dispatch() with the record's evsel found (@ev, or NULL). */
+void pp_session__dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_t *rec,
+			     uint16_t size, struct pp_evsel *ev);
+void pp_session__tick(struct pp_session *s, uint64_t ts);
+int pp_session__pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t tid);
+
+/* replay/file-source.c: chunks, streams, claims checked, the k-way merge */
 int pp_session__merge(struct pp_session *s, uint64_t limit);
 void pp_session__stream_advance(struct pp_session *s, struct pp_stream *st);
-void pp_session__tick(struct pp_session *s, uint64_t ts);
-void pp_session__set_comm(struct pp_session *s, uint32_t pid, uint32_t tid, const char *comm);
-void pp_session__add_target(struct pp_session *s, uint32_t id, int thread);
-
-int pp_session__pass_tasks(const struct pp_session *s, uint32_t pid, uint32_t tid);
 int pp_session__check_claim(void *ctx, struct pp_data_claim *c);
 int pp_session__lie(const struct pp_session *s, const struct pp_reader_stats *rs, size_t i,
 		    const char **name, const char **key, uint64_t *n);
 uint64_t pp_session__lies(const struct pp_session *s, const struct pp_reader_stats *rs, char *buf,
 			  size_t len);
+
+/* Small helpers of the hot path, shared by session.c, dispatch.c and metadata.c. */
+
+/* The task table's slot of @tid: its entry, or the empty slot it would take (NULL: no table). */
+static inline struct pp_task *task_slot(const struct pp_session *s, uint32_t tid)
+{
+	size_t mask = s->tasks_cap - 1, i;
+
+	if (!s->tasks_cap)
+		return NULL;
+	for (i = (tid * 2654435761u) & mask;; i = (i + 1) & mask) {
+		struct pp_task *t = &s->tasks[i];
+
+		if (t->tid == tid + 1 || !t->tid)
+			return t;
+	}
+}
+
+/* Does the open-addressed @set hold @id? */
+static inline int idset_has(const struct pp_idset *set, uint32_t id)
+{
+	size_t mask = set->cap - 1;
+
+	if (!set->cap)
+		return 0;
+	for (size_t i = (id * 2654435761u) & mask;; i = (i + 1) & mask) {
+		if (set->v[i] == id + 1)
+			return 1;
+		if (!set->v[i])
+			return 0;
+	}
+}
+
+/* Is the task @pid/@tid (both known, as in a sample) a target? */
+static inline int target_has(const struct pp_session *s, uint32_t pid, uint32_t tid)
+{
+	return idset_has(&s->tgt_tids, tid) || idset_has(&s->tgt_procs, pid);
+}
+
+/* @a + @b, saturated at UINT64_MAX. */
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* --time: is a record or window at @first..@last outside it? */
+static inline int window_out(const struct pp_session *s, uint64_t first, uint64_t last)
+{
+	return s->win && (last < s->win_start || first > s->win_end);
+}
 
 /* replay/bpf-agg.c */
 struct pp_bpfagg;
