@@ -21,6 +21,7 @@ enum tok {
 
 struct lex {
 	const char *p, *end;
+	const char *tok;	/* where the last token starts */
 	int arrow;		/* the last T_OP was "->" or "." (a member, not an operator) */
 };
 
@@ -43,6 +44,7 @@ static enum tok next_tok(struct lex *l)
 		return T_END;
 	}
 	c = *p;
+	l->tok = p;
 	l->arrow = 0;
 	if (is_word(c)) {
 		while (p < l->end && is_word(*p))
@@ -111,6 +113,25 @@ static int declared(const struct names *nm, const char *w, size_t n)
 	return 0;
 }
 
+/*
+ * Is the operator @op (@n bytes) one libtraceevent gives a precedence
+ * (get_op_prio() > 0), or the ':' of a ?: ? Only those may follow the false
+ * branch of a ?: or an index [...]: there it calls process_op() with no
+ * right operand for any other, and crashes (the replay fuzzer's find).
+ */
+static int op_placeable(const char *op, size_t n)
+{
+	static const char *const ops[] = {
+		"~", "!", "*", "/", "%", "+", "-", "<", ">", "&", "^", "|", "?", ":",
+		"<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strlen(ops[i]) == n && !memcmp(ops[i], op, n))
+			return 1;
+	return 0;
+}
+
 /* The tokens of the print format's arguments: their count and depth. */
 static int check_print(const char *p, const char *end, const struct names *nm, char *why,
 		       size_t wlen)
@@ -118,20 +139,47 @@ static int check_print(const char *p, const char *end, const struct names *nm, c
 	struct lex l = { .p = p, .end = end };
 	int field_next = 0;	/* the token after REC-> names a field */
 	unsigned int ops[PP_FMT_MAX_DEPTH + 2];
+	uint8_t cond[PP_FMT_MAX_DEPTH + 2];	/* a ?:'s false branch is open at this level */
+	int after_index = 0;	/* the last token closed an index [...] */
+	char prev_open = 0;	/* the last token, when it opened a bracket */
 	size_t lvl = 0, tokens = 0, depth = 0;	/* depth: levels + operators open */
 	const char *wstart = NULL, *wend = NULL;	/* the last token, when a word */
 	enum tok t, prev = T_END;
 
 	ops[0] = 0;
+	cond[0] = 0;
 	while ((t = next_tok(&l)) != T_END) {
+		size_t n = (size_t)(l.p - l.tok);
+
 		if (++tokens > PP_FMT_MAX_PRINT_TOKENS) {
 			snprintf(why, wlen, "its print format has over %d tokens",
 				 PP_FMT_MAX_PRINT_TOKENS);
 			return -E2BIG;
 		}
+		/*
+		 * After a ?:'s false branch or an index, only an operator with a
+		 * precedence, a ',' or a ')' (a member "->" of REC inside the branch).
+		 */
+		if ((cond[lvl] || after_index) &&
+		    ((t == T_OP && !op_placeable(l.tok, n) && !(l.arrow && l.p[-1] == '>')) ||
+		     (t == T_OPEN && *l.tok != '(') || (t == T_CLOSE && *l.tok != ')') ||
+		     t == T_SEMI)) {
+			snprintf(why, wlen, "its print format has '%.*s' after a ?: or an index",
+				 (int)n, l.tok);
+			return -EINVAL;
+		}
+		after_index = 0;
+		/*
+		 * A statement expression "({ ... })" (kvmmmu's formats): libtraceevent
+		 * refuses the arguments at its '{' and parses nothing after it.
+		 */
+		if (t == T_OPEN && *l.tok == '{' && prev_open == '(')
+			return 0;
+		prev_open = t == T_OPEN ? *l.tok : 0;
 		switch (t) {
 		case T_OPEN:
 			ops[++lvl] = 0;
+			cond[lvl] = 0;
 			depth++;
 			break;
 		case T_CLOSE:
@@ -139,10 +187,12 @@ static int check_print(const char *p, const char *end, const struct names *nm, c
 				depth -= ops[lvl] + 1;
 				lvl--;
 			}
+			after_index = *l.tok == ']';
 			break;
 		case T_COMMA:
 			depth -= ops[lvl];
 			ops[lvl] = 0;
+			cond[lvl] = 0;
 			break;
 		case T_OP:
 			/*
@@ -158,6 +208,8 @@ static int check_print(const char *p, const char *end, const struct names *nm, c
 			field_next = l.arrow && l.p[-1] == '>';
 			if (l.arrow)
 				break;
+			if (n == 1 && *l.tok == ':')
+				cond[lvl] = 1;
 			ops[lvl]++;
 			depth++;
 			break;

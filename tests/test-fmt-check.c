@@ -113,6 +113,50 @@ static void test_text_refused(void **state)
 	free(t);
 }
 
+/*
+ * After the false branch of a ?: or an index [...], libtraceevent takes
+ * only an operator it gives a precedence: on any other ('@', '[', '.', ']',
+ * '}', ';', ...) it calls process_op() without a right operand and crashes
+ * (the replay fuzzer's find: a sched_switch format ending in '"R"@').
+ * What it parses there, and kvmmmu's statement expressions, still pass,
+ * and libtraceevent parses each of them.
+ */
+static void test_text_after_cond_or_index(void **state)
+{
+	static const char *const refused[] = {
+		"REC->a ? 1 : 2@", "REC->a ? 1 : \"R\"[0]", "REC->a ? 1 : REC->b[0]",
+		"REC->a ? 1 : 2]", "REC->a ? 1 : 2}", "REC->a ? 1 : 2;", "REC->a ? 1 : 2.x",
+		"REC->a ? 1 : 2{", "REC->a[0]@", "REC->a[0][1]", "REC->a[0].x", "REC->a[0] = 1",
+		"REC->a ? 1 : (2)[0]",
+	};
+	static const char *const passed[] = {
+		"REC->a ? 1 : 2", "REC->a ? 1 : 2 + 1", "REC->a ? 1 : REC->b ? 2 : 3",
+		"(REC->a ? 1 : 2), REC->b", "REC->a[0] + 1", "REC->a ? 1 : -REC->b",
+		"REC->a ? 1 : (int)REC->b", "REC->a ? 1 : REC->b, \"x\"",
+		"__print_flags(REC->a ? 1 : 2, \"|\", { 1, \"S\" })",
+		"({ int x[] = { 1 }; x[0]; }), REC->a",
+	};
+	char t[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(t, sizeof(t), HDR "print fmt: \"%%d\", %s\n", refused[i]);
+		if (check(t) != -EINVAL)
+			fail_msg("accepted: %s", refused[i]);
+	}
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
+		struct tep_handle *tep = tep_alloc();
+		struct tep_event *ev = NULL;
+
+		snprintf(t, sizeof(t), HDR "print fmt: \"%%d\", %s\n", passed[i]);
+		if (check(t))
+			fail_msg("refused: %s", passed[i]);
+		tep_set_loglevel(TEP_LOG_NONE);
+		tep_parse_format(tep, &ev, t, strlen(t), "s");
+		tep_free(tep);
+	}
+}
+
 /* Every format of the running kernel passes both checks. */
 static void test_kernel_formats_pass(void **state)
 {
@@ -326,6 +370,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_printk_clean),
 		cmocka_unit_test(test_text_refused),
+		cmocka_unit_test(test_text_after_cond_or_index),
 		cmocka_unit_test(test_kernel_formats_pass),
 		cmocka_unit_test(test_fields_outside_refused),
 		cmocka_unit_test(test_guard_print_format),
