@@ -80,10 +80,6 @@ schema = {
     "hrtimer": {"sample": task + ["count", "period"],
                 "summary": ["ticks", "hits", "events", "than", "period"]},
 }
-prof, want, members = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
-want = [w for w in want if w]
-members = [m for m in members if m]
-seen, found, n = set(), set(), 0
 
 def frames(v, where):
     assert isinstance(v, list), where + " is not an array"
@@ -102,28 +98,45 @@ def walk(o, where):	# every stack in the object, nested ones included
                 if isinstance(x, dict):
                     walk(x, "%s.%s[%d]" % (where, k, i))
 
-for n, line in enumerate(sys.stdin.buffer, 1):
-    where = "line %d" % n
+def check(prof, want, members, stream):
+    want = [w for w in want if w]
+    members = [m for m in members if m]
+    seen, found, n = set(), set(), 0
+
+    for n, line in enumerate(stream, 1):
+        where = "line %d" % n
+        try:
+            o = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            raise AssertionError("%s is not JSON (%s): %r" % (where, e, line[:200]))
+        assert isinstance(o, dict), where + " is not an object"
+        t = o.get("type")
+        assert t in schema[prof], "%s: type %r is none of %s" % (where, t, list(schema[prof]))
+        need = ["time", "ts"] + schema[prof][t]
+        missing = [m for m in need if m not in o]
+        assert not missing, "%s (%s): no %s in %s" % (where, t, missing, line[:300])
+        assert isinstance(o["ts"], int) and isinstance(o["time"], str), where + ": time/ts"
+        walk(o, where)
+        seen.add(str(t))
+        found.update(m for m in members if m in o)
+    assert n, "no output"
+    for w in want:
+        assert w in seen, "no %r object in %d lines (saw %s)" % (w, n, sorted(map(str, seen)))
+    for m in members:
+        assert m in found, "no object has a %r member" % m
+    return "%d lines, types %s" % (n, sorted(map(str, seen)))
+
+# one line per run: LABEL, PROFILER, TYPES, MEMBERS, OUTPUT (tab-separated)
+bad = 0
+for job in open(sys.argv[1]):
+    label, prof, want, members, path = job.rstrip("\n").split("\t")
     try:
-        o = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        sys.exit("%s is not JSON (%s): %r" % (where, e, line[:200]))
-    assert isinstance(o, dict), where + " is not an object"
-    t = o.get("type")
-    assert t in schema[prof], "%s: type %r is none of %s" % (where, t, list(schema[prof]))
-    need = ["time", "ts"] + schema[prof][t]
-    missing = [m for m in need if m not in o]
-    assert not missing, "%s (%s): no %s in %s" % (where, t, missing, line[:300])
-    assert isinstance(o["ts"], int) and isinstance(o["time"], str), where + ": time/ts"
-    walk(o, where)
-    seen.add(str(t))
-    found.update(m for m in members if m in o)
-assert n, "no output"
-for w in want:
-    assert w in seen, "no %r object in %d lines (saw %s)" % (w, n, sorted(map(str, seen)))
-for m in members:
-    assert m in found, "no object has a %r member" % m
-print("%d lines, types %s" % (n, sorted(map(str, seen))))
+        with open(path, "rb") as f:
+            print("ok %s: %s" % (label, check(prof, want.split(","), members.split(","), f)))
+    except AssertionError as e:
+        print("FAIL: %s: %s" % (label, e))
+        bad = 1
+sys.exit(bad)
 EOF
 
 # --- recordings ---
@@ -266,20 +279,20 @@ for p in $("$B/pp-analyze" list | awk '/^profilers:/ { on = 1; next } /^[a-z]/ {
 done
 
 n=0
+: > "$T/jobs"
 for c in "${cases[@]}"; do
 	IFS='|' read -r p args types members <<< "$c"
 	case "$unavailable" in *" $p "*) echo "not run: $p $args: its kernel or hardware feature is missing"; continue ;; esac
 	n=$((n + 1))
 	# shellcheck disable=SC2086
-	"$B/pp-analyze" "$p" --json $args > "$T/out" 2>"$T/stderr"
+	"$B/pp-analyze" "$p" --json $args > "$T/out.$n" 2>"$T/stderr"
 	rc=$?
 	[ $rc = 0 ] || { bad "pp-analyze $p --json $args: exit $rc: $(head -3 "$T/stderr")"; continue; }
-	if r=$(python3 "$T/check.py" "$p" "$types" "$members" < "$T/out" 2>&1); then
-		echo "ok $p $args: $r"
-	else
-		bad "pp-analyze $p --json $args: $r"
-	fi
+	printf 'pp-analyze %s --json %s\t%s\t%s\t%s\t%s\n' "$p" "$args" "$p" "$types" "$members" \
+		"$T/out.$n" >> "$T/jobs"
 done
+# every output checked by one python (a start costs seconds on a loaded host)
+python3 "$T/check.py" "$T/jobs" || fail=1
 
 # the odd comm came out escaped, as itself
 "$B/pp-analyze" trace --json -e raw_syscalls:sys_enter "$S" | grep -F -q '"comm":"j\"s\\\ufffdx"' ||
