@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "xml-valid.h"
 
 #include "../analyzers/flamegraph.h"
 
@@ -40,29 +41,6 @@ static char *svg(const struct pp_flame *fg, const struct pp_flame_opts *opts)
 	assert_int_equal(pp_flame__write_svg(fg, fp, opts), 0);
 	fclose(fp);
 	return buf;
-}
-
-/* Parse @text with python's XML parser; skip if python3 is missing. */
-static void assert_valid_xml(const char *text)
-{
-	char path[] = "/tmp/pp-test-flame-XXXXXX";
-	char cmd[256];
-	int fd, rc;
-
-	if (system("python3 -c '' 2>/dev/null") != 0) {
-		print_message("python3 missing: XML validity not checked\n");
-		return;
-	}
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' %s", path);
-	rc = system(cmd);
-	if (rc)
-		fail_msg("invalid XML kept in %s", path);
-	unlink(path);
 }
 
 static void test_folded_known(void **state)
