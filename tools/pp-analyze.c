@@ -155,6 +155,13 @@ static void json_machine(struct pp_out *o, const struct pp_session *s, const cha
 	pp_out__json_str(o, pp_session__machine(s, key));
 }
 
+/* Did the reader (@rs) or the replay find any damage? (info's "damage: none" otherwise) */
+static int info_damaged(const struct pp_session *s, const struct pp_reader_stats *rs)
+{
+	return rs->corrupt || rs->truncated || rs->resyncs || s->stats.bad_records ||
+	       s->stats.out_of_order || pp_session__lies(s, rs, NULL, 0);
+}
+
 /*
  * info --json: the same as the text, one object on one line; the damage
  * checks by key (pp_session__lie()), every one present, 0 when clean.
@@ -233,9 +240,7 @@ static void info_json(struct pp_session *s, const char *path, const struct info_
 	json_key(o, "damage", 0);
 	pp_out__printf(o, "{\"none\":%s,\"corrupt_chunks\":%llu,\"resyncs\":%llu,"
 		       "\"bytes_skipped\":%llu,\"truncated\":%s,\"bad_records\":%llu,"
-		       "\"out_of_order\":%llu",
-		       rs->corrupt || rs->truncated || rs->resyncs || s->stats.bad_records ||
-		       s->stats.out_of_order || pp_session__lies(s, rs, NULL, 0) ? "false" : "true",
+		       "\"out_of_order\":%llu", info_damaged(s, rs) ? "false" : "true",
 		       (unsigned long long)rs->corrupt, (unsigned long long)rs->resyncs,
 		       (unsigned long long)rs->bytes_skipped, rs->truncated ? "true" : "false",
 		       (unsigned long long)s->stats.bad_records,
@@ -391,8 +396,7 @@ static int cmd_info(const char *path, int json)
 	/* The plain scan above saw every chunk: its counts are the complete ones. */
 	if (r)
 		rs = pp_reader__stats(r);
-	if (rs->corrupt || rs->truncated || rs->resyncs || s->stats.bad_records || s->stats.out_of_order ||
-	    pp_session__lies(s, rs, NULL, 0)) {
+	if (info_damaged(s, rs)) {
 		char lies[512];
 
 		printf("damage:      %llu corrupt chunks, %llu resyncs, %llu bytes skipped",
