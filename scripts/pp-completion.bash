@@ -104,7 +104,8 @@ _pp_analyze()
 	fi
 	local profiler=${COMP_WORDS[1]}
 	case "$profiler" in
-	info | dump) _pp_files "$cur"; return ;;
+	info) [[ "$cur" == -* ]] && { _pp_reply "--json"$'\n'"--help" "$cur"; return; }; _pp_files "$cur"; return ;;
+	dump) _pp_files "$cur"; return ;;
 	list | help) return ;;
 	esac
 	case "$prev" in

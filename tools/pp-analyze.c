@@ -607,6 +607,10 @@ int main(int argc, char **argv)
 		for (int i = 2; i < argc; i++) {
 			if (!strcmp(argv[i], "--json")) {
 				json = 1;
+			} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+				puts("usage: pp-analyze info [--json] [FILE]   (FILE: pp.trace by default)\n"
+				     "  what FILE holds, and its damage; --json: one JSON object");
+				return 0;
 			} else if (argv[i][0] == '-' && argv[i][1]) {
 				fprintf(stderr, "pp-analyze: info: unknown option '%s' "
 					"(usage: pp-analyze info [--json] [FILE])\n", argv[i]);
