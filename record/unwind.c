@@ -17,6 +17,8 @@
  * process drops it (pp_unwind__forget()).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,12 +128,49 @@ void pp_unwind__forget(struct pp_unwind *u, uint32_t pid)
 
 /* ---- libdwfl callbacks ---- */
 
-static char *debuginfo_path;	/* the default search path: beside the file, .debug/, /usr/lib/debug */
+/*
+ * Every module is reported with its file (report_at()): there is no ELF to
+ * find. libdwfl's own finders fall back to debuginfod, which libdwfl loads
+ * with dlopen(): in a static pp-record that maps a second libc with a heap
+ * of its own into the process and corrupted the writer's memory (zstd
+ * contexts failed, chunks went out uncompressed). A recorder on a
+ * production host reaches no network either.
+ */
+static int no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		  char **file_name, Elf **elfp)
+{
+	return -1;
+}
+
+/*
+ * A module's separate debug file, where the CFI may be .debug_frame only:
+ * /usr/lib/debug/.build-id/NN/NNNN....debug of its build-id, on this host.
+ */
+static int local_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	char path[PATH_MAX];
+	int n = dwfl_module_build_id(mod, &id, &vaddr), len, fd;
+
+	if (n < 2)
+		return -1;
+	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (int i = 1; i < n && len < (int)sizeof(path) - 8; i++)
+		len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", id[i]);
+	snprintf(path + len, sizeof(path) - (size_t)len, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	*debuginfo_file_name = strdup(path);
+	return fd;
+}
 
 static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
+	.find_elf = no_elf,
+	.find_debuginfo = local_debuginfo,
 };
 
 /* Report the DSO mapped at @addr, unless a module covers it. Return: 0, or -1. */
