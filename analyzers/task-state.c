@@ -11,8 +11,10 @@
  * calls, total, min, p50, p95, p99, max per state (per thread with
  * --perins); -S/-D/... select states; --than TIME prints each longer
  * interval with the stack the task blocked in; -g --flame-graph NAME writes
- * an off-CPU flame graph weighted by the time off the CPU (switch-out ->
- * switch-in) under the switch-out stack. A lost window forgets every
+ * an off-CPU flame graph weighted by the time off the CPU under the
+ * switch-out stack: for a task that blocked, switch-out -> wakeup (the
+ * run-queue wait after the wakeup is R's, as in the table); for one
+ * preempted, switch-out -> switch-in. A lost window forgets every
  * thread's state, so no interval spans a hole.
  *
  * The end of an interval may be missing with no lost window: perf delivers
@@ -275,6 +277,9 @@ static void ts_wakeup(struct pp_session *s, struct task_state *ts, const struct 
 	if (!t || t->state == PP_ST_R || t->state == PP_ST_RP)
 		return;
 	close_state(s, ts, t, e->time, 1);
+	/* off-CPU time is the blocked time: the run-queue wait after it is R's */
+	off_cpu(s, ts, t, e->time);
+	t->off_since = 0;
 	t->state = PP_ST_RP;
 	t->since = e->time;
 }
