@@ -57,11 +57,7 @@ grep -q "^churn_aligned $((3 * N)) $((N * (128 + 512 + 256)))$" "$TMP/p.out" || 
 PP_WAIT=$TMP/go "$bin" $K $S $N & P=$!
 until grep -q 'libc\.so' /proc/$P/maps 2>/dev/null; do kill -0 $P || fail "helper died"; sleep 0.01; done
 $REC -q kmemleak --user -p $P -o "$TMP/p.trace" 2>"$TMP/err" & R=$!
-until ls -l /proc/$R/fd 2>/dev/null | grep -q perf_event; do
-	kill -0 $R 2>/dev/null || fail "pp-record -p exited early: $(cat "$TMP/err")"
-	sleep 0.01
-done
-sleep 0.3
+wait_recording "$TMP/p.trace" $R	# the probes are on
 touch "$TMP/go"
 wait $P || fail "helper under -p"
 kill -INT $R 2>/dev/null; wait $R || fail "pp-record -p: $(cat "$TMP/err")"
