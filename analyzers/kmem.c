@@ -449,7 +449,7 @@ static struct tep_format_field *need_field(const struct pp_evsel *ev, const char
 	struct tep_format_field *f = pp_evsel__field(ev, name);
 
 	if (!f)
-		fprintf(stderr, "pp-analyze: %s: %s has no field '%s' (for %s=)\n", mod, ev->name,
+		pp_analyzer__err(mod, -EINVAL, "%s has no field '%s' (for %s=)", ev->name,
 			name, what);
 	return f;
 }
@@ -480,23 +480,17 @@ int pp_kmem__init(struct pp_session *s, int mode)
 		char *end;
 		long n = strtol(top, &end, 10);
 
-		if (end == top || *end || n < 0 || n > 1000000) {
-			fprintf(stderr, "pp-analyze: %s: bad --top '%s' (a count, 0 for all)\n", mod, top);
-			return -EINVAL;
-		}
+		if (end == top || *end || n < 0 || n > 1000000)
+			return pp_analyzer__err(mod, -EINVAL, "bad --top '%s' (a count, 0 for all)", top);
 		km->top = (int)n;
 	}
-	if (explicit && (!pp_opts__mod(o, "alloc") || !pp_opts__mod(o, "free"))) {
-		fprintf(stderr, "pp-analyze: %s: --alloc and --free go together\n", mod);
-		return -EINVAL;
-	}
+	if (explicit && (!pp_opts__mod(o, "alloc") || !pp_opts__mod(o, "free")))
+		return pp_analyzer__err(mod, -EINVAL, "--alloc and --free go together");
 	if (pp_session__bpf_agg(s) == PP_AGG_MEM) {
 		/* the kernel paired them: the items say it all (pp_kmem__bpf_item) */
-		if (explicit) {
-			fprintf(stderr, "pp-analyze: %s: the trace holds --bpf aggregates of libc's "
-				"allocators: no --alloc/--free\n", mod);
-			return -EINVAL;
-		}
+		if (explicit)
+			return pp_analyzer__err(mod, -EINVAL, "the trace holds --bpf aggregates of libc's "
+				"allocators: no --alloc/--free");
 		km->bpf = 1;
 		return 0;
 	}
@@ -516,11 +510,9 @@ int pp_kmem__init(struct pp_session *s, int mode)
 			role = explicit_role(o, ev, &x);
 			if (!role)
 				continue;
-			if (!ev->tp) {
-				fprintf(stderr, "pp-analyze: %s: %s has no fields for ptr=/size= (a tracepoint "
-					"is needed)\n", mod, ev->name);
-				return -EINVAL;
-			}
+			if (!ev->tp)
+				return pp_analyzer__err(mod, -EINVAL, "%s has no fields for ptr=/size= (a tracepoint "
+					"is needed)", ev->name);
 			k->role = role == 1 ? KR_ALLOC : KR_FREE;
 			k->space = KS_SLAB;
 			k->ptr = need_field(ev, x.ptr[0] ? x.ptr : "ptr", "ptr", mod);
@@ -541,11 +533,9 @@ int pp_kmem__init(struct pp_session *s, int mode)
 			if (!k->ptr || (role == KR_ALLOC && k->space == KS_SLAB && !k->size))
 				return -EINVAL;
 		} else if ((f = ufunc_of(ev->name, &ret)) >= 0) {
-			if (!ev->sample_regs_user) {
-				fprintf(stderr, "pp-analyze: %s: %s was recorded without registers (record "
-					"with: pp-record %s --user ...)\n", mod, ev->name, mod);
-				return -EINVAL;
-			}
+			if (!ev->sample_regs_user)
+				return pp_analyzer__err(mod, -EINVAL, "%s was recorded without registers (record "
+					"with: pp-record %s --user ...)", ev->name, mod);
 			k->role = ret ? KR_URET : KR_UENTRY;
 			k->ufunc = f;
 			k->space = KS_USER;
@@ -557,11 +547,9 @@ int pp_kmem__init(struct pp_session *s, int mode)
 		allocs += role == KR_ALLOC;
 		frees += role == KR_FREE;
 	}
-	if (!allocs || (mode == PP_KMEM_LEAK && !frees)) {
-		fprintf(stderr, "pp-analyze: %s: the trace has no %s events (record with: pp-record %s "
-			"[--user] -- CMD)\n", mod, allocs ? "free" : "allocation", mod);
-		return -ENOENT;
-	}
+	if (!allocs || (mode == PP_KMEM_LEAK && !frees))
+		return pp_analyzer__err(mod, -ENOENT, "the trace has no %s events (record with: pp-record %s "
+			"[--user] -- CMD)", allocs ? "free" : "allocation", mod);
 	return 0;
 }
 

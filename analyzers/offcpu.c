@@ -511,8 +511,8 @@ static void bpf_agg_flame(struct pp_session *s, struct offcpu *oc, const char *n
 
 	fg = pp_flame__new();
 	if (!fg) {
-		fprintf(stderr, "pp-analyze: %s: out of memory for the flame graph\n", lock ? "lock" : "offcpu");
-		pp_session__fail(s, -ENOMEM);
+		pp_session__fail(s, pp_analyzer__err(lock ? "lock" : "offcpu", -ENOMEM,
+						     "out of memory for the flame graph"));
 		return;
 	}
 	for (size_t i = 0; i < oc->nr; i++) {
@@ -601,8 +601,8 @@ static void bpf_agg_pprof(struct pp_session *s, struct offcpu *oc, const char *p
 			}
 		}
 		if (pp_pprof__add(pp, s, st->pid, st->tid, st->comm, ips, kern, n, leaves, nl, v)) {
-			fprintf(stderr, "pp-analyze: %s: out of memory for --pprof\n", lock ? "lock" : "offcpu");
-			pp_session__fail(s, -ENOMEM);
+			pp_session__fail(s, pp_analyzer__err(lock ? "lock" : "offcpu", -ENOMEM,
+							     "out of memory for --pprof"));
 			pp_pprof__free(pp);
 			return;
 		}

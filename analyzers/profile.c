@@ -182,31 +182,23 @@ static int profile_init(struct pp_session *s)
 
 		errno = 0;
 		pct = strtod(lim, &end);
-		if (!*lim || *end || errno || !isfinite(pct) || pct < 0 || pct > 100) {
-			fprintf(stderr, "pp-analyze: profile: bad --percent-limit '%s' (a percentage, 0 to 100)\n",
+		if (!*lim || *end || errno || !isfinite(pct) || pct < 0 || pct > 100)
+			return pp_analyzer__err("profile", -EINVAL, "bad --percent-limit '%s' (a percentage, 0 to 100)",
 				lim);
-			return -EINVAL;
-		}
 	}
-	if (pp_opts__mod(o, "children") && pp_opts__mod(o, "no-children")) {
-		fprintf(stderr, "pp-analyze: profile: --children and --no-children contradict each other\n");
-		return -EINVAL;
-	}
-	if (pp_opts__mod(o, "folded") && (lim || pp_opts__mod(o, "children"))) {
-		fprintf(stderr, "pp-analyze: profile: --%s sorts the table, which --folded does not print\n",
+	if (pp_opts__mod(o, "children") && pp_opts__mod(o, "no-children"))
+		return pp_analyzer__err("profile", -EINVAL, "--children and --no-children contradict each other");
+	if (pp_opts__mod(o, "folded") && (lim || pp_opts__mod(o, "children")))
+		return pp_analyzer__err("profile", -EINVAL, "--%s sorts the table, which --folded does not print",
 			lim ? "percent-limit" : "children");
-		return -EINVAL;
-	}
 	if (pp_opts__mod(o, "top")) {
 		const char *why = !o->live ? "needs --live (it redraws what the kernel samples now)" :
 				  pp_opts__mod(o, "folded") ? "prints the table, not --folded" :
 				  o->json ? "draws for a terminal: not with --json (use -i for JSON intervals)" :
 				  o->flame_graph ? "draws for a terminal: not with --flame-graph" : NULL;
 
-		if (why) {
-			fprintf(stderr, "pp-analyze: profile: --top %s\n", why);
-			return -EINVAL;
-		}
+		if (why)
+			return pp_analyzer__err("profile", -EINVAL, "--top %s", why);
 		if (!o->interval_ns)
 			pp_session__set_interval(s, 1000000000ull);
 	}
@@ -669,7 +661,7 @@ static void print_table(struct pp_session *s, struct profile *p, uint64_t from, 
 	char tbuf[32], ev[160];
 
 	if (p->nr_fns && !rows) {
-		fprintf(stderr, "pp-analyze: profile: out of memory\n");
+		pp_analyzer__err("profile", -ENOMEM, "out of memory");
 		return;
 	}
 	for (uint32_t i = 0; i < p->nr_fns; i++) {

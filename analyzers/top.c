@@ -101,11 +101,9 @@ static int top_init(struct pp_session *s)
 			continue;
 		if (sp && sp->key[0]) {
 			te->key = pp_evsel__field(&evs[i], sp->key);
-			if (!te->key) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+			if (!te->key)
+				return pp_analyzer__err("top", -EINVAL, "%s has no field '%s' (%s)", evs[i].name,
 					sp->key, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
-				return -EINVAL;
-			}
 			te->has_key = 1;
 			te->str_key = !!(te->key->flags & TEP_FIELD_IS_STRING);
 			te->signed_key = !te->str_key && pp_evsel__field_signed(te->key);
@@ -114,11 +112,9 @@ static int top_init(struct pp_session *s)
 		}
 		if (sp && sp->comm[0]) {
 			te->comm = pp_evsel__field(&evs[i], sp->comm);
-			if (!te->comm) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+			if (!te->comm)
+				return pp_analyzer__err("top", -EINVAL, "%s has no field '%s' (%s)", evs[i].name,
 					sp->comm, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
-				return -EINVAL;
-			}
 			t->show_comm = 1;
 		}
 		if (!sp || (!sp->nr_top_by && !sp->nr_top_add)) {
@@ -131,21 +127,17 @@ static int top_init(struct pp_session *s)
 			const char *fn = by ? sp->top_by[k] : sp->top_add[k - sp->nr_top_by];
 			struct tep_format_field *f = pp_evsel__field(&evs[i], fn);
 
-			if (!f) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+			if (!f)
+				return pp_analyzer__err("top", -EINVAL, "%s has no field '%s' (%s)", evs[i].name,
 					fn, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
-				return -EINVAL;
-			}
 			if (by && t->sort_col < 0)
 				t->sort_col = t->nr_cols;
 			if (top_add_col(t, (int)i, evs[i].name, fn, f, by))
 				return -E2BIG;
 		}
 	}
-	if (!t->nr_cols) {
-		fprintf(stderr, "pp-analyze: top: no events to count\n");
-		return -EINVAL;
-	}
+	if (!t->nr_cols)
+		return pp_analyzer__err("top", -EINVAL, "no events to count");
 	if (t->sort_col < 0)
 		t->sort_col = 0;
 	return 0;

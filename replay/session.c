@@ -431,6 +431,42 @@ void pp_session__warn(struct pp_session *s, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The one place that writes `pp-analyze: PROFILER: MESSAGE`. */
+static void analyzer_vprint(const char *profiler, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "pp-analyze: %s: ", profiler);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/**
+ * pp_analyzer__err() - print `pp-analyze: PROFILER: MESSAGE` on stderr.
+ * @profiler: module name; @err: returned; @fmt: printf format of MESSAGE.
+ * Return: @err.
+ */
+int pp_analyzer__err(const char *profiler, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	analyzer_vprint(profiler, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/**
+ * pp_analyzer__warn() - print `pp-analyze: PROFILER: MESSAGE` on stderr, uncounted.
+ * @profiler: module name; @fmt: printf format of MESSAGE.
+ */
+void pp_analyzer__warn(const char *profiler, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	analyzer_vprint(profiler, fmt, ap);
+	va_end(ap);
+}
+
 /**
  * pp_session__machine() - a MACHINE key's value.
  * @s: session; @key: key.
