@@ -704,31 +704,15 @@ static uint32_t stack_intern_ips(struct kmem *km, uint32_t pid, const uint64_t *
 		km->stk_hash = nh;
 		km->stk_hash_cap = ncap;
 	}
-	if (km->nr_stks == km->stk_cap) {
-		size_t ncap = km->stk_cap ? km->stk_cap * 2 : 256;
-		struct kstk *nv = realloc(km->stks, ncap * sizeof(*nv));
-
-		if (!nv)
-			goto nomem;
-		km->stks = nv;
-		km->stk_cap = ncap;
-	}
+	if (pp_grow_from((void **)&km->stks, &km->stk_cap, km->nr_stks + 1, sizeof(*km->stks), 256))
+		goto nomem;
 	if (km->nr_ips + n > km->ips_cap) {
-		size_t ncap = km->ips_cap ? km->ips_cap * 2 : 4096;
-		uint64_t *ni;
-		uint8_t *nk;
+		size_t icap = km->ips_cap, kcap = km->ips_cap;	/* one capacity for both */
 
-		while (ncap < km->nr_ips + n)
-			ncap *= 2;
-		ni = realloc(km->ips, ncap * 8);
-		if (!ni)
+		if (pp_grow_from((void **)&km->ips, &icap, km->nr_ips + n, 8, 4096) ||
+		    pp_grow_from((void **)&km->kern, &kcap, km->nr_ips + n, 1, 4096))
 			goto nomem;
-		km->ips = ni;
-		nk = realloc(km->kern, ncap);
-		if (!nk)
-			goto nomem;
-		km->kern = nk;
-		km->ips_cap = ncap;
+		km->ips_cap = icap;
 	}
 	memcpy(km->ips + km->nr_ips, ips, n * 8);
 	memcpy(km->kern + km->nr_ips, kern, n);

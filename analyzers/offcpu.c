@@ -62,15 +62,8 @@ static int offcpu_add(struct offcpu *oc, const struct pp_bpf_item *it)
 
 	if (oc->bytes + sizeof(*st) + n * 8 > OFFCPU_MAX_BYTES)
 		return -E2BIG;
-	if (oc->nr == oc->cap) {
-		size_t ncap = oc->cap ? oc->cap * 2 : 256;
-		struct ostack *nv = realloc(oc->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		oc->v = nv;
-		oc->cap = ncap;
-	}
+	if (pp_grow_from((void **)&oc->v, &oc->cap, oc->nr + 1, sizeof(*oc->v), 256))
+		return -ENOMEM;
 	st = &oc->v[oc->nr];
 	memset(st, 0, sizeof(*st));
 	st->pid = it->pid;

@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 #include "pp/replay.h"
 #include "analyzers.h"
+#include "flamegraph.h"
 #include "json.h"
 
 #define TOP_MAX_COLS	64
@@ -184,18 +185,13 @@ static struct top_row *top_row(struct top *t, uint64_t key, const char *skey, si
 		}
 	}
 	if (t->nr_rows == t->cap_rows) {
-		size_t n = t->cap_rows ? t->cap_rows * 2 : 256;
-		struct top_row *rows = realloc(t->rows, n * sizeof(*rows));
-		uint64_t *vals;
+		size_t rcap = t->cap_rows, vcap = t->cap_rows;	/* vals: nr_cols a row */
 
-		if (!rows)
+		if (pp_grow_from((void **)&t->rows, &rcap, t->nr_rows + 1, sizeof(*t->rows), 256) ||
+		    pp_grow_from((void **)&t->vals, &vcap, t->nr_rows + 1,
+				 (size_t)t->nr_cols * sizeof(*t->vals), 256))
 			return NULL;
-		t->rows = rows;
-		vals = realloc(t->vals, n * (size_t)t->nr_cols * sizeof(*vals));
-		if (!vals)
-			return NULL;
-		t->vals = vals;
-		t->cap_rows = n;
+		t->cap_rows = rcap;
 	}
 	*idx = t->nr_rows;
 	t->hash[i] = (int64_t)t->nr_rows + 1;
