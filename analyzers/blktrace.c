@@ -277,18 +277,14 @@ static int bt_init(struct pp_session *s)
 			bt->comm_f[k] = pp_evsel__field(&evs[i], "comm");
 			if (k == BT_C)
 				bt->err_f = pp_evsel__field(&evs[i], "error");
-			if (!bt->dev_f[k] || !bt->sector_f[k] || !bt->rwbs_f[k]) {
-				fprintf(stderr, "pp-analyze: blktrace: %s lacks dev, sector or rwbs\n",
+			if (!bt->dev_f[k] || !bt->sector_f[k] || !bt->rwbs_f[k])
+				return pp_analyzer__err("blktrace", -EINVAL, "%s lacks dev, sector or rwbs",
 					bt_event[k]);
-				return -EINVAL;
-			}
 		}
 	}
-	if (!bt->ev[BT_C] || (!bt->ev[BT_Q] && !bt->ev[BT_G] && !bt->ev[BT_I] && !bt->ev[BT_D])) {
-		fprintf(stderr, "pp-analyze: blktrace: the trace lacks block:block_rq_complete and a "
-			"start event; record with: pp-record blktrace\n");
-		return -ENOENT;
-	}
+	if (!bt->ev[BT_C] || (!bt->ev[BT_Q] && !bt->ev[BT_G] && !bt->ev[BT_I] && !bt->ev[BT_D]))
+		return pp_analyzer__err("blktrace", -ENOENT, "the trace lacks block:block_rq_complete and a "
+			"start event; record with: pp-record blktrace");
 	names = pp_session__machine(s, "block_devices");
 	if (names && !(bt->names = strdup(names)))
 		return -ENOMEM;
@@ -578,10 +574,10 @@ static void bt_report(struct pp_session *s)
 	if (!pp_session__opts(s)->interval_ns)
 		bt_print(s, pp_session__stats(s)->last_ts);
 	if (bt->lost)
-		fprintf(stderr, "pp-analyze: blktrace: %llu lost windows: requests in flight across "
-			"them were dropped\n", (unsigned long long)bt->lost);
+		pp_analyzer__warn("blktrace", "%llu lost windows: requests in flight across "
+			"them were dropped", (unsigned long long)bt->lost);
 	if (bt->errors)
-		fprintf(stderr, "pp-analyze: blktrace: %llu requests completed with an error\n",
+		pp_analyzer__warn("blktrace", "%llu requests completed with an error",
 			(unsigned long long)bt->errors);
 	if (bt->hm) {
 		struct pp_heatmap_opts ho = { .title = "pp blktrace request latency",

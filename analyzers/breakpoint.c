@@ -83,11 +83,9 @@ static int bp_init(struct pp_session *s)
 	bp->summary = pp_opts__mod(pp_session__opts(s), "summary") != NULL;
 	for (size_t i = 0; i < nr; i++)
 		found |= evs[i].type == PERF_TYPE_BREAKPOINT;
-	if (!found) {
-		fprintf(stderr, "pp-analyze: breakpoint: the trace has no breakpoint event "
-			"(record with: pp-record breakpoint ADDR[/LEN][:rwx] -- CMD)\n");
-		return -ENOENT;
-	}
+	if (!found)
+		return pp_analyzer__err("breakpoint", -ENOENT, "the trace has no breakpoint event "
+			"(record with: pp-record breakpoint ADDR[/LEN][:rwx] -- CMD)");
 	return 0;
 }
 

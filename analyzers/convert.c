@@ -37,14 +37,11 @@ static int convert_init(struct pp_session *s)
 	struct convert *c;
 	int err;
 
-	if (pp_session__opts(s)->json && !pp_session__opts(s)->output) {
-		fprintf(stderr, "pp-analyze: convert: --json prints a summary on stdout: write the conversion with -o FILE\n");
-		return -EINVAL;
-	}
-	if (!to || !*to) {
-		fprintf(stderr, "pp-analyze: convert: say which format: --to=chrome or --to=perf-script\n");
-		return -EINVAL;
-	}
+	if (pp_session__opts(s)->json && !pp_session__opts(s)->output)
+		return pp_analyzer__err("convert", -EINVAL, "--json prints a summary on stdout: "
+					"write the conversion with -o FILE");
+	if (!to || !*to)
+		return pp_analyzer__err("convert", -EINVAL, "say which format: --to=chrome or --to=perf-script");
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -53,10 +50,8 @@ static int convert_init(struct pp_session *s)
 		if (!strcmp(formats[i]->name, to))
 			c->fmt = formats[i];
 	}
-	if (!c->fmt) {
-		fprintf(stderr, "pp-analyze: convert: unknown format '%s' (chrome, perf-script)\n", to);
-		return -EINVAL;
-	}
+	if (!c->fmt)
+		return pp_analyzer__err("convert", -EINVAL, "unknown format '%s' (chrome, perf-script)", to);
 	err = c->fmt->init(s, &c->state, &c->st);
 	return err;
 }

@@ -32,29 +32,19 @@ int pp_fgdiff__init(struct pp_session *s, const char *name)
 	if (s == g_diff.base_run)
 		return 0;
 	if (!base) {
-		if (pp_opts__mod(o, "no-normalize")) {
-			fprintf(stderr, "pp-analyze: %s: --no-normalize needs --diff BASE\n", name);
-			return -EINVAL;
-		}
+		if (pp_opts__mod(o, "no-normalize"))
+			return pp_analyzer__err(name, -EINVAL, "--no-normalize needs --diff BASE");
 		return 0;
 	}
-	if (!*base) {
-		fprintf(stderr, "pp-analyze: %s: --diff needs a BASE trace file\n", name);
-		return -EINVAL;
-	}
-	if (!o->flame_graph) {
-		fprintf(stderr, "pp-analyze: %s: --diff needs --flame-graph NAME (NAME.folded gets "
-			"'stack before after' lines, NAME.svg the differential graph)\n", name);
-		return -EINVAL;
-	}
-	if (o->interval_ns) {
-		fprintf(stderr, "pp-analyze: %s: --diff compares whole runs: not with -i\n", name);
-		return -EINVAL;
-	}
-	if (g_diff.owner) {
-		fprintf(stderr, "pp-analyze: %s: one --diff at a time\n", name);
-		return -EINVAL;
-	}
+	if (!*base)
+		return pp_analyzer__err(name, -EINVAL, "--diff needs a BASE trace file");
+	if (!o->flame_graph)
+		return pp_analyzer__err(name, -EINVAL, "--diff needs --flame-graph NAME (NAME.folded gets "
+			"'stack before after' lines, NAME.svg the differential graph)");
+	if (o->interval_ns)
+		return pp_analyzer__err(name, -EINVAL, "--diff compares whole runs: not with -i");
+	if (g_diff.owner)
+		return pp_analyzer__err(name, -EINVAL, "one --diff at a time");
 	a = pp_analyzer__find(name);
 	if (!a)
 		return -EINVAL;

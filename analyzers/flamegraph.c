@@ -82,9 +82,9 @@ static uint32_t hash_ids(const uint32_t *ids, size_t nr, int sliced)
 }
 
 /* Grow *@arr so it holds @need elements of @size bytes (flamegraph.h). */
-int pp_grow(void **arr, size_t *cap, size_t need, size_t size)
+int pp_grow_from(void **arr, size_t *cap, size_t need, size_t size, size_t first)
 {
-	size_t ncap = *cap ? *cap : 64;
+	size_t ncap = *cap ? *cap : first;
 	void *p;
 
 	if (need <= *cap)
@@ -100,6 +100,12 @@ int pp_grow(void **arr, size_t *cap, size_t need, size_t size)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+/* pp_grow_from() from 64 elements (flamegraph.h). */
+int pp_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	return pp_grow_from(arr, cap, need, size, 64);
 }
 
 static int grow32(void **arr, uint32_t *cap, size_t need, size_t size)

@@ -206,8 +206,15 @@ void pp_xml_put(FILE *fp, const char *s);
 
 /**
  * pp_grow() - grow the array *@arr (capacity *@cap) to hold @need elements
- * of @size bytes, doubling. Return: 0 or -ENOMEM (nothing changed).
+ * of @size bytes, doubling from 64. Return: 0 or -ENOMEM (nothing changed).
  */
 int pp_grow(void **arr, size_t *cap, size_t need, size_t size);
+
+/**
+ * pp_grow_from() - pp_grow() whose first capacity is @first elements, for an
+ * array whose usual size is known (a pool of 4096 frames, 256 stacks).
+ * Return: 0 or -ENOMEM (nothing changed).
+ */
+int pp_grow_from(void **arr, size_t *cap, size_t need, size_t size, size_t first);
 
 #endif /* PP_ANALYZERS_FLAMEGRAPH_H */

@@ -148,37 +148,27 @@ static int ht_init(struct pp_session *s)
 	ret = pp_sched_opts__parse(&h->so, o, "hrtimer");
 	if (ret)
 		return ret;
-	if (!o->nr_events) {
-		fprintf(stderr, "pp-analyze: hrtimer: needs the events to count: -e EVENT,...\n");
-		return -EINVAL;
-	}
-	if (o->than_set && (!o->than || o->than > PP_BURST_MAX)) {
-		fprintf(stderr, "pp-analyze: hrtimer: bad --than %llu (events in a period, 1 to %u)\n",
+	if (!o->nr_events)
+		return pp_analyzer__err("hrtimer", -EINVAL, "needs the events to count: -e EVENT,...");
+	if (o->than_set && (!o->than || o->than > PP_BURST_MAX))
+		return pp_analyzer__err("hrtimer", -EINVAL, "bad --than %llu (events in a period, 1 to %u)",
 			(unsigned long long)o->than, PP_BURST_MAX);
-		return -EINVAL;
-	}
 	h->n = o->than_set ? (uint32_t)o->than : 1;
 	h->period = ht_period_opt(o, &bad);
-	if (bad) {
-		fprintf(stderr, "pp-analyze: hrtimer: bad --period '%s' (10us to 1s)\n",
+	if (bad)
+		return pp_analyzer__err("hrtimer", -EINVAL, "bad --period '%s' (10us to 1s)",
 			pp_opts__mod(o, "period"));
-		return -EINVAL;
-	}
 	for (size_t i = 0; i < nr; i++) {
 		if (ht_is_tick(&evs[i]))
 			tick = &evs[i];
 		else if (evs[i].spec)
 			counted++;
 	}
-	if (!tick) {
-		fprintf(stderr, "pp-analyze: hrtimer: the trace has no cpu-clock samples; record "
-			"with: pp-record hrtimer -e EVENT ...\n");
-		return -ENOENT;
-	}
-	if (!counted) {
-		fprintf(stderr, "pp-analyze: hrtimer: the trace has none of the -e events\n");
-		return -ENOENT;
-	}
+	if (!tick)
+		return pp_analyzer__err("hrtimer", -ENOENT, "the trace has no cpu-clock samples; record "
+			"with: pp-record hrtimer -e EVENT ...");
+	if (!counted)
+		return pp_analyzer__err("hrtimer", -ENOENT, "the trace has none of the -e events");
 	if (!h->period)
 		h->period = o->freq ? 1000000000ull / o->freq :
 			    tick->sample_freq ? 1000000000ull / tick->sample_freq :

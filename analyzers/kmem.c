@@ -449,7 +449,7 @@ static struct tep_format_field *need_field(const struct pp_evsel *ev, const char
 	struct tep_format_field *f = pp_evsel__field(ev, name);
 
 	if (!f)
-		fprintf(stderr, "pp-analyze: %s: %s has no field '%s' (for %s=)\n", mod, ev->name,
+		pp_analyzer__err(mod, -EINVAL, "%s has no field '%s' (for %s=)", ev->name,
 			name, what);
 	return f;
 }
@@ -480,23 +480,17 @@ int pp_kmem__init(struct pp_session *s, int mode)
 		char *end;
 		long n = strtol(top, &end, 10);
 
-		if (end == top || *end || n < 0 || n > 1000000) {
-			fprintf(stderr, "pp-analyze: %s: bad --top '%s' (a count, 0 for all)\n", mod, top);
-			return -EINVAL;
-		}
+		if (end == top || *end || n < 0 || n > 1000000)
+			return pp_analyzer__err(mod, -EINVAL, "bad --top '%s' (a count, 0 for all)", top);
 		km->top = (int)n;
 	}
-	if (explicit && (!pp_opts__mod(o, "alloc") || !pp_opts__mod(o, "free"))) {
-		fprintf(stderr, "pp-analyze: %s: --alloc and --free go together\n", mod);
-		return -EINVAL;
-	}
+	if (explicit && (!pp_opts__mod(o, "alloc") || !pp_opts__mod(o, "free")))
+		return pp_analyzer__err(mod, -EINVAL, "--alloc and --free go together");
 	if (pp_session__bpf_agg(s) == PP_AGG_MEM) {
 		/* the kernel paired them: the items say it all (pp_kmem__bpf_item) */
-		if (explicit) {
-			fprintf(stderr, "pp-analyze: %s: the trace holds --bpf aggregates of libc's "
-				"allocators: no --alloc/--free\n", mod);
-			return -EINVAL;
-		}
+		if (explicit)
+			return pp_analyzer__err(mod, -EINVAL, "the trace holds --bpf aggregates of libc's "
+				"allocators: no --alloc/--free");
 		km->bpf = 1;
 		return 0;
 	}
@@ -516,11 +510,9 @@ int pp_kmem__init(struct pp_session *s, int mode)
 			role = explicit_role(o, ev, &x);
 			if (!role)
 				continue;
-			if (!ev->tp) {
-				fprintf(stderr, "pp-analyze: %s: %s has no fields for ptr=/size= (a tracepoint "
-					"is needed)\n", mod, ev->name);
-				return -EINVAL;
-			}
+			if (!ev->tp)
+				return pp_analyzer__err(mod, -EINVAL, "%s has no fields for ptr=/size= (a tracepoint "
+					"is needed)", ev->name);
 			k->role = role == 1 ? KR_ALLOC : KR_FREE;
 			k->space = KS_SLAB;
 			k->ptr = need_field(ev, x.ptr[0] ? x.ptr : "ptr", "ptr", mod);
@@ -541,11 +533,9 @@ int pp_kmem__init(struct pp_session *s, int mode)
 			if (!k->ptr || (role == KR_ALLOC && k->space == KS_SLAB && !k->size))
 				return -EINVAL;
 		} else if ((f = ufunc_of(ev->name, &ret)) >= 0) {
-			if (!ev->sample_regs_user) {
-				fprintf(stderr, "pp-analyze: %s: %s was recorded without registers (record "
-					"with: pp-record %s --user ...)\n", mod, ev->name, mod);
-				return -EINVAL;
-			}
+			if (!ev->sample_regs_user)
+				return pp_analyzer__err(mod, -EINVAL, "%s was recorded without registers (record "
+					"with: pp-record %s --user ...)", ev->name, mod);
 			k->role = ret ? KR_URET : KR_UENTRY;
 			k->ufunc = f;
 			k->space = KS_USER;
@@ -557,11 +547,9 @@ int pp_kmem__init(struct pp_session *s, int mode)
 		allocs += role == KR_ALLOC;
 		frees += role == KR_FREE;
 	}
-	if (!allocs || (mode == PP_KMEM_LEAK && !frees)) {
-		fprintf(stderr, "pp-analyze: %s: the trace has no %s events (record with: pp-record %s "
-			"[--user] -- CMD)\n", mod, allocs ? "free" : "allocation", mod);
-		return -ENOENT;
-	}
+	if (!allocs || (mode == PP_KMEM_LEAK && !frees))
+		return pp_analyzer__err(mod, -ENOENT, "the trace has no %s events (record with: pp-record %s "
+			"[--user] -- CMD)", allocs ? "free" : "allocation", mod);
 	return 0;
 }
 
@@ -716,31 +704,15 @@ static uint32_t stack_intern_ips(struct kmem *km, uint32_t pid, const uint64_t *
 		km->stk_hash = nh;
 		km->stk_hash_cap = ncap;
 	}
-	if (km->nr_stks == km->stk_cap) {
-		size_t ncap = km->stk_cap ? km->stk_cap * 2 : 256;
-		struct kstk *nv = realloc(km->stks, ncap * sizeof(*nv));
-
-		if (!nv)
-			goto nomem;
-		km->stks = nv;
-		km->stk_cap = ncap;
-	}
+	if (pp_grow_from((void **)&km->stks, &km->stk_cap, km->nr_stks + 1, sizeof(*km->stks), 256))
+		goto nomem;
 	if (km->nr_ips + n > km->ips_cap) {
-		size_t ncap = km->ips_cap ? km->ips_cap * 2 : 4096;
-		uint64_t *ni;
-		uint8_t *nk;
+		size_t icap = km->ips_cap, kcap = km->ips_cap;	/* one capacity for both */
 
-		while (ncap < km->nr_ips + n)
-			ncap *= 2;
-		ni = realloc(km->ips, ncap * 8);
-		if (!ni)
+		if (pp_grow_from((void **)&km->ips, &icap, km->nr_ips + n, 8, 4096) ||
+		    pp_grow_from((void **)&km->kern, &kcap, km->nr_ips + n, 1, 4096))
 			goto nomem;
-		km->ips = ni;
-		nk = realloc(km->kern, ncap);
-		if (!nk)
-			goto nomem;
-		km->kern = nk;
-		km->ips_cap = ncap;
+		km->ips_cap = icap;
 	}
 	memcpy(km->ips + km->nr_ips, ips, n * 8);
 	memcpy(km->kern + km->nr_ips, kern, n);

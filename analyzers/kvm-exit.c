@@ -221,11 +221,9 @@ static int ke_init(struct pp_session *s)
 	}
 	if (ke->ev[KE_IOCTL] && !(ke->cmd_f = pp_evsel__field(ke->ev[KE_IOCTL], "cmd")))
 		ke->ev[KE_IOCTL] = NULL;
-	if (!ke->ev[KE_EXIT] && !ke->ev[KE_UEXIT]) {
-		fprintf(stderr, "pp-analyze: kvm-exit: the trace has neither kvm:kvm_exit nor "
-			"kvm:kvm_userspace_exit; record with: pp-record kvm-exit\n");
-		return -ENOENT;
-	}
+	if (!ke->ev[KE_EXIT] && !ke->ev[KE_UEXIT])
+		return pp_analyzer__err("kvm-exit", -ENOENT, "the trace has neither kvm:kvm_exit nor "
+			"kvm:kvm_userspace_exit; record with: pp-record kvm-exit");
 	if (ke->so.heatmap) {
 		ret = pp_session__output_ok(s, "--heatmap", ke->so.heatmap);
 		if (ret)
@@ -476,8 +474,8 @@ static void ke_report(struct pp_session *s)
 	if (!pp_session__opts(s)->interval_ns)
 		ke_print(s, pp_session__stats(s)->last_ts);
 	if (ke->lost)
-		fprintf(stderr, "pp-analyze: kvm-exit: %llu lost windows: exits open across them were "
-			"dropped\n", (unsigned long long)ke->lost);
+		pp_analyzer__warn("kvm-exit", "%llu lost windows: exits open across them were "
+			"dropped", (unsigned long long)ke->lost);
 	if (ke->hm) {
 		struct pp_heatmap_opts ho = { .title = "pp kvm-exit latency",
 					      .subtitle = "exit -> entry", .unit = PP_UNIT_NS };

@@ -127,11 +127,9 @@ static int km_init(struct pp_session *s)
 				km->new_spte_f = pp_evsel__field(&evs[i], "new_spte");
 			any |= k != KM_FAULT;
 		}
-	if (!any) {
-		fprintf(stderr, "pp-analyze: kvmmmu: the trace has no kvmmmu events; record with: "
-			"pp-record kvmmmu\n");
-		return -ENOENT;
-	}
+	if (!any)
+		return pp_analyzer__err("kvmmmu", -ENOENT, "the trace has no kvmmmu events; record with: "
+			"pp-record kvmmmu");
 	return 0;
 }
 
@@ -430,8 +428,8 @@ static void km_report(struct pp_session *s)
 			       "its memory in\n");
 	}
 	if (km->lost)
-		fprintf(stderr, "pp-analyze: kvmmmu: %llu lost windows: faults open across them were "
-			"dropped\n", (unsigned long long)km->lost);
+		pp_analyzer__warn("kvmmmu", "%llu lost windows: faults open across them were "
+			"dropped", (unsigned long long)km->lost);
 }
 
 static void km_deinit(struct pp_session *s)

@@ -236,19 +236,15 @@ static int ldlat_init(struct pp_session *s)
 	if (top) {
 		long n = strtol(top, &end, 10);
 
-		if (end == top || *end || n < 0 || n > 1000000) {
-			fprintf(stderr, "pp-analyze: ldlat-loads: bad --top '%s'\n", top);
-			return -EINVAL;
-		}
+		if (end == top || *end || n < 0 || n > 1000000)
+			return pp_analyzer__err("ldlat-loads", -EINVAL, "bad --top '%s'", top);
 		l->top = (int)n;
 	}
 	for (size_t i = 0; i < nr; i++)
 		any |= ldlat_src_match(o, &evs[i]);
-	if (!any) {
-		fprintf(stderr, "pp-analyze: ldlat-loads: the trace has no memory-load samples; record "
-			"with: pp-record ldlat-loads (on a host with Intel PEBS or AMD IBS)\n");
-		return -ENOENT;
-	}
+	if (!any)
+		return pp_analyzer__err("ldlat-loads", -ENOENT, "the trace has no memory-load samples; record "
+			"with: pp-record ldlat-loads (on a host with Intel PEBS or AMD IBS)");
 	if (o->flame_graph) {
 		l->fg = pp_flame__new();
 		if (!l->fg)

@@ -21,7 +21,7 @@ static int lock_events(const struct pp_opts *o, struct pp_event_reqs *out)
 
 static int lock_init(struct pp_session *s)
 {
-	return pp_bpf_agg_an__init(s, PP_AGG_LOCK);
+	return pp_bpf_agg_view__init(s, PP_AGG_LOCK);
 }
 
 const struct pp_analyzer pp_analyzer_lock = {
@@ -37,11 +37,11 @@ const struct pp_analyzer pp_analyzer_lock = {
 		"  --pprof FILE writes the same stacks as a pprof profile (lock_wait ns, waits).\n"
 		"  example: pp-record lock -- ./app; pp-analyze lock --flame-graph app-locks\n",
 	.opts = PP_OPT_FLAME | PP_OPT_JSON,
-	.mod_opts = pp_bpf_agg_mod_opts,
+	.mod_opts = pp_bpf_agg_view_opts,
 	.bpf_agg = PP_AGG_LOCK,
 	.events = lock_events,
 	.init = lock_init,
-	.bpf_item = pp_bpf_agg_an__item,
-	.report = pp_bpf_agg_an__report,
-	.deinit = pp_bpf_agg_an__deinit,
+	.bpf_item = pp_bpf_agg_view__item,
+	.report = pp_bpf_agg_view__report,
+	.deinit = pp_bpf_agg_view__deinit,
 };

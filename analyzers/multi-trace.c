@@ -96,10 +96,8 @@ static int mt_init(struct pp_session *s)
 	for (int i = o->nr_events - 1; i >= 0; i--) {
 		if (o->nr_event_groups > 1 && o->event_group[i] != o->event_group[o->nr_events - 1])
 			break;
-		if (nr_last == 8) {
-			fprintf(stderr, "pp-analyze: multi-trace: at most 8 end events\n");
-			return -EINVAL;
-		}
+		if (nr_last == 8)
+			return pp_analyzer__err("multi-trace", -EINVAL, "at most 8 end events");
 		last[nr_last++] = pp_session__evspec(s, i)->pattern;
 		if (o->nr_event_groups <= 1)
 			break;
@@ -147,9 +145,8 @@ static int mt_init(struct pp_session *s)
 		else {
 			char fl[512];
 
-			fprintf(stderr, "pp-analyze: multi-trace: %s has no field '%s' (%s)\n",
+			return pp_analyzer__err("multi-trace", -EINVAL, "%s has no field '%s' (%s)",
 				evs[i].name, sp->key, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
-			return -EINVAL;
 		}
 	}
 	/* Entries naming a profiler used as a source (-e 'task-state/-S/'). */
@@ -172,16 +169,13 @@ static int mt_init(struct pp_session *s)
 		else if (!strcmp(sp->key, "cpu"))
 			r->kind = MT_KEY_CPU;
 		else {
-			fprintf(stderr, "pp-analyze: multi-trace: %s: a profiler source joins by key=tid, pid or cpu\n",
+			return pp_analyzer__err("multi-trace", -EINVAL, "%s: a profiler source joins by key=tid, pid or cpu",
 				o->events[i]);
-			return -EINVAL;
 		}
 	}
-	if (!starts || !ends) {
-		fprintf(stderr, "pp-analyze: multi-trace: the trace lacks the %s events\n",
+	if (!starts || !ends)
+		return pp_analyzer__err("multi-trace", -ENOENT, "the trace lacks the %s events",
 			starts ? "end" : "start");
-		return -ENOENT;
-	}
 	if (mt->so.heatmap) {
 		ret = pp_session__output_ok(s, "--heatmap", mt->so.heatmap);
 		if (ret)
@@ -488,7 +482,7 @@ static void mt_report(struct pp_session *s)
 	if (!pp_session__opts(s)->interval_ns)
 		mt_print(s, pp_session__stats(s)->last_ts);
 	if (mt->lost)
-		fprintf(stderr, "pp-analyze: multi-trace: %llu lost windows: intervals open across them were dropped\n",
+		pp_analyzer__warn("multi-trace", "%llu lost windows: intervals open across them were dropped",
 			(unsigned long long)mt->lost);
 	if (mt->hm) {
 		struct pp_heatmap_opts ho = { .title = "pp multi-trace latency", .unit = PP_UNIT_NS };

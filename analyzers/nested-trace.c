@@ -225,7 +225,7 @@ static void nt_report(struct pp_session *s)
 	if (!pp_session__opts(s)->interval_ns)
 		nt_print(s, pp_session__stats(s)->last_ts);
 	if (nt->lost)
-		fprintf(stderr, "pp-analyze: nested-trace: %llu lost windows: call stacks restarted after each\n",
+		pp_analyzer__warn("nested-trace", "%llu lost windows: call stacks restarted after each",
 			(unsigned long long)nt->lost);
 }
 

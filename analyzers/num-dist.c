@@ -45,18 +45,15 @@ static int nd_init(struct pp_session *s)
 		pp_shist__init(&d->evs[i].h);
 		if (!sp)
 			continue;
-		if (!sp->num[0]) {
-			fprintf(stderr, "pp-analyze: num-dist: %s needs num=FIELD, e.g. -e '%s//num=FIELD/'\n",
+		if (!sp->num[0])
+			return pp_analyzer__err("num-dist", -EINVAL, "%s needs num=FIELD, e.g. -e '%s//num=FIELD/'",
 				evs[i].name, evs[i].name);
-			return -EINVAL;
-		}
 		d->evs[i].f = pp_evsel__field(&evs[i], sp->num);
 		if (!d->evs[i].f) {
 			char fl[512];
 
-			fprintf(stderr, "pp-analyze: num-dist: %s has no field '%s' (%s)\n", evs[i].name,
+			return pp_analyzer__err("num-dist", -EINVAL, "%s has no field '%s' (%s)", evs[i].name,
 				sp->num, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
-			return -EINVAL;
 		}
 		d->evs[i].is_signed = pp_evsel__field_signed(d->evs[i].f);
 		d->evs[i].used = 1;

@@ -62,15 +62,8 @@ static int offcpu_add(struct offcpu *oc, const struct pp_bpf_item *it)
 
 	if (oc->bytes + sizeof(*st) + n * 8 > OFFCPU_MAX_BYTES)
 		return -E2BIG;
-	if (oc->nr == oc->cap) {
-		size_t ncap = oc->cap ? oc->cap * 2 : 256;
-		struct ostack *nv = realloc(oc->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		oc->v = nv;
-		oc->cap = ncap;
-	}
+	if (pp_grow_from((void **)&oc->v, &oc->cap, oc->nr + 1, sizeof(*oc->v), 256))
+		return -ENOMEM;
 	st = &oc->v[oc->nr];
 	memset(st, 0, sizeof(*st));
 	st->pid = it->pid;
@@ -107,11 +100,11 @@ static int offcpu_add(struct offcpu *oc, const struct pp_bpf_item *it)
 }
 
 /**
- * pp_bpf_agg_an__item() - ->bpf_item of the offcpu and lock modules: sum the
+ * pp_bpf_agg_view__item() - ->bpf_item of the offcpu and lock modules: sum the
  * windows, keep the aggregates (merged at the report).
  * @s: session; @it: the item.
  */
-void pp_bpf_agg_an__item(struct pp_session *s, const struct pp_bpf_item *it)
+void pp_bpf_agg_view__item(struct pp_session *s, const struct pp_bpf_item *it)
 {
 	struct offcpu *oc = pp_session__priv(s);
 
@@ -202,11 +195,11 @@ static int offcpu_events(const struct pp_opts *o, struct pp_event_reqs *out)
 }
 
 /**
- * pp_bpf_agg_an__init() - init for the offcpu and lock modules.
+ * pp_bpf_agg_view__init() - init for the offcpu and lock modules.
  * @s: session; @kind: PP_AGG_OFFCPU or PP_AGG_LOCK.
  * Return: 0 or -ENOMEM.
  */
-int pp_bpf_agg_an__init(struct pp_session *s, int kind)
+int pp_bpf_agg_view__init(struct pp_session *s, int kind)
 {
 	struct offcpu *oc = calloc(1, sizeof(*oc));
 
@@ -219,7 +212,7 @@ int pp_bpf_agg_an__init(struct pp_session *s, int kind)
 
 static int offcpu_init(struct pp_session *s)
 {
-	int ret = pp_bpf_agg_an__init(s, PP_AGG_OFFCPU);
+	int ret = pp_bpf_agg_view__init(s, PP_AGG_OFFCPU);
 
 	return ret ? ret : pp_fgdiff__init(s, "offcpu");
 }
@@ -511,8 +504,8 @@ static void bpf_agg_flame(struct pp_session *s, struct offcpu *oc, const char *n
 
 	fg = pp_flame__new();
 	if (!fg) {
-		fprintf(stderr, "pp-analyze: %s: out of memory for the flame graph\n", lock ? "lock" : "offcpu");
-		pp_session__fail(s, -ENOMEM);
+		pp_session__fail(s, pp_analyzer__err(lock ? "lock" : "offcpu", -ENOMEM,
+						     "out of memory for the flame graph"));
 		return;
 	}
 	for (size_t i = 0; i < oc->nr; i++) {
@@ -601,8 +594,8 @@ static void bpf_agg_pprof(struct pp_session *s, struct offcpu *oc, const char *p
 			}
 		}
 		if (pp_pprof__add(pp, s, st->pid, st->tid, st->comm, ips, kern, n, leaves, nl, v)) {
-			fprintf(stderr, "pp-analyze: %s: out of memory for --pprof\n", lock ? "lock" : "offcpu");
-			pp_session__fail(s, -ENOMEM);
+			pp_session__fail(s, pp_analyzer__err(lock ? "lock" : "offcpu", -ENOMEM,
+							     "out of memory for --pprof"));
 			pp_pprof__free(pp);
 			return;
 		}
@@ -612,10 +605,10 @@ static void bpf_agg_pprof(struct pp_session *s, struct offcpu *oc, const char *p
 }
 
 /**
- * pp_bpf_agg_an__report() - report of the offcpu and lock modules.
+ * pp_bpf_agg_view__report() - report of the offcpu and lock modules.
  * @s: session.
  */
-void pp_bpf_agg_an__report(struct pp_session *s)
+void pp_bpf_agg_view__report(struct pp_session *s)
 {
 	struct offcpu *oc = pp_session__priv(s);
 	const struct pp_opts *o = pp_session__opts(s);
@@ -645,10 +638,10 @@ void pp_bpf_agg_an__report(struct pp_session *s)
 }
 
 /**
- * pp_bpf_agg_an__deinit() - free the state of the offcpu and lock modules.
+ * pp_bpf_agg_view__deinit() - free the state of the offcpu and lock modules.
  * @s: session.
  */
-void pp_bpf_agg_an__deinit(struct pp_session *s)
+void pp_bpf_agg_view__deinit(struct pp_session *s)
 {
 	struct offcpu *oc = pp_session__priv(s);
 
@@ -662,7 +655,7 @@ void pp_bpf_agg_an__deinit(struct pp_session *s)
 }
 
 /* offcpu's and lock's own options. */
-const struct pp_mod_opt pp_bpf_agg_mod_opts[] = {
+const struct pp_mod_opt pp_bpf_agg_view_opts[] = {
 	PP_PPROF_MOD_OPT,
 	{ NULL, 0, 0, NULL },
 };
@@ -684,7 +677,7 @@ const struct pp_analyzer pp_analyzer_offcpu = {
 	.bpf_agg = PP_AGG_OFFCPU,
 	.events = offcpu_events,
 	.init = offcpu_init,
-	.bpf_item = pp_bpf_agg_an__item,
-	.report = pp_bpf_agg_an__report,
-	.deinit = pp_bpf_agg_an__deinit,
+	.bpf_item = pp_bpf_agg_view__item,
+	.report = pp_bpf_agg_view__report,
+	.deinit = pp_bpf_agg_view__deinit,
 };

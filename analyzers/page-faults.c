@@ -59,11 +59,9 @@ static int pf_init(struct pp_session *s)
 	pf->summary = pp_opts__mod(pp_session__opts(s), "summary") != NULL;
 	for (size_t i = 0; i < nr; i++)
 		found |= pf_is_fault(&evs[i]);
-	if (!found) {
-		fprintf(stderr, "pp-analyze: page-faults: the trace has no page-faults event "
-			"(record with: pp-record page-faults -- CMD)\n");
-		return -ENOENT;
-	}
+	if (!found)
+		return pp_analyzer__err("page-faults", -ENOENT, "the trace has no page-faults event "
+			"(record with: pp-record page-faults -- CMD)");
 	return 0;
 }
 

@@ -66,13 +66,11 @@ static int ps_init(struct pp_session *s)
 			}
 		}
 	}
-	if (!any) {
-		fprintf(stderr, "pp-analyze: percpu-stat: the trace has none of its events (record with "
+	if (!any)
+		return pp_analyzer__err("percpu-stat", -ENOENT, "the trace has none of its events (record with "
 			"pp-record -a -e sched:sched_switch,sched:sched_migrate_task,raw_syscalls:sys_enter,"
 			"irq:irq_handler_entry,irq:softirq_entry,exceptions:page_fault_user,"
-			"exceptions:page_fault_kernel)\n");
-		return -ENOENT;
-	}
+			"exceptions:page_fault_kernel)");
 	return 0;
 }
 

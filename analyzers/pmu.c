@@ -139,11 +139,9 @@ int pp_pmustat__init(struct pp_session *s, const struct pp_pmustat_def *d)
 				any = 1;
 			}
 		}
-	if (!any) {
-		fprintf(stderr, "pp-analyze: %s: the trace has none of its hardware counters; record "
-			"with: pp-record %s (on a host with a hardware PMU)\n", d->module, d->module);
-		return -ENOENT;
-	}
+	if (!any)
+		return pp_analyzer__err(d->module, -ENOENT, "the trace has none of its hardware counters; record "
+			"with: pp-record %s (on a host with a hardware PMU)", d->module);
 	return 0;
 }
 

@@ -85,7 +85,8 @@ struct profile {
 	struct chain_ent *chains;
 	uint64_t *chain_pool;
 	uint32_t *ids_pool, *fns_pool;
-	uint32_t chain_len, chain_cap, ids_len, ids_cap;
+	uint32_t chain_len, ids_len;
+	size_t chain_cap, ids_cap;
 	uint32_t epoch;
 	struct pp_flame *fg;
 	struct pp_pprof *pprof;	/* --pprof FILE */
@@ -98,12 +99,14 @@ struct profile {
 	int tty;		/* ... in place: the output is a terminal */
 	/* the table */
 	struct prof_fn *fns;
-	uint32_t nr_fns, cap_fns;
+	uint32_t nr_fns;
+	size_t cap_fns;
 	uint32_t *fn_tab;	/* fn index + 1 by (name_id, dso), 0 = empty */
 	uint32_t fn_tab_size;	/* power of two */
 	char **dsos;
 	const char **dso_keys;	/* the pointers the symbol lookup gave */
-	uint32_t nr_dsos, cap_dsos;
+	uint32_t nr_dsos;
+	size_t cap_dsos;
 	uint64_t samples;	/* since the last table */
 	uint64_t seq;		/* every sample, for prof_fn.seen */
 	uint64_t first_ts, last_ts;	/* of the samples */
@@ -182,31 +185,23 @@ static int profile_init(struct pp_session *s)
 
 		errno = 0;
 		pct = strtod(lim, &end);
-		if (!*lim || *end || errno || !isfinite(pct) || pct < 0 || pct > 100) {
-			fprintf(stderr, "pp-analyze: profile: bad --percent-limit '%s' (a percentage, 0 to 100)\n",
+		if (!*lim || *end || errno || !isfinite(pct) || pct < 0 || pct > 100)
+			return pp_analyzer__err("profile", -EINVAL, "bad --percent-limit '%s' (a percentage, 0 to 100)",
 				lim);
-			return -EINVAL;
-		}
 	}
-	if (pp_opts__mod(o, "children") && pp_opts__mod(o, "no-children")) {
-		fprintf(stderr, "pp-analyze: profile: --children and --no-children contradict each other\n");
-		return -EINVAL;
-	}
-	if (pp_opts__mod(o, "folded") && (lim || pp_opts__mod(o, "children"))) {
-		fprintf(stderr, "pp-analyze: profile: --%s sorts the table, which --folded does not print\n",
+	if (pp_opts__mod(o, "children") && pp_opts__mod(o, "no-children"))
+		return pp_analyzer__err("profile", -EINVAL, "--children and --no-children contradict each other");
+	if (pp_opts__mod(o, "folded") && (lim || pp_opts__mod(o, "children")))
+		return pp_analyzer__err("profile", -EINVAL, "--%s sorts the table, which --folded does not print",
 			lim ? "percent-limit" : "children");
-		return -EINVAL;
-	}
 	if (pp_opts__mod(o, "top")) {
 		const char *why = !o->live ? "needs --live (it redraws what the kernel samples now)" :
 				  pp_opts__mod(o, "folded") ? "prints the table, not --folded" :
 				  o->json ? "draws for a terminal: not with --json (use -i for JSON intervals)" :
 				  o->flame_graph ? "draws for a terminal: not with --flame-graph" : NULL;
 
-		if (why) {
-			fprintf(stderr, "pp-analyze: profile: --top %s\n", why);
-			return -EINVAL;
-		}
+		if (why)
+			return pp_analyzer__err("profile", -EINVAL, "--top %s", why);
 		if (!o->interval_ns)
 			pp_session__set_interval(s, 1000000000ull);
 	}
@@ -252,18 +247,12 @@ static int64_t dso_idx(struct profile *p, const char *dso)
 		if (p->dso_keys[i] == dso || !strcmp(p->dsos[i], dso))
 			return i;
 	if (p->nr_dsos == p->cap_dsos) {
-		uint32_t cap = p->cap_dsos ? p->cap_dsos * 2 : 32;
-		char **n = realloc(p->dsos, cap * sizeof(*n));
-		const char **k;
+		size_t dcap = p->cap_dsos, kcap = p->cap_dsos;	/* one capacity for both */
 
-		if (!n)
+		if (pp_grow_from((void **)&p->dsos, &dcap, p->nr_dsos + 1, sizeof(*p->dsos), 32) ||
+		    pp_grow_from((void **)&p->dso_keys, &kcap, p->nr_dsos + 1, sizeof(*p->dso_keys), 32))
 			return -ENOMEM;
-		p->dsos = n;
-		k = realloc(p->dso_keys, cap * sizeof(*k));
-		if (!k)
-			return -ENOMEM;
-		p->dso_keys = k;
-		p->cap_dsos = cap;
+		p->cap_dsos = dcap;
 	}
 	p->dsos[i] = strdup(dso);
 	if (!p->dsos[i])
@@ -318,15 +307,8 @@ static int64_t fn_get(struct profile *p, uint32_t name_id, const char *sym, cons
 		if (f->name_id == name_id && f->dso == (uint32_t)d)
 			return p->fn_tab[h] - 1;
 	}
-	if (p->nr_fns == p->cap_fns) {
-		uint32_t cap = p->cap_fns ? p->cap_fns * 2 : 1024;
-		struct prof_fn *n = realloc(p->fns, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->fns = n;
-		p->cap_fns = cap;
-	}
+	if (pp_grow_from((void **)&p->fns, &p->cap_fns, (size_t)p->nr_fns + 1, sizeof(*p->fns), 1024))
+		return -ENOMEM;
 	f = &p->fns[p->nr_fns];
 	memset(f, 0, sizeof(*f));
 	f->sym = strdup(sym);
@@ -446,33 +428,18 @@ static void chain_keep(struct profile *p, struct chain_ent *ce, uint64_t h, cons
 		p->chain_len = p->ids_len = 0;
 		p->epoch++;
 	}
-	if (p->chain_len + nr > p->chain_cap) {
-		uint32_t cap = p->chain_cap ? p->chain_cap : 16384;
-		uint64_t *n;
-
-		while (cap < p->chain_len + nr)
-			cap *= 2;
-		n = realloc(p->chain_pool, cap * sizeof(*n));
-		if (!n)
-			return;
-		p->chain_pool = n;
-		p->chain_cap = cap;
-	}
+	if (pp_grow_from((void **)&p->chain_pool, &p->chain_cap, (size_t)p->chain_len + nr,
+			 sizeof(*p->chain_pool), 16384))
+		return;
 	if (p->ids_len + nr_ids > p->ids_cap) {
-		uint32_t cap = p->ids_cap ? p->ids_cap : 16384;
-		uint32_t *n;
+		size_t icap = p->ids_cap, fcap = p->ids_cap;	/* one capacity for both */
 
-		while (cap < p->ids_len + nr_ids)
-			cap *= 2;
-		n = realloc(p->ids_pool, cap * sizeof(*n));
-		if (!n)
+		if (pp_grow_from((void **)&p->ids_pool, &icap, (size_t)p->ids_len + nr_ids,
+				 sizeof(*p->ids_pool), 16384) ||
+		    pp_grow_from((void **)&p->fns_pool, &fcap, (size_t)p->ids_len + nr_ids,
+				 sizeof(*p->fns_pool), 16384))
 			return;
-		p->ids_pool = n;
-		n = realloc(p->fns_pool, cap * sizeof(*n));
-		if (!n)
-			return;
-		p->fns_pool = n;
-		p->ids_cap = cap;
+		p->ids_cap = icap;
 	}
 	ce->hash = h;
 	ce->kver = kver;
@@ -669,7 +636,7 @@ static void print_table(struct pp_session *s, struct profile *p, uint64_t from, 
 	char tbuf[32], ev[160];
 
 	if (p->nr_fns && !rows) {
-		fprintf(stderr, "pp-analyze: profile: out of memory\n");
+		pp_analyzer__err("profile", -ENOMEM, "out of memory");
 		return;
 	}
 	for (uint32_t i = 0; i < p->nr_fns; i++) {

@@ -261,7 +261,7 @@ static void rd_report(struct pp_session *s)
 	if (!pp_session__opts(s)->interval_ns)
 		rd_print(s, pp_session__stats(s)->last_ts);
 	if (rd->lost)
-		fprintf(stderr, "pp-analyze: rundelay: %llu lost windows: waits spanning them were dropped\n",
+		pp_analyzer__warn("rundelay", "%llu lost windows: waits spanning them were dropped",
 			(unsigned long long)rd->lost);
 }
 

@@ -65,9 +65,8 @@ int pp_sched_opts__parse(struct pp_sched_opts *so, const struct pp_opts *o, cons
 		v = pp_opts__mod(o, "period");
 	if (v && (pp_time_parse(v, &so->bucket_ns) || !so->bucket_ns ||
 		  so->bucket_ns > 3600000000000ull)) {
-		fprintf(stderr, "pp-analyze: %s: bad bucket '%s' (a time from 1ns to 1h, e.g. 100us, "
-			"1ms)\n", module, v);
-		return -EINVAL;
+		return pp_analyzer__err(module, -EINVAL, "bad bucket '%s' (a time from 1ns to 1h, e.g. 100us, "
+			"1ms)", v);
 	}
 	for (int n = 0; (v = pp_opts__mod_nth(o, "filter", n)); n++)
 		len += strlen(v) + 1;
@@ -83,9 +82,8 @@ int pp_sched_opts__parse(struct pp_sched_opts *so, const struct pp_opts *o, cons
 		strcpy(p, v);
 		for (g = strtok_r(p, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
 			if (so->nr_filter >= PP_SCHED_MAX_FILTERS) {
-				fprintf(stderr, "pp-analyze: %s: too many --filter globs\n", module);
 				pp_sched_opts__exit(so);
-				return -EINVAL;
+				return pp_analyzer__err(module, -EINVAL, "too many --filter globs");
 			}
 			so->filter[so->nr_filter++] = g;
 		}

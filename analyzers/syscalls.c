@@ -629,7 +629,7 @@ static void sc_report(struct pp_session *s)
 	if (!pp_session__opts(s)->interval_ns)
 		sc_print(s, pp_session__stats(s)->last_ts);
 	if (sc->lost)
-		fprintf(stderr, "pp-analyze: syscalls: %llu lost windows: calls in flight across them were dropped\n",
+		pp_analyzer__warn("syscalls", "%llu lost windows: calls in flight across them were dropped",
 			(unsigned long long)sc->lost);
 }
 

@@ -413,7 +413,7 @@ static void ts_report(struct pp_session *s)
 	if (!o->interval_ns)
 		ts_print(s, pp_session__stats(s)->last_ts);
 	if (ts->lost_resets)
-		fprintf(stderr, "pp-analyze: task-state: %llu lost windows: thread states restarted after each\n",
+		pp_analyzer__warn("task-state", "%llu lost windows: thread states restarted after each",
 			(unsigned long long)ts->lost_resets);
 	if (ts->fg) {
 		struct pp_flame_opts fo = { .title = "pp task-state: off-CPU time",

@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 #include "pp/replay.h"
 #include "analyzers.h"
+#include "flamegraph.h"
 #include "json.h"
 
 #define TOP_MAX_COLS	64
@@ -101,11 +102,9 @@ static int top_init(struct pp_session *s)
 			continue;
 		if (sp && sp->key[0]) {
 			te->key = pp_evsel__field(&evs[i], sp->key);
-			if (!te->key) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+			if (!te->key)
+				return pp_analyzer__err("top", -EINVAL, "%s has no field '%s' (%s)", evs[i].name,
 					sp->key, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
-				return -EINVAL;
-			}
 			te->has_key = 1;
 			te->str_key = !!(te->key->flags & TEP_FIELD_IS_STRING);
 			te->signed_key = !te->str_key && pp_evsel__field_signed(te->key);
@@ -114,11 +113,9 @@ static int top_init(struct pp_session *s)
 		}
 		if (sp && sp->comm[0]) {
 			te->comm = pp_evsel__field(&evs[i], sp->comm);
-			if (!te->comm) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+			if (!te->comm)
+				return pp_analyzer__err("top", -EINVAL, "%s has no field '%s' (%s)", evs[i].name,
 					sp->comm, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
-				return -EINVAL;
-			}
 			t->show_comm = 1;
 		}
 		if (!sp || (!sp->nr_top_by && !sp->nr_top_add)) {
@@ -131,21 +128,17 @@ static int top_init(struct pp_session *s)
 			const char *fn = by ? sp->top_by[k] : sp->top_add[k - sp->nr_top_by];
 			struct tep_format_field *f = pp_evsel__field(&evs[i], fn);
 
-			if (!f) {
-				fprintf(stderr, "pp-analyze: top: %s has no field '%s' (%s)\n", evs[i].name,
+			if (!f)
+				return pp_analyzer__err("top", -EINVAL, "%s has no field '%s' (%s)", evs[i].name,
 					fn, pp_evsel__fields(&evs[i], fl, sizeof(fl)));
-				return -EINVAL;
-			}
 			if (by && t->sort_col < 0)
 				t->sort_col = t->nr_cols;
 			if (top_add_col(t, (int)i, evs[i].name, fn, f, by))
 				return -E2BIG;
 		}
 	}
-	if (!t->nr_cols) {
-		fprintf(stderr, "pp-analyze: top: no events to count\n");
-		return -EINVAL;
-	}
+	if (!t->nr_cols)
+		return pp_analyzer__err("top", -EINVAL, "no events to count");
 	if (t->sort_col < 0)
 		t->sort_col = 0;
 	return 0;
@@ -192,18 +185,13 @@ static struct top_row *top_row(struct top *t, uint64_t key, const char *skey, si
 		}
 	}
 	if (t->nr_rows == t->cap_rows) {
-		size_t n = t->cap_rows ? t->cap_rows * 2 : 256;
-		struct top_row *rows = realloc(t->rows, n * sizeof(*rows));
-		uint64_t *vals;
+		size_t rcap = t->cap_rows, vcap = t->cap_rows;	/* vals: nr_cols a row */
 
-		if (!rows)
+		if (pp_grow_from((void **)&t->rows, &rcap, t->nr_rows + 1, sizeof(*t->rows), 256) ||
+		    pp_grow_from((void **)&t->vals, &vcap, t->nr_rows + 1,
+				 (size_t)t->nr_cols * sizeof(*t->vals), 256))
 			return NULL;
-		t->rows = rows;
-		vals = realloc(t->vals, n * (size_t)t->nr_cols * sizeof(*vals));
-		if (!vals)
-			return NULL;
-		t->vals = vals;
-		t->cap_rows = n;
+		t->cap_rows = rcap;
 	}
 	*idx = t->nr_rows;
 	t->hash[i] = (int64_t)t->nr_rows + 1;

@@ -5,7 +5,8 @@
  * every second (live source), are decoded here once and handed to the
  * module's ->bpf_item(): a module reads what offcpu or lock summed in the
  * kernel without a chunk, a BPF object or a map in sight, and the same
- * module code runs on a file and live.
+ * module code runs on a file and live. pp_bpf_agg_feed__ is this feed;
+ * the codec it decodes with is pp_bpf_agg__ (pp/bpf-agg.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,18 +25,18 @@ _Static_assert((int)PP_AGG_MEM == (int)PP_BPF_SRC_MEM, "mem window source");
 _Static_assert(PP_BPF_MEM_ALLOCS == PP_MEM_ALLOCS && PP_BPF_MEM_LIVE == PP_MEM_LIVE &&
 	       PP_BPF_MEM_FREES == PP_MEM_FREES, "mem item states");
 
-#define BPFAGG_DRAIN_NS		1000000000ull	/* live: drain as often as pp-record */
+#define BPF_AGG_DRAIN_NS	1000000000ull	/* live: drain as often as pp-record */
 /*
  * Frames kept per stack part (kernel, user, waker): the kernel stores at
  * most 127 (perf_event_max_stack); a file may claim 65,535, which a module
  * would copy for each of its 100k references.
  */
-#define BPFAGG_MAX_FRAMES	1024
+#define BPF_AGG_MAX_FRAMES	1024
 
-struct pp_bpfagg {
+struct pp_bpf_agg_feed {
 	struct pp_bpf_stacks *stacks;	/* STACK items read so far, in file order */
 	uint64_t bad;			/* malformed items skipped */
-	uint64_t cut;			/* stacks cut to BPFAGG_MAX_FRAMES */
+	uint64_t cut;			/* stacks cut to BPF_AGG_MAX_FRAMES */
 	uint64_t *ips;			/* aligned copy of one item's frames */
 	size_t ips_cap;
 	struct pp_bpf_offcpu *offcpu;	/* live source */
@@ -53,9 +54,9 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static struct pp_bpfagg *bpfagg_get(struct pp_session *s)
+static struct pp_bpf_agg_feed *feed_get(struct pp_session *s)
 {
-	struct pp_bpfagg *ba = s->bpfagg;
+	struct pp_bpf_agg_feed *ba = s->bpf_agg_feed;
 
 	if (ba)
 		return ba;
@@ -67,7 +68,7 @@ static struct pp_bpfagg *bpfagg_get(struct pp_session *s)
 		free(ba);
 		return NULL;
 	}
-	s->bpfagg = ba;
+	s->bpf_agg_feed = ba;
 	return ba;
 }
 
@@ -79,7 +80,7 @@ static void copy_ips(uint64_t *dst, const uint8_t *src, unsigned int n)
 }
 
 /* Hand the aggregate @e to the module (after the -p/-t filter). Return: 0 or -ENOMEM. */
-static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
+static int deliver_stack(struct pp_session *s, struct pp_bpf_agg_feed *ba,
 			 const struct pp_bpf_agg_entry *e, int agg)
 {
 	size_t nk = e->s.nr_kernel, nu = e->s.nr_user, nw = e->has_waker ? e->waker.nr_user : 0;
@@ -87,11 +88,11 @@ static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
 
 	if (!pp_session__pass_tasks(s, e->s.pid, e->s.tid))
 		return 0;
-	if (nk > BPFAGG_MAX_FRAMES || nu > BPFAGG_MAX_FRAMES || nw > BPFAGG_MAX_FRAMES) {
+	if (nk > BPF_AGG_MAX_FRAMES || nu > BPF_AGG_MAX_FRAMES || nw > BPF_AGG_MAX_FRAMES) {
 		ba->cut++;	/* innermost frames kept */
-		nk = nk > BPFAGG_MAX_FRAMES ? BPFAGG_MAX_FRAMES : nk;
-		nu = nu > BPFAGG_MAX_FRAMES ? BPFAGG_MAX_FRAMES : nu;
-		nw = nw > BPFAGG_MAX_FRAMES ? BPFAGG_MAX_FRAMES : nw;
+		nk = nk > BPF_AGG_MAX_FRAMES ? BPF_AGG_MAX_FRAMES : nk;
+		nu = nu > BPF_AGG_MAX_FRAMES ? BPF_AGG_MAX_FRAMES : nu;
+		nw = nw > BPF_AGG_MAX_FRAMES ? BPF_AGG_MAX_FRAMES : nw;
 	}
 	/* always a buffer: frame pointers are computed into it even for 0 frames */
 	if (!ba->ips || nk + nu + nw > ba->ips_cap) {
@@ -144,7 +145,7 @@ static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
 }
 
 /**
- * pp_bpfagg__payload() - decode the items of one BPF_AGG payload (a file's
+ * pp_bpf_agg_feed__payload() - decode the items of one BPF_AGG payload (a file's
  * chunk or a live drain) and hand those of the module's aggregator to its
  * ->bpf_item().
  * @s: session; @p, @len: the payload.
@@ -153,15 +154,15 @@ static int deliver_stack(struct pp_session *s, struct pp_bpfagg *ba,
  * malformed items are counted and warned about at the end of the run.
  * Return: 0, or -ENOMEM (not the payload's fault: the caller stops).
  */
-int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
+int pp_bpf_agg_feed__payload(struct pp_session *s, const uint8_t *p, size_t len)
 {
-	struct pp_bpfagg *ba;
+	struct pp_bpf_agg_feed *ba;
 	struct pp_item_iter it;
 	struct pp_item item;
 
 	if (!s->a.bpf_agg)
 		return 0;
-	ba = bpfagg_get(s);
+	ba = feed_get(s);
 	if (!ba)
 		return -ENOMEM;
 	pp_item_iter__init(&it, p, len);
@@ -213,7 +214,7 @@ int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
 }
 
 /**
- * pp_bpfagg__open_live() - load the module's aggregator for a live run.
+ * pp_bpf_agg_feed__open_live() - load the module's aggregator for a live run.
  * @s: session; @workload: the COMMAND's pid, 0 when none.
  *
  * It follows the -p processes, else the COMMAND, else every process (and
@@ -221,11 +222,11 @@ int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len)
  * Return: 0 (nothing to do for a module without .bpf_agg) or -errno, with
  * a message printed.
  */
-int pp_bpfagg__open_live(struct pp_session *s, pid_t workload)
+int pp_bpf_agg_feed__open_live(struct pp_session *s, pid_t workload)
 {
 	pid_t pids[64];
 	int nr = 0;
-	struct pp_bpfagg *ba;
+	struct pp_bpf_agg_feed *ba;
 	char err[256];
 
 	/* an optional aggregator (kmemleak --bpf) not asked for: the module's events */
@@ -233,7 +234,7 @@ int pp_bpfagg__open_live(struct pp_session *s, pid_t workload)
 		s->a.bpf_agg = 0;
 	if (!s->a.bpf_agg)
 		return 0;
-	ba = bpfagg_get(s);
+	ba = feed_get(s);
 	if (!ba)
 		return -ENOMEM;
 	for (int i = 0; i < s->nr_pids && nr < 64; i++)
@@ -273,19 +274,19 @@ int pp_bpfagg__open_live(struct pp_session *s, pid_t workload)
 		fprintf(stderr, "pp-analyze: %s\n", err);
 		return ret;
 	}
-	ba->next_drain = mono_ns() + BPFAGG_DRAIN_NS;
+	ba->next_drain = mono_ns() + BPF_AGG_DRAIN_NS;
 	return 0;
 }
 
 /**
- * pp_bpfagg__drain() - live: move what the aggregator summed since the last
+ * pp_bpf_agg_feed__drain() - live: move what the aggregator summed since the last
  * drain to the module (one window and its aggregates). A no-op without a
  * live aggregator.
  * @s: session.
  */
-void pp_bpfagg__drain(struct pp_session *s)
+void pp_bpf_agg_feed__drain(struct pp_session *s)
 {
-	struct pp_bpfagg *ba = s->bpfagg;
+	struct pp_bpf_agg_feed *ba = s->bpf_agg_feed;
 	struct pp_buf b;
 	int n;
 
@@ -300,33 +301,33 @@ void pp_bpfagg__drain(struct pp_session *s)
 		n = pp_bpf_mem__drain(ba->mem, &b, NULL, NULL, NULL, NULL, NULL);
 	if (n < 0)
 		pp_session__warn(s, "reading the BPF aggregate: %s", strerror(-n));
-	else if (pp_bpfagg__payload(s, b.data, b.len))
+	else if (pp_bpf_agg_feed__payload(s, b.data, b.len))
 		pp_session__warn(s, "out of memory: BPF aggregate items dropped");
 	pp_buf__exit(&b);
-	ba->next_drain = mono_ns() + BPFAGG_DRAIN_NS;
+	ba->next_drain = mono_ns() + BPF_AGG_DRAIN_NS;
 }
 
 /**
- * pp_bpfagg__poll() - live: drain when a second has passed since the last
+ * pp_bpf_agg_feed__poll() - live: drain when a second has passed since the last
  * drain, so the kernel's maps do not fill up on a long run.
  * @s: session; @now: CLOCK_MONOTONIC ns.
  */
-void pp_bpfagg__poll(struct pp_session *s, uint64_t now)
+void pp_bpf_agg_feed__poll(struct pp_session *s, uint64_t now)
 {
-	struct pp_bpfagg *ba = s->bpfagg;
+	struct pp_bpf_agg_feed *ba = s->bpf_agg_feed;
 
 	if (ba && (ba->offcpu || ba->lock || ba->mem) && now >= ba->next_drain)
-		pp_bpfagg__drain(s);
+		pp_bpf_agg_feed__drain(s);
 }
 
 /**
- * pp_bpfagg__finish() - warn about what could not be read: malformed items,
+ * pp_bpf_agg_feed__finish() - warn about what could not be read: malformed items,
  * stacks referred to but never defined (their chunk was damaged).
  * @s: session.
  */
-void pp_bpfagg__finish(struct pp_session *s)
+void pp_bpf_agg_feed__finish(struct pp_session *s)
 {
-	struct pp_bpfagg *ba = s->bpfagg;
+	struct pp_bpf_agg_feed *ba = s->bpf_agg_feed;
 
 	if (!ba)
 		return;
@@ -335,19 +336,19 @@ void pp_bpfagg__finish(struct pp_session *s)
 				 (unsigned long long)ba->bad);
 	if (ba->cut)
 		pp_session__warn(s, "%llu stacks deeper than %d frames: cut to their %d innermost",
-				 (unsigned long long)ba->cut, BPFAGG_MAX_FRAMES, BPFAGG_MAX_FRAMES);
+				 (unsigned long long)ba->cut, BPF_AGG_MAX_FRAMES, BPF_AGG_MAX_FRAMES);
 	if (pp_bpf_stacks__missing(ba->stacks))
 		pp_session__warn(s, "%llu stacks referred to but not defined (damaged chunks): shown empty",
 				 (unsigned long long)pp_bpf_stacks__missing(ba->stacks));
 }
 
 /**
- * pp_bpfagg__free() - detach a live aggregator and free; fine when unused.
+ * pp_bpf_agg_feed__free() - detach a live aggregator and free; fine when unused.
  * @s: session.
  */
-void pp_bpfagg__free(struct pp_session *s)
+void pp_bpf_agg_feed__free(struct pp_session *s)
 {
-	struct pp_bpfagg *ba = s->bpfagg;
+	struct pp_bpf_agg_feed *ba = s->bpf_agg_feed;
 
 	if (!ba)
 		return;
@@ -357,17 +358,17 @@ void pp_bpfagg__free(struct pp_session *s)
 	pp_bpf_stacks__free(ba->stacks);
 	free(ba->ips);
 	free(ba);
-	s->bpfagg = NULL;
+	s->bpf_agg_feed = NULL;
 }
 
 /**
- * pp_bpfagg__file_has() - does the file hold a window of the module's
+ * pp_bpf_agg_feed__file_has() - does the file hold a window of the module's
  * aggregator? Asked before the run, so a file recorded for another
  * profiler fails with a message instead of an empty report.
  * @s: session with a file open.
  * Return: 1 or 0.
  */
-int pp_bpfagg__file_has(struct pp_session *s)
+int pp_bpf_agg_feed__file_has(struct pp_session *s)
 {
 	for (size_t i = 0; i < s->nr_entries; i++) {
 		struct pp_item_iter it;

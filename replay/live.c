@@ -583,7 +583,7 @@ int pp_live__open(struct pp_session *s)
 	}
 	pp_session__link_formats(s);
 	/* the module's BPF aggregator, following the same targets */
-	ret = pp_bpfagg__open_live(s, o->workload ? lv->wl.pid : 0);
+	ret = pp_bpf_agg_feed__open_live(s, o->workload ? lv->wl.pid : 0);
 	if (ret)
 		goto out;
 	if (!lv->follow)
@@ -792,7 +792,7 @@ static int live_run(struct pp_session *s)
 			done = 1;	/* -p/-t: every target is gone */
 		now = mono_ns();
 		live_drain(s, lv, 0);
-		pp_bpfagg__poll(s, now);
+		pp_bpf_agg_feed__poll(s, now);
 		if (now > LIVE_SLACK_NS) {
 			pp_session__merge(s, now - LIVE_SLACK_NS);
 			pp_session__tick(s, now - LIVE_SLACK_NS);
@@ -806,7 +806,7 @@ static int live_run(struct pp_session *s)
 		s->stop = 0;
 	live_drain(s, lv, 1);
 	pp_session__merge(s, UINT64_MAX);
-	pp_bpfagg__drain(s);
+	pp_bpf_agg_feed__drain(s);
 	now = mono_ns();
 	if (s->last_ts < now && !s->opts.interval_ns)
 		s->last_ts = now;

@@ -559,7 +559,7 @@ int pp_session__meta_chunk(struct pp_session *s, uint16_t type, const uint8_t *d
 		break;
 	case PP_CHUNK_BPF_AGG:
 		s->stats.meta_chunks--;		/* data, of the module's aggregator */
-		if (pp_bpfagg__payload(s, data, len))
+		if (pp_bpf_agg_feed__payload(s, data, len))
 			pp_session__warn(s, "out of memory: BPF aggregate items dropped");
 		break;
 	default:

@@ -143,7 +143,7 @@ struct pp_session {
 	void *live;			/* the live source's state */
 
 	/* BPF aggregates of either source (replay/bpf-agg.c) */
-	struct pp_bpfagg *bpfagg;
+	struct pp_bpf_agg_feed *bpf_agg_feed;
 	int running;			/* the module is inited: items may be delivered */
 	/* lost windows met before that (a LOST chunk before the first DATA) */
 	struct pp_lost early_lost[PP_EARLY_LOST_MAX];
@@ -293,14 +293,14 @@ static inline int window_out(const struct pp_session *s, uint64_t first, uint64_
 }
 
 /* replay/bpf-agg.c */
-struct pp_bpfagg;
-int pp_bpfagg__payload(struct pp_session *s, const uint8_t *p, size_t len);
-int pp_bpfagg__open_live(struct pp_session *s, pid_t workload);
-void pp_bpfagg__poll(struct pp_session *s, uint64_t now);
-void pp_bpfagg__drain(struct pp_session *s);
-void pp_bpfagg__finish(struct pp_session *s);
-void pp_bpfagg__free(struct pp_session *s);
-int pp_bpfagg__file_has(struct pp_session *s);
+struct pp_bpf_agg_feed;
+int pp_bpf_agg_feed__payload(struct pp_session *s, const uint8_t *p, size_t len);
+int pp_bpf_agg_feed__open_live(struct pp_session *s, pid_t workload);
+void pp_bpf_agg_feed__poll(struct pp_session *s, uint64_t now);
+void pp_bpf_agg_feed__drain(struct pp_session *s);
+void pp_bpf_agg_feed__finish(struct pp_session *s);
+void pp_bpf_agg_feed__free(struct pp_session *s);
+int pp_bpf_agg_feed__file_has(struct pp_session *s);
 
 /* replay/symbols.c */
 struct pp_symtab *pp_symtab__new(void);

@@ -239,7 +239,7 @@ void pp_session__free(struct pp_session *s)
 		close(s->out.fd);
 	if (s->src)
 		s->src->free(s);
-	pp_bpfagg__free(s);
+	pp_bpf_agg_feed__free(s);
 	for (int i = 0; i < s->nr_srcs; i++) {
 		if (s->srcs[i].inited && s->srcs[i].a->src_free)
 			s->srcs[i].a->src_free(s->srcs[i].state);
@@ -429,6 +429,42 @@ void pp_session__warn(struct pp_session *s, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* The one place that writes `pp-analyze: PROFILER: MESSAGE`. */
+static void analyzer_vprint(const char *profiler, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "pp-analyze: %s: ", profiler);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/**
+ * pp_analyzer__err() - print `pp-analyze: PROFILER: MESSAGE` on stderr.
+ * @profiler: module name; @err: returned; @fmt: printf format of MESSAGE.
+ * Return: @err.
+ */
+int pp_analyzer__err(const char *profiler, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	analyzer_vprint(profiler, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/**
+ * pp_analyzer__warn() - print `pp-analyze: PROFILER: MESSAGE` on stderr, uncounted.
+ * @profiler: module name; @fmt: printf format of MESSAGE.
+ */
+void pp_analyzer__warn(const char *profiler, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	analyzer_vprint(profiler, fmt, ap);
+	va_end(ap);
 }
 
 /**
@@ -731,7 +767,7 @@ static int check_names(struct pp_session *s)
 		}
 	}
 	if (s->a.bpf_agg) {
-		if (pp_bpfagg__file_has(s))
+		if (pp_bpf_agg_feed__file_has(s))
 			return 0;
 		/* an optional aggregator (kmemleak --bpf): the file is read by its events */
 		if (s->a.bpf_agg_opt && !pp_opts__mod(&s->opts, s->a.bpf_agg_opt))
@@ -881,7 +917,7 @@ int pp_session__run(struct pp_session *s)
 		if (s->last_ts > pp_session__interval_start(s))
 			s->a.interval(s, s->last_ts);
 	}
-	pp_bpfagg__finish(s);
+	pp_bpf_agg_feed__finish(s);
 	if (!pp_mem__exceeded())	/* a report of part of the file would mislead */
 		s->a.report(s);
 	s->a.deinit(s);

@@ -342,6 +342,31 @@ static void test_diff(void **state)
 	pp_flame__free(cur);
 }
 
+/* pp_grow_from(): the first capacity, then doubling; a large enough array is left alone. */
+static void test_grow(void **state)
+{
+	uint64_t *v = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(pp_grow_from((void **)&v, &cap, 1, sizeof(*v), 256), 0);
+	assert_int_equal(cap, 256);
+	v[255] = 1;
+	assert_int_equal(pp_grow_from((void **)&v, &cap, 256, sizeof(*v), 256), 0);
+	assert_int_equal(cap, 256);
+	assert_int_equal(pp_grow_from((void **)&v, &cap, 1025, sizeof(*v), 256), 0);
+	assert_int_equal(cap, 2048);
+	assert_int_equal(v[255], 1);
+	assert_int_equal(pp_grow_from((void **)&v, &cap, SIZE_MAX / 4, sizeof(*v), 256), -ENOMEM);
+	assert_int_equal(cap, 2048);
+	free(v);
+	v = NULL;
+	cap = 0;
+	assert_int_equal(pp_grow((void **)&v, &cap, 65, sizeof(*v)), 0);
+	assert_int_equal(cap, 128);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_files),
 		cmocka_unit_test(test_many_stacks),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -885,6 +885,34 @@ static void test_json_str(void **state)
 	}
 }
 
+/* A module's error and warning lines: `pp-analyze: PROFILER: MESSAGE`, @err handed back. */
+static void test_analyzer_err(void **state)
+{
+	FILE *f = tmpfile();
+	int saved, ret;
+	char buf[256];
+	size_t n;
+
+	(void)state;
+	assert_non_null(f);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(fileno(f), STDERR_FILENO), STDERR_FILENO);
+	ret = pp_analyzer__err("top", -EINVAL, "%s has no field '%s'", "sched:sched_switch", "x");
+	pp_analyzer__warn("kvmmmu", "%d lost windows", 3);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	assert_int_equal(ret, -EINVAL);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_string_equal(buf, "pp-analyze: top: sched:sched_switch has no field 'x'\n"
+				 "pp-analyze: kvmmmu: 3 lost windows\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -903,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_out_decimal),
 		cmocka_unit_test(test_text_escape),
+		cmocka_unit_test(test_analyzer_err),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

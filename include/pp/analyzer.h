@@ -453,6 +453,30 @@ const struct pp_analyzer *pp_analyzer__nth(size_t i);
 void pp_analyzer__fill_stubs(struct pp_analyzer *a);
 
 /**
+ * pp_analyzer__err() - print a module's error line, `pp-analyze: PROFILER: MESSAGE`
+ * (spec/pp-errors.md), on stderr.
+ * @profiler: the module's name, the PROFILER of the line.
+ * @err: the value to return (-EINVAL, -ENOENT, ...).
+ * @fmt: printf format of MESSAGE, without the newline.
+ *
+ * For `return pp_analyzer__err("top", -EINVAL, "no events to count");`.
+ * Return: @err.
+ */
+int pp_analyzer__err(const char *profiler, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * pp_analyzer__warn() - a module's own warning in the same form as its errors,
+ * `pp-analyze: PROFILER: MESSAGE`, on stderr ("N lost windows: ...").
+ * @profiler: the module's name; @fmt: printf format of MESSAGE, without the newline.
+ *
+ * Unlike pp_session__warn() (`pp-analyze: warning: MESSAGE`), the session does
+ * not count it.
+ */
+void pp_analyzer__warn(const char *profiler, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
  * pp_opts__parse() - parse common options for module @a.
  * @a: module (options it does not accept are refused).
  * @argc, @argv: arguments after the profiler name.

@@ -7,6 +7,11 @@
  * (replay/bpf-agg.c) decodes them, so both sides share one codec that knows
  * nothing of BPF itself.
  *
+ * One stem for the concept, one prefix per object: pp_bpf_agg__ is this
+ * codec, pp_bpf_agg_feed__ the replay core's feed of decoded items to a
+ * module (replay/bpf-agg.c), pp_bpf_agg_view__ the offcpu and lock modules'
+ * view of them (analyzers/bpf-agg.h).
+ *
  * This header mirrors spec/pp-bpf.md section 3 byte for byte; item bodies
  * are little-endian like every metadata item.
  */
