@@ -207,17 +207,7 @@ struct pp_mmap_event {
 	const char *filename;
 };
 
-/*
- * In-kernel BPF aggregators (struct pp_analyzer.bpf_agg): what `pp-record
- * PROFILER` loads and writes as BPF_AGG chunks, and what --live loads and
- * drains. Their numbers are the window sources of spec/pp-bpf.md.
- */
-enum pp_agg {
-	PP_AGG_NONE	= 0,
-	PP_AGG_OFFCPU	= 1,		/* off-CPU time per stack (sched_switch) */
-	PP_AGG_LOCK	= 2,		/* futex wait time per stack and waker */
-	PP_AGG_MEM	= 3,		/* libc allocations and live blocks per stack */
-};
+/* In-kernel BPF aggregators: enum pp_agg (pp/evspec.h). */
 
 /* What a mem aggregate is (struct pp_bpf_item.state of agg PP_AGG_MEM). */
 enum pp_bpf_mem_state {

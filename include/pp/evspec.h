@@ -168,6 +168,19 @@ struct pp_event_req {
 #define PP_MAX_EVENT_REQS	64
 
 /*
+ * In-kernel BPF aggregators (struct pp_analyzer.bpf_agg, pp_event_reqs.agg):
+ * what `pp-record PROFILER` loads and writes as BPF_AGG chunks, and what
+ * --live loads and drains. Their numbers are the window sources of
+ * spec/pp-bpf.md.
+ */
+enum pp_agg {
+	PP_AGG_NONE	= 0,
+	PP_AGG_OFFCPU	= 1,		/* off-CPU time per stack (sched_switch) */
+	PP_AGG_LOCK	= 2,		/* futex wait time per stack and waker */
+	PP_AGG_MEM	= 3,		/* libc allocations and live blocks per stack */
+};
+
+/*
  * @system_wide: the events must be opened on every CPU for every task even
  * with -p, -t or a COMMAND (a module with .needs_system_wide asked for
  * them): the recorder then writes the targets to the file (MACHINE keys
