@@ -495,265 +495,199 @@ static int is_command(const char *word)
 	}
 }
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+/* The long options' values beyond the short options' letters. */
+enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
+       O_KALLSYMS, O_NOSB, O_FTRACE, O_LEVEL, O_ENCODING, O_BPFOUT, O_FLUSH, O_ROTATE, O_MAXF,
+       O_FLIGHT, O_FLSIZE, O_BPF = 512 };
+
+/* Which defaults the options set aside (parse_opts()). */
+struct parse_flags {
+	int z_chunk, chunk_set, flush_set, pages_set;
+};
+
+/* The options of how to record: rings, chunks, codecs, files. */
+static void parse_opt_how(struct opts *o, int c, struct parse_flags *pf)
 {
-	enum { O_EXCL_USER = 256, O_EXCL_KERNEL, O_CGROUPS, O_CHUNK, O_QUEUE, O_CODEC,
-	       O_KALLSYMS, O_NOSB, O_FTRACE, O_LEVEL, O_ENCODING, O_BPFOUT, O_FLUSH, O_ROTATE, O_MAXF, O_FLIGHT, O_FLSIZE,
-	       O_BPF = 512 };
-	static const struct option lopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "call-graph", optional_argument, NULL, 'g' },
-		{ "exclude-user", no_argument, NULL, O_EXCL_USER },
-		{ "exclude-kernel", no_argument, NULL, O_EXCL_KERNEL },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "cgroups", required_argument, NULL, O_CGROUPS },
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "chunk-size", required_argument, NULL, O_CHUNK },
-		{ "queue", required_argument, NULL, O_QUEUE },
-		{ "flush-interval", required_argument, NULL, O_FLUSH },
-		{ "codec", required_argument, NULL, O_CODEC },
-		{ "compress", no_argument, NULL, 'z' },
-		{ "compression-level", required_argument, NULL, O_LEVEL },
-		{ "encoding", required_argument, NULL, O_ENCODING },
-		{ "realtime", required_argument, NULL, 'r' },
-		PP_BPF_FILTER_LONG_OPTIONS(O_BPF),
-		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
-		{ "bpf-output", required_argument, NULL, O_BPFOUT },
-		{ "no-sideband", no_argument, NULL, O_NOSB },
-		{ "ftrace", no_argument, NULL, O_FTRACE },
-		{ "rotate", required_argument, NULL, O_ROTATE },
-		{ "max-files", required_argument, NULL, O_MAXF },
-		{ "flight-recorder", required_argument, NULL, O_FLIGHT },
-		{ "flight-size", required_argument, NULL, O_FLSIZE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char err[512];
-	size_t cl = 0;
-	static const char shortopts[] = "+e:F:gaC:p:t:o:d:m:qvhVzr:";
-	int c, i, z_chunk = 0, chunk_set = 0, flush_set = 0, pages_set = 0, pass2 = 0;
 
-	o->output = "pp.trace";
-	o->mmap_pages = 0;	/* by the CPUs recorded: ring_pages() */
-	o->chunk_size = 256 << 10;
-	o->queue = 32;
-	o->flush_ms = 250;
-	o->codec = PP_CODEC_LZ4;
-	o->encoding = -1;
-	o->rt_prio = -1;
-	pp_bpf_filter_opts__init(&o->bpf);
-	for (i = 0; i < argc; i++)
-		cl += strlen(argv[i]) + 1;
-	o->cmdline = calloc(1, cl + 1);
-	for (i = 0; o->cmdline && i < argc; i++) {
-		if (i)
-			strcat(o->cmdline, " ");
-		strcat(o->cmdline, argv[i]);
-	}
-
-parse:
-	while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			add_event_arg(o, optarg);
-			break;
-		case 'F':
-			o->freq = (int)parse_long(optarg, "frequency", 1, 100000);
-			break;
-		case 'g': {
-			/* perf's spellings: --call-graph=dwarf and --call-graph dwarf */
-			const char *mode = optarg;
-			char msg[128];
-
-			if (!mode && optind < argc && !pp_call_graph_mode(argv[optind], NULL, NULL, 0))
-				mode = argv[optind++];
-			o->callgraph = 1;
-			if (mode && pp_call_graph_mode(mode, &o->dwarf_stack, msg, sizeof(msg)))
-				die_usage("%s", msg);
-			break;
-		}
-		case O_EXCL_USER:
-			o->exclude_user = 1;
-			break;
-		case O_EXCL_KERNEL:
-			o->exclude_kernel = 1;
-			break;
-		case 'a':
-			o->all_cpus = 1;
-			break;
-		case 'C':
-			o->cpus = optarg;
-			break;
-		case 'p':
-			o->pids = optarg;
-			break;
-		case 't':
-			o->tids = optarg;
-			break;
-		case O_CGROUPS:
-			o->cgroups = optarg;
-			break;
-		case 'o':
-			if (!*optarg)
-				die_usage("empty output file name");
-			o->output = optarg;
-			o->output_set = 1;
-			break;
-		case 'd':
-			o->duration = parse_duration(optarg);
-			break;
-		case 'm':
-			o->mmap_pages = (unsigned int)parse_long(optarg, "page count", 1, 1 << 20);
-			if (o->mmap_pages & (o->mmap_pages - 1))
-				die_usage("-m %s: the page count must be a power of two", optarg);
-			pages_set = 1;
-			break;
-		case O_CHUNK:
-			chunk_set = 1;
-			o->chunk_size = parse_size(optarg);
-			if (o->chunk_size < (64 << 10) || o->chunk_size > PP_CHUNK_MAX_RAW)
-				die_usage("--chunk-size must be within 64K..16M");
-			break;
-		case O_QUEUE:
-			o->queue = (int)parse_long(optarg, "queue length", 1, 4096);
-			break;
-		case O_FLUSH:
-			o->flush_ms = (int)parse_long(optarg, "flush interval (ms)", 1, 3600000);
-			flush_set = 1;
-			break;
-		case O_CODEC:
-			if (!strcmp(optarg, "lz4"))
-				o->codec = PP_CODEC_LZ4;
-			else if (!strcmp(optarg, "zstd"))
-				o->codec = PP_CODEC_ZSTD;
-			else if (!strcmp(optarg, "none"))
-				o->codec = PP_CODEC_NONE;
-			else
-				die_usage("unknown codec '%s' (lz4, zstd, none)", optarg);
-			break;
-		case 'z':
+	switch (c) {
+	case 'm':
+		o->mmap_pages = (unsigned int)parse_long(optarg, "page count", 1, 1 << 20);
+		if (o->mmap_pages & (o->mmap_pages - 1))
+			die_usage("-m %s: the page count must be a power of two", optarg);
+		pf->pages_set = 1;
+		break;
+	case O_CHUNK:
+		pf->chunk_set = 1;
+		o->chunk_size = parse_size(optarg);
+		if (o->chunk_size < (64 << 10) || o->chunk_size > PP_CHUNK_MAX_RAW)
+			die_usage("--chunk-size must be within 64K..16M");
+		break;
+	case O_QUEUE:
+		o->queue = (int)parse_long(optarg, "queue length", 1, 4096);
+		break;
+	case O_FLUSH:
+		o->flush_ms = (int)parse_long(optarg, "flush interval (ms)", 1, 3600000);
+		pf->flush_set = 1;
+		break;
+	case O_CODEC:
+		if (!strcmp(optarg, "lz4"))
+			o->codec = PP_CODEC_LZ4;
+		else if (!strcmp(optarg, "zstd"))
 			o->codec = PP_CODEC_ZSTD;
-			if (!o->level)
-				o->level = 2;	/* spec/pp-record.md: why not higher */
-			z_chunk = 1;
-			break;
-		case O_LEVEL:
-			o->level = (int)parse_long(optarg, "compression level", 1, 19);
-			break;
-		case O_ENCODING:
-			if (!strcmp(optarg, "cached"))
-				o->encoding = PP_DATA_CACHED;
-			else if (!strcmp(optarg, "fields"))
-				o->encoding = PP_DATA_FIELDS;
-			else if (!strcmp(optarg, "plain"))
-				o->encoding = PP_DATA_PLAIN;
-			else
-				die_usage("unknown encoding '%s' (cached, fields, plain)", optarg);
-			break;
-		case 'r':
-			o->rt_prio = (int)parse_long(optarg, "realtime priority", 0, 99);
-			break;
-		case O_BPF ... O_BPF + PP_BPF_OPT_NR - 1:
-			if (pp_bpf_filter__parse_index(&o->bpf, c - O_BPF, optarg, err, sizeof(err)))
-				die_usage("%s", err);
-			break;
-		case O_KALLSYMS:
-			if (strcmp(optarg, "all"))
-				die_usage("--kallsyms takes 'all'");
-			o->kallsyms_all = 1;
-			break;
-		case O_BPFOUT:
-			o->bpf_output = optarg;
-			break;
-		case O_NOSB:
-			o->no_sideband = 1;
-			break;
-		case O_FTRACE:
-			o->ftrace = 1;
-			break;
-		case O_ROTATE:
-			if (pp_rotate_parse(optarg, &o->rotate_ns, &o->rotate_bytes))
-				die_usage("bad --rotate '%s': a TIME of at least 100ms (30s, 10m, "
-					  "1h) or a SIZE of at least 4K (64K, 100M, 1G)", optarg);
-			break;
-		case O_MAXF:
-			o->max_files = (int)parse_long(optarg, "--max-files", 1, 1000000);
-			break;
-		case O_FLIGHT: {
-			uint64_t b;
+		else if (!strcmp(optarg, "none"))
+			o->codec = PP_CODEC_NONE;
+		else
+			die_usage("unknown codec '%s' (lz4, zstd, none)", optarg);
+		break;
+	case 'z':
+		o->codec = PP_CODEC_ZSTD;
+		if (!o->level)
+			o->level = 2;	/* spec/pp-record.md: why not higher */
+		pf->z_chunk = 1;
+		break;
+	case O_LEVEL:
+		o->level = (int)parse_long(optarg, "compression level", 1, 19);
+		break;
+	case O_ENCODING:
+		if (!strcmp(optarg, "cached"))
+			o->encoding = PP_DATA_CACHED;
+		else if (!strcmp(optarg, "fields"))
+			o->encoding = PP_DATA_FIELDS;
+		else if (!strcmp(optarg, "plain"))
+			o->encoding = PP_DATA_PLAIN;
+		else
+			die_usage("unknown encoding '%s' (cached, fields, plain)", optarg);
+		break;
+	case 'r':
+		o->rt_prio = (int)parse_long(optarg, "realtime priority", 0, 99);
+		break;
+	case O_BPF ... O_BPF + PP_BPF_OPT_NR - 1:
+		if (pp_bpf_filter__parse_index(&o->bpf, c - O_BPF, optarg, err, sizeof(err)))
+			die_usage("%s", err);
+		break;
+	case O_KALLSYMS:
+		if (strcmp(optarg, "all"))
+			die_usage("--kallsyms takes 'all'");
+		o->kallsyms_all = 1;
+		break;
+	case O_BPFOUT:
+		o->bpf_output = optarg;
+		break;
+	case O_NOSB:
+		o->no_sideband = 1;
+		break;
+	case O_FTRACE:
+		o->ftrace = 1;
+		break;
+	case O_ROTATE:
+		if (pp_rotate_parse(optarg, &o->rotate_ns, &o->rotate_bytes))
+			die_usage("bad --rotate '%s': a TIME of at least 100ms (30s, 10m, "
+				  "1h) or a SIZE of at least 4K (64K, 100M, 1G)", optarg);
+		break;
+	case O_MAXF:
+		o->max_files = (int)parse_long(optarg, "--max-files", 1, 1000000);
+		break;
+	case O_FLIGHT: {
+		uint64_t b;
 
-			if (pp_rotate_parse(optarg, &o->flight_ns, &b) || !o->flight_ns)
-				die_usage("bad --flight-recorder '%s': a TIME of at least 100ms "
-					  "(10s, 500ms, 2m)", optarg);
-			break;
-		}
-		case O_FLSIZE: {
-			uint64_t ns, b;
-
-			if (pp_rotate_parse(optarg, &ns, &b) || !b)
-				die_usage("bad --flight-size '%s': a SIZE (64M, 1G)", optarg);
-			o->flight_size = (size_t)b;
-			break;
-		}
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'v':
-			pp_bpf__set_verbose(3);	/* libbpf's messages, verifier logs */
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		case 'V':
-			printf("pp-record %s\n", PP_VERSION);
-			exit(0);
-		default:
-			fprintf(stderr, "pp-record: see pp-record --help\n");
-			exit(EXIT_USAGE);
-		}
+		if (pp_rotate_parse(optarg, &o->flight_ns, &b) || !o->flight_ns)
+			die_usage("bad --flight-recorder '%s': a TIME of at least 100ms "
+				  "(10s, 500ms, 2m)", optarg);
+		break;
 	}
-	/*
-	 * The first word that is no option: after `--` a COMMAND; else a
-	 * PROFILER when it names one, `help`, a COMMAND when it is one (a path,
-	 * or a program in PATH), and anything else a mistyped profiler.
-	 * pp-record's own options after the PROFILER get a second pass.
-	 */
-	if (pass2) {
-		if (optind < argc)
-			die_usage("unexpected argument '%s'", argv[optind]);
-	} else if (optind < argc && strcmp(argv[optind - 1], "--") &&
-		   pp_analyzer__find(argv[optind])) {
-		char **rec = calloc((size_t)(argc - optind) + 2, sizeof(*rec));
-		int np, nrec = 1;
+	case O_FLSIZE: {
+		uint64_t ns, b;
 
-		if (!rec)
-			die_usage("out of memory");
-		rec[0] = argv[0];
-		np = 1 + split_record_words(pp_analyzer__find(argv[optind]), argc - optind - 1,
-					    &argv[optind + 1], rec, &nrec, shortopts, lopts);
-		record_profiler(o, np, &argv[optind]);
-		optind = argc;
-		if (nrec > 1) {
-			argc = nrec;
-			argv = rec;
-			optind = 0;	/* glibc: start getopt afresh on the new vector */
-			pass2 = 1;
-			goto parse;
-		}
+		if (pp_rotate_parse(optarg, &ns, &b) || !b)
+			die_usage("bad --flight-size '%s': a SIZE (64M, 1G)", optarg);
+		o->flight_size = (size_t)b;
+		break;
 	}
-	if (z_chunk && !chunk_set)
+	default:
+		fprintf(stderr, "pp-record: see pp-record --help\n");
+		exit(EXIT_USAGE);
+	}
+}
+
+/* One option @c (getopt_long()'s): what to record, from where, and the rest. */
+static void parse_opt(struct opts *o, int c, int argc, char **argv, struct parse_flags *pf)
+{
+	switch (c) {
+	case 'e':
+		add_event_arg(o, optarg);
+		break;
+	case 'F':
+		o->freq = (int)parse_long(optarg, "frequency", 1, 100000);
+		break;
+	case 'g': {
+		/* perf's spellings: --call-graph=dwarf and --call-graph dwarf */
+		const char *mode = optarg;
+		char msg[128];
+
+		if (!mode && optind < argc && !pp_call_graph_mode(argv[optind], NULL, NULL, 0))
+			mode = argv[optind++];
+		o->callgraph = 1;
+		if (mode && pp_call_graph_mode(mode, &o->dwarf_stack, msg, sizeof(msg)))
+			die_usage("%s", msg);
+		break;
+	}
+	case O_EXCL_USER:
+		o->exclude_user = 1;
+		break;
+	case O_EXCL_KERNEL:
+		o->exclude_kernel = 1;
+		break;
+	case 'a':
+		o->all_cpus = 1;
+		break;
+	case 'C':
+		o->cpus = optarg;
+		break;
+	case 'p':
+		o->pids = optarg;
+		break;
+	case 't':
+		o->tids = optarg;
+		break;
+	case O_CGROUPS:
+		o->cgroups = optarg;
+		break;
+	case 'o':
+		if (!*optarg)
+			die_usage("empty output file name");
+		o->output = optarg;
+		o->output_set = 1;
+		break;
+	case 'd':
+		o->duration = parse_duration(optarg);
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case 'v':
+		pp_bpf__set_verbose(3);	/* libbpf's messages, verifier logs */
+		break;
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case 'V':
+		printf("pp-record %s\n", PP_VERSION);
+		exit(0);
+	default:
+		parse_opt_how(o, c, pf);
+		}
+}
+
+/* After the options: the COMMAND or help word, the defaults they imply, and what excludes what. */
+static void check_opts(struct opts *o, const struct parse_flags *pf, int argc, char **argv)
+{
+	int i;
+
+	if (pf->z_chunk && !pf->chunk_set)
 		o->chunk_size = 1 << 20;
 	/* Chunks of a second hold 4x the records of 250 ms ones: smaller files. */
-	if (z_chunk && !flush_set)
+	if (pf->z_chunk && !pf->flush_set)
 		o->flush_ms = 1000;
 	/*
 	 * The record cache (encoding 1) with every codec: the drain encodes it
@@ -791,7 +725,7 @@ parse:
 	 * (FORK, EXIT, COMM, MMAP2: a few hundred bytes per process): a
 	 * quarter of the default, whose pages cost a twentieth of its CPU.
 	 */
-	if (o->agg_kind && !o->nr_specs && !o->freq && !o->bpf_output && !pages_set)
+	if (o->agg_kind && !o->nr_specs && !o->freq && !o->bpf_output && !pf->pages_set)
 		o->mmap_pages = 64;
 	if (!o->nr_specs && !o->freq && !o->agg_kind && !o->bpf_output)
 		die_usage("no events: give -e EVENT or -F HZ");
@@ -812,6 +746,103 @@ parse:
 		die_usage("--flight-size needs --flight-recorder");
 	if (!o->flight_size)
 		o->flight_size = 256u << 20;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "exclude-user", no_argument, NULL, O_EXCL_USER },
+		{ "exclude-kernel", no_argument, NULL, O_EXCL_KERNEL },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "cgroups", required_argument, NULL, O_CGROUPS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "chunk-size", required_argument, NULL, O_CHUNK },
+		{ "queue", required_argument, NULL, O_QUEUE },
+		{ "flush-interval", required_argument, NULL, O_FLUSH },
+		{ "codec", required_argument, NULL, O_CODEC },
+		{ "compress", no_argument, NULL, 'z' },
+		{ "compression-level", required_argument, NULL, O_LEVEL },
+		{ "encoding", required_argument, NULL, O_ENCODING },
+		{ "realtime", required_argument, NULL, 'r' },
+		PP_BPF_FILTER_LONG_OPTIONS(O_BPF),
+		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
+		{ "bpf-output", required_argument, NULL, O_BPFOUT },
+		{ "no-sideband", no_argument, NULL, O_NOSB },
+		{ "ftrace", no_argument, NULL, O_FTRACE },
+		{ "rotate", required_argument, NULL, O_ROTATE },
+		{ "max-files", required_argument, NULL, O_MAXF },
+		{ "flight-recorder", required_argument, NULL, O_FLIGHT },
+		{ "flight-size", required_argument, NULL, O_FLSIZE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t cl = 0;
+	static const char shortopts[] = "+e:F:gaC:p:t:o:d:m:qvhVzr:";
+	struct parse_flags pf = { 0 };
+	int c, i, pass2 = 0;
+
+	o->output = "pp.trace";
+	o->mmap_pages = 0;	/* by the CPUs recorded: ring_pages() */
+	o->chunk_size = 256 << 10;
+	o->queue = 32;
+	o->flush_ms = 250;
+	o->codec = PP_CODEC_LZ4;
+	o->encoding = -1;
+	o->rt_prio = -1;
+	pp_bpf_filter_opts__init(&o->bpf);
+	for (i = 0; i < argc; i++)
+		cl += strlen(argv[i]) + 1;
+	o->cmdline = calloc(1, cl + 1);
+	for (i = 0; o->cmdline && i < argc; i++) {
+		if (i)
+			strcat(o->cmdline, " ");
+		strcat(o->cmdline, argv[i]);
+	}
+
+parse:
+	while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1)
+		parse_opt(o, c, argc, argv, &pf);
+	/*
+	 * The first word that is no option: after `--` a COMMAND; else a
+	 * PROFILER when it names one, `help`, a COMMAND when it is one (a path,
+	 * or a program in PATH), and anything else a mistyped profiler.
+	 * pp-record's own options after the PROFILER get a second pass.
+	 */
+	if (pass2) {
+		if (optind < argc)
+			die_usage("unexpected argument '%s'", argv[optind]);
+	} else if (optind < argc && strcmp(argv[optind - 1], "--") &&
+		   pp_analyzer__find(argv[optind])) {
+		char **rec = calloc((size_t)(argc - optind) + 2, sizeof(*rec));
+		int np, nrec = 1;
+
+		if (!rec)
+			die_usage("out of memory");
+		rec[0] = argv[0];
+		np = 1 + split_record_words(pp_analyzer__find(argv[optind]), argc - optind - 1,
+					    &argv[optind + 1], rec, &nrec, shortopts, lopts);
+		record_profiler(o, np, &argv[optind]);
+		optind = argc;
+		if (nrec > 1) {
+			argc = nrec;
+			argv = rec;
+			optind = 0;	/* glibc: start getopt afresh on the new vector */
+			pass2 = 1;
+			goto parse;
+		}
+	}
+	check_opts(o, &pf, argc, argv);
 }
 
 /* ---- events ---- */
