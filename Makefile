@@ -121,13 +121,13 @@ TOOL_LDLIBS  := $(if $(SAN),$(LDLIBS_ALL),-ltracefs -ltraceevent -lbpf -ldw -lel
 # make ld warn that dlopen needs the shared glibc at run time: those warnings
 # are filtered out.
 define link_tool
-	$(Q)$(CC) $(CFLAGS) $(LTO) $(TOOL_LDFLAGS) -o $@ $< $(LIBS) $(TOOL_LDLIBS) 2> $@.ld; rc=$$?; \
+	$(Q)$(CC) $(CFLAGS) $(LTO) $(TOOL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS) $(TOOL_LDLIBS) 2> $@.ld; rc=$$?; \
 	grep -v -e "in function .load_plugin" -e "in function .__libdwfl_debuginfod_init" \
 		-e "(debuginfod.o): in function" -e "Using 'dlopen' in statically linked" $@.ld >&2; \
 	rm -f $@.ld; exit $$rc
 endef
 
-$(O)/pp-record: $(O)/tools/pp-record.o $(LIBS)
+$(O)/pp-record: $(O)/tools/pp-record.o $(O)/tools/record-opts.o $(LIBS)
 	$(call msg,LINK,$@)
 	$(link_tool)
 $(O)/pp-analyze: $(O)/tools/pp-analyze.o $(LIBS)
