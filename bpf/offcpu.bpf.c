@@ -2,8 +2,10 @@
 /*
  * Off-CPU time aggregated in the kernel. At sched_switch the outgoing task
  * (still current) records when it left and its kernel and user stacks; when
- * it is switched in again the time it spent off the CPU is added to a hash
- * keyed by (process, thread, kernel stack, user stack, state). User space
+ * it is woken (a task that blocked: the run-queue wait after the wakeup is
+ * not its stack's, as task-state counts it) or switched in again (one that
+ * was preempted) the time it spent away is added to a hash keyed by
+ * (process, thread, kernel stack, user stack, state). User space
  * drains the hash every second: one aggregate per distinct blocked stack
  * instead of two records per context switch.
  *
@@ -134,10 +136,26 @@ int BPF_PROG(pp_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 		}
 	}
 
-	/* next comes back: add the time it was away. */
+	/* next comes back: add the time it was away (preempted, or woken unseen). */
 	pid = BPF_CORE_READ(next, pid);
 	s = bpf_map_lookup_elem(&start, &pid);
 	if (s)
 		account(s, pid, next, now);
+	return 0;
+}
+
+/*
+ * A blocked task is woken: its blocked time ends here, the wait for a CPU
+ * that follows is not the stack's (task-state's table and flame graph end
+ * S and D at the wakeup too). A preempted task (R) waits for its switch-in.
+ */
+SEC("raw_tp/sched_waking")
+int BPF_PROG(pp_offcpu_waking, struct task_struct *p)
+{
+	__u32 pid = BPF_CORE_READ(p, pid);
+	struct pp_offcpu_start *s = bpf_map_lookup_elem(&start, &pid);
+
+	if (s && s->state != 'R')
+		account(s, pid, p, bpf_ktime_get_ns());
 	return 0;
 }

@@ -5,7 +5,7 @@
 # two named threads (pp-nap-long: 10 x 40 ms in pp_nap_long, pp-nap-short:
 # 40 x 5 ms in pp_nap_short). Per thread, the blocked time of
 # `pp-analyze offcpu` must agree within 10% (and one nap) with the tracepoint-based
-# task-state off-CPU flame graph (switch-out to switch-in, S and D), both
+# task-state off-CPU flame graph (S and D: switch-out to wakeup), both
 # must be near the slept time (one nap in five may never sleep on a loaded
 # host), task-state's S time must be the slept time, and both must name the
 # function each thread sleeps in.
@@ -34,9 +34,9 @@ trap 'rm -rf "$T"' EXIT
 	>"$T/ts.json" 2>&1 || { cat "$T/ts.json"; fail "pp-analyze task-state --json"; }
 
 # weight COMM FOLDED: ns under stacks whose root frame is COMM
-weight() { awk -v c="$1" -F';' '$1 == c { n = split($NF, a, " "); s += a[n] } END { printf "%d\n", s }' "$2"; }
+weight() { awk -v c="$1" -F';' '$1 == c { n = split($NF, a, " "); s += a[n] } END { printf "%.0f\n", s }' "$2"; }
 # sleeps COMM FOLDED FUNC: ns under stacks of COMM that pass through FUNC
-under() { awk -v c="$1" -v f="$3" -F';' '$1 == c && index($0, ";" f ";") { n = split($NF, a, " "); s += a[n] } END { printf "%d\n", s }' "$2"; }
+under() { awk -v c="$1" -v f="$3" -F';' '$1 == c && index($0, ";" f ";") { n = split($NF, a, " "); s += a[n] } END { printf "%.0f\n", s }' "$2"; }
 
 check() {		# COMM FUNC SLEPT_NS NAP_NS
 	local comm=$1 func=$2 slept=$3 nap=$4 o t fo ft s
