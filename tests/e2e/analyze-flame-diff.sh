@@ -26,8 +26,8 @@ PP_SPIN_BETA=4000000 "$B/pp-record" -q profile -g -F 499 -o "$T/new" -- "$B/test
 
 # col FOLDED FUNC N: sum of column N (1 before, 2 after) of stacks whose leaf is FUNC
 col() { awk -v f="$2" -v n="$3" '{ k = split($1, fr, ";"); if (fr[k] == f) s += $(NF - 2 + n) }
-	END { printf "%d\n", s }' "$1"; }
-sum() { awk -v n="$2" '{ s += $(NF - 2 + n) } END { printf "%d\n", s }' "$1"; }
+	END { printf "%.0f\n", s }' "$1"; }
+sum() { awk -v n="$2" '{ s += $(NF - 2 + n) } END { printf "%.0f\n", s }' "$1"; }
 "$A" profile --diff "$T/base" --input "$T/new" --flame-graph "$T/d" >/dev/null 2>"$T/err" ||
 	{ cat "$T/err"; fail "profile --diff"; }
 grep -q "wrote $T/d.folded (before after) and $T/d.svg, against $T/base" "$T/err" || fail "message: $(cat "$T/err")"
@@ -71,7 +71,7 @@ naps "$T/on" 5 80 || fail_err "$T/err" "second offcpu recording"
 "$A" task-state -S -D --filter 'pp-nap-*' -g --diff "$T/ob" --flame-graph "$T/td" "$T/on" >/dev/null 2>"$T/err" ||
 	{ cat "$T/err"; fail "task-state --diff"; }
 # under FOLDED FUNC N: column N of stacks through FUNC
-under() { awk -v f="$2" -v n="$3" 'index($1, ";" f) { s += $(NF - 2 + n) } END { printf "%d\n", s }' "$1"; }
+under() { awk -v f="$2" -v n="$3" 'index($1, ";" f) { s += $(NF - 2 + n) } END { printf "%.0f\n", s }' "$1"; }
 for f in "$T/od.folded" "$T/td.folded"; do
 	lb=$(under "$f" pp_nap_long 1) la=$(under "$f" pp_nap_long 2)
 	sb=$(under "$f" pp_nap_short 1) sa=$(under "$f" pp_nap_short 2)

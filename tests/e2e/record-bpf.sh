@@ -13,18 +13,24 @@ AN=$B/pp-analyze
 # 499 Hz over the CPU time each got while a recorder had its events on.
 # (they spin far longer than the recordings take, even on a loaded machine
 # where a recorder's start-up can take seconds: they are killed below)
-"$HELP/spin" 60 & spin=$!
-"$HELP/spin" 60 & spin2=$!
+"$HELP/spin" 300 & spin=$!
+"$HELP/spin" 300 & spin2=$!
 trap 'kill $spin $spin2 2>/dev/null; rm -rf "$TMP"' EXIT
 ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }	# CPU time in 1/100 s
 # record_1s FILE ARGS...: pp-record -a -F 499 for a second once its events are
-# on, with the spinners' CPU time read at both ends into t_a0 t_a1 t_b0 t_b1
+# on, and longer until each spinner has had 100 ms of CPU (a loaded host may
+# give them a few percent: up to 60 s), with the spinners' CPU time read at
+# both ends into t_a0 t_a1 t_b0 t_b1
 record_1s() {
-	local f=$1; shift
+	local f=$1 i; shift
 	$REC -q -a -F 499 "$@" -o "$f" 2> "$TMP/err" & local rp=$!
 	wait_recording "$f" $rp
 	t_a0=$(ticks $spin); t_b0=$(ticks $spin2)
 	sleep 1
+	for i in $(seq 300); do
+		[ $(( $(ticks $spin) - t_a0 )) -ge 10 ] && [ $(( $(ticks $spin2) - t_b0 )) -ge 10 ] && break
+		sleep 0.2
+	done
 	kill -INT $rp
 	wait $rp || { cat "$TMP/err"; fail "recording $*"; }
 	t_a1=$(ticks $spin); t_b1=$(ticks $spin2)

@@ -6,6 +6,7 @@
 
 $REC -q -a -e sched:sched_switch,sched:sched_wakeup,syscalls:sys_enter_getppid -o "$TMP/k.trace" &
 rp=$!
+wait_recording "$TMP/k.trace" $rp
 for i in 1 2 3 4 5 6; do "$HELP/getppid-n" 20000; sleep 0.4; done
 kill -9 $rp
 wait $rp 2>/dev/null
