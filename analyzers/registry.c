@@ -38,7 +38,8 @@
 	M(kvmmmu) \
 	M(llcstat) \
 	M(tlbstat) \
-	M(ldlat_loads)
+	M(ldlat_loads) \
+	M(sched_migrate)
 
 #define PP_DECLARE(n) extern const struct pp_analyzer pp_analyzer_##n;
 PP_MODULES(PP_DECLARE)

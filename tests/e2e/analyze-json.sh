@@ -77,6 +77,8 @@ schema = {
     "tlbstat": {"row": ["cpu", "dTLB-loads", "dTLB-load-misses", "dTLB_hit_pct", "iTLB_hit_pct"]},
     "ldlat-loads": {"ldlat_summary": ["loads", "not_loads", "under_than", "latency"],
                     "ldlat": ["by", "key"] + hist},
+    "sched-migrate": {"row": ["comm", "tid", "migrations"], "cpus": ["from", "to", "migrations"],
+                      "migration": ["comm", "tid", "prio", "from", "to", "by", "by_tid"]},
     "hrtimer": {"sample": task + ["count", "period"],
                 "summary": ["ticks", "hits", "events", "than", "period"]},
 }
@@ -220,6 +222,13 @@ else
 	echo "llcstat, tlbstat: no hardware PMU on this host"; unavailable+="llcstat tlbstat "
 fi
 
+if [ "$(nproc)" -ge 2 ]; then
+	"$B/pp-record" -q -g -o "$T/mig" sched-migrate -- "$H/migrate-n" 4 >/dev/null 2>"$T/err" ||
+		{ cat "$T/err"; bad "pp-record sched-migrate"; }
+else
+	echo "sched-migrate: one CPU, no task can move"; unavailable+="sched-migrate "
+fi
+
 # memory-load samples need PEBS or IBS: a trace of known ones written by the unit test
 "$B/tests/test-ldlat" write "$T/ldlat" || bad "test-ldlat write"
 
@@ -266,6 +275,8 @@ cases=(
 	"ldlat-loads|$T/ldlat|ldlat_summary,ldlat|"
 	"ldlat-loads|--than 100 --addr -i 5 $T/ldlat|ldlat_summary,ldlat|"
 	"hrtimer|-e syscalls:sys_enter_getppid --than 5 $T/hrt|sample,summary|stack"
+	"sched-migrate|--filter pp-migrate $T/mig|row,cpus|"
+	"sched-migrate|--detail -g -i 1000 $T/mig|row,cpus,migration|stack"
 )
 
 # Every profiler is covered, and says it takes --json (and --than when it does).
