@@ -13,7 +13,12 @@ both. They must be as many, and equal line by line except:
 - a stack frame pp prints as [unknown] where perf names a symbol, at the
   same address and DSO (a symbol pp's file does not hold, such as ld.so's
   local _start): allowed on at most MAX_UNKNOWN_PCT percent of the frame
-  lines (default 10).
+  lines (default 10);
+- a frame perf prints as "[unknown] ([unknown])" (no mapping: perf forgets a
+  process's maps at its exec, and a task switched out inside execve() after
+  its comm changed still runs the old image) where pp names a symbol in a
+  DSO: pp prints its map-relative address, perf the raw one. Allowed on as
+  many frame lines, and counted.
 Prints the first differences and exits 1, "ok ..." and 0 otherwise.
 """
 import re
@@ -38,7 +43,7 @@ def main():
     bad = []
     if len(a) != len(b) or not a:
         sys.exit("FAIL: perf script has %d events of %s, pp %d" % (len(a), comm, len(b)))
-    frames = unknown = 0
+    frames = unknown = named = 0
     for x, y in zip(a, b):
         tx, ty = TIME.search(x[0]), TIME.search(y[0])
         if not tx or not ty:
@@ -64,15 +69,21 @@ def main():
             if py[1] == "[unknown]" and px[0] == py[0] and px[-1] == py[-1]:
                 unknown += 1
                 continue
+            if px[1:] == ["[unknown]", "([unknown])"] and py[1] != "[unknown]" and \
+               py[-1].startswith("(/"):
+                named += 1
+                continue
             bad.append("frame:\n  perf: %s\n  pp:   %s" % (fx, fy))
     if frames and 100.0 * unknown / frames > pct:
         bad.append("%d of %d frames unnamed by pp where perf names them" % (unknown, frames))
+    if frames and 100.0 * named / frames > pct:
+        bad.append("%d of %d frames named by pp where perf has no mapping" % (named, frames))
     for m in bad[:10]:
         print("FAIL: " + m)
     if bad:
         sys.exit(1)
-    print("ok: %d events of %s, %d stack frames equal to perf script (%d named by perf only)"
-          % (len(a), comm, frames, unknown))
+    print("ok: %d events of %s, %d stack frames equal to perf script (%d named by perf only, "
+          "%d by pp only)" % (len(a), comm, frames, unknown, named))
 
 
 main()
