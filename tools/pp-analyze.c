@@ -55,12 +55,16 @@ static void usage(FILE *fp)
 static void cmd_list(void)
 {
 	const struct pp_analyzer *a;
+	int w = 12;	/* the names' column: one space wider than the longest name */
 
+	for (size_t i = 0; (a = pp_analyzer__nth(i)); i++)
+		if ((int)strlen(a->name) + 1 > w)
+			w = (int)strlen(a->name) + 1;
 	printf("profilers:\n");
 	for (size_t i = 0; (a = pp_analyzer__nth(i)); i++)
-		printf("  %-12s %s\n", a->name, a->desc);
-	printf("commands:\n  %-12s %s\n  %-12s %s\n  %-12s %s\n", "info", "what a trace file holds",
-	       "dump", "every record of a trace file, raw", "--symbols",
+		printf("  %-*s %s\n", w, a->name, a->desc);
+	printf("commands:\n  %-*s %s\n  %-*s %s\n  %-*s %s\n", w, "info", "what a trace file holds",
+	       w, "dump", "every record of a trace file, raw", w, "--symbols",
 	       "BINARY: pprof's symbolizer for tcmalloc (PPROF_PATH=pp-analyze)");
 }
 
