@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # pp-analyze offcpu --live: the BPF off-CPU program loaded by the analyzer
-# itself sees the sleeps of tests/helpers/bpf-sleeper (40 x 50 ms in
+# itself sees the sleeps of tests/helpers/bpf-sleeper (50 ms each in
 # pp_sleep_here) as state S time of that process. Skips without BPF/BTF.
+# The helper sleeps for 20 s, far longer than the 3 s recorded: a loaded host
+# may take seconds to load the program, and a helper of 2 s had slept half
+# its naps before it was on.
 set -u
 B=${PP_BUILD:?PP_BUILD not set}
 helper=$B/tests/helpers/bpf-sleeper
@@ -10,15 +13,17 @@ helper=$B/tests/helpers/bpf-sleeper
 [ "$(id -u)" = 0 ] || { echo "skip: needs root for BPF"; exit 77; }
 out=$(mktemp /tmp/pp-e2e-offcpu.XXXXXX)
 trap 'rm -f "$out"' EXIT
-"$helper" 40 50 >/dev/null &
+"$helper" 400 50 >/dev/null &
 pid=$!
+trap 'kill "$pid" 2>/dev/null; rm -f "$out"' EXIT
 "$B/pp-analyze" offcpu --live -d 3 -p "$pid" >"$out" 2>&1
 rc=$?
-wait "$pid"
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
 cat "$out"
 [ $rc -eq 0 ] || { echo "FAIL: pp-analyze exit $rc"; exit 1; }
 line=$(grep -m1 "^bpf-sleeper $pid/$pid state S:" "$out") || { echo "FAIL: no S stack for $pid"; exit 1; }
-# "... state S: 1.85s total, 37 times, ..." - at least 1 s of the 2 s slept.
+# "... state S: 2.85s total, 57 times, ..." - at least 1 s of the 3 s recorded.
 count=$(echo "$line" | sed -n 's/.* \([0-9]*\) times.*/\1/p')
 [ -n "$count" ] && [ "$count" -ge 20 ] || { echo "FAIL: only ${count:-0} sleeps seen"; exit 1; }
 grep -q "bpf-sleeper" "$out" || exit 1
