@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -79,6 +80,12 @@ int pp_workload__start(struct pp_workload *w, char **argv)
  */
 int pp_workload__go(struct pp_workload *w)
 {
+	return pp_workload__go_while(w, NULL, NULL);
+}
+
+int pp_workload__go_while(struct pp_workload *w, void (*idle)(void *ctx), void *ctx)
+{
+	struct pollfd p = { .fd = w->err_fd, .events = POLLIN };
 	int e = 0;
 	ssize_t n;
 
@@ -90,6 +97,9 @@ int pp_workload__go(struct pp_workload *w)
 		return -e;
 	}
 	close_fd(&w->go_fd);
+	/* the exec closes err_fd (EOF), a failed one writes its errno */
+	while (idle && poll(&p, 1, 10) != 1)
+		idle(ctx);
 	do {
 		n = read(w->err_fd, &e, sizeof(e));
 	} while (n < 0 && errno == EINTR);

@@ -26,6 +26,19 @@
 #include "../record/record.h"
 #include "record-opts.h"
 
+/*
+ * While the COMMAND waits for a CPU to exec: the events are on, drain them
+ * (a loaded host kept a child from running for 0.4 s, and the rings of a
+ * system-wide task-state overflowed before the first drain). An error here
+ * comes back from the recording loop.
+ */
+static void drain_idle(void *rec)
+{
+	char err[256];
+
+	pp_recorder__run(rec, 0, err, sizeof(err));
+}
+
 /* Width of the live status line on stderr, 0 when none is shown. */
 static int status_len;
 
@@ -429,7 +442,7 @@ int main(int argc, char **argv)
 	t0 = pp_mono_ns();
 	if (pp_recorder__start(rec, msg, sizeof(msg)))
 		die("%s", msg);
-	err = pp_workload__go(&wl);
+	err = pp_workload__go_while(&wl, drain_idle, rec);
 	if (err) {
 		/* nothing was recorded: the old FILE stays, the temporary goes */
 		pp_recorder__free(rec);

@@ -38,6 +38,15 @@ int pp_workload__start(struct pp_workload *w, char **argv);
 int pp_workload__go(struct pp_workload *w);
 
 /**
+ * pp_workload__go_while() - pp_workload__go(), calling @idle(@ctx) about
+ * every 10 ms until the child exec'd or failed: on a loaded host the child
+ * may wait a long time for a CPU, and the events already on fill their
+ * rings meanwhile (@idle drains them).
+ * Return: as pp_workload__go().
+ */
+int pp_workload__go_while(struct pp_workload *w, void (*idle)(void *ctx), void *ctx);
+
+/**
  * pp_workload__stop() - end a child still running (SIGTERM), reap it and
  * close the pipes; fine on a workload never started or already reaped.
  * @w: the workload.
