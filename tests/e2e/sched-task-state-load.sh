@@ -81,20 +81,23 @@ for i in $(seq $REPS); do
 	check "run $i: live -- COMMAND" "$out"
 
 	# (d) -p: the helper waits (asleep, before the recording) for SIGUSR1;
-	# the recorder is ready once its writer thread runs (events are enabled
-	# right after it starts)
+	# the recorder is ready once its file is there (pp-record gives it its
+	# name once the events are on; its writer thread runs well before that,
+	# and a loaded host took over 0.1 s from one to the other)
 	"$H" $N $MS usr1 &
 	hp=$!
 	until grep -q '^State:.S' /proc/$hp/status 2>/dev/null && [ "$(cat /proc/$hp/comm)" = sched-sleep ]; do
 		sleep 0.01
 	done
+	rm -f "$T/d"
 	"$B/pp-record" -q -o "$T/d" task-state -p $hp >/dev/null 2>"$T/err" &
 	rp=$!
-	until [ "$(ls /proc/$rp/task 2>/dev/null | wc -l)" -ge 2 ]; do
+	for _ in $(seq 6000); do
+		[ -e "$T/d" ] && break
 		kill -0 $rp 2>/dev/null || fail "pp-record task-state -p: $(cat "$T/err")"
 		sleep 0.01
 	done
-	sleep 0.1
+	[ -e "$T/d" ] || fail "pp-record task-state -p did not start recording in 60 s"
 	kill -USR1 $hp
 	wait $hp || fail "the helper failed"
 	hp=
