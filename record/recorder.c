@@ -75,6 +75,12 @@ struct pp_recorder {
 	struct pp_syms *syms;
 	int scan_syms;
 	struct pp_unwind *unw;		/* --call-graph=dwarf: stacks unwound before written */
+	/*
+	 * ... with the maps of every CPU's stream drained so far: the drain
+	 * copies each MMAP2, FORK and exec COMM to @side (lock); the writer
+	 * learns them before it unwinds a chunk (side_learn()).
+	 */
+	struct pp_buf side, side_w;
 	struct pp_ksym_bpf *ksym;	/* kernel symbols one by one, loaded at first need */
 	int ksym_tried, ksym_ok;
 	struct stream *streams;
@@ -639,6 +645,25 @@ static int ft_transcode(struct pp_recorder *r, struct qitem *it)
 }
 
 /*
+ * --call-graph=dwarf: learn the maps every CPU's stream told so far. A
+ * process that moved to another CPU has its stacks in that CPU's chunk,
+ * which may be written before the chunk with its exec's maps; the same
+ * records, scanned again in their own chunk, change nothing.
+ */
+static void side_learn(struct pp_recorder *r)
+{
+	struct pp_buf t;
+
+	pthread_mutex_lock(&r->lock);
+	t = r->side;
+	r->side = r->side_w;
+	pthread_mutex_unlock(&r->lock);
+	pp_syms__scan_side(r->syms, r->unw, t.data, t.len, sample_type_of, r);
+	pp_buf__reset(&t);
+	r->side_w = t;
+}
+
+/*
  * Append the chunk of @it to the file (or the flight recorder), compressed;
  * @backlog: chunks waiting behind it. Runs on the thread that owns the
  * file writer (r->writer_active): the writer thread, or the drain for a
@@ -668,8 +693,10 @@ static uint64_t write_item(struct pp_recorder *r, struct qitem *it, int backlog)
 		int level = r->o.level;
 
 		/* the maps first, then each stack unwound in place */
-		if (r->unw && it->desc.encoding != PP_DATA_FTRACE)
+		if (r->unw && it->desc.encoding != PP_DATA_FTRACE) {
+			side_learn(r);
 			pp_syms__scan_unwind(r->syms, r->unw, it->buf, &it->len, sample_type_of, r);
+		}
 
 		/*
 		 * Compression must never cost events: when chunks wait, a slow
@@ -931,6 +958,15 @@ static inline void stream_take(struct pp_recorder *r, struct stream *s,
 		s->last_ts = t;
 	}
 	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_COMM:
+		if (r->unw && (h->type != PERF_RECORD_COMM || (h->misc & PERF_RECORD_MISC_COMM_EXEC))) {
+			pthread_mutex_lock(&r->lock);
+			pp_buf__append(&r->side, h, h->size);
+			pthread_mutex_unlock(&r->lock);
+		}
+		break;
 	case PERF_RECORD_SAMPLE:
 		if (ei >= 0) {
 			r->counts[ei]++;
@@ -1977,6 +2013,8 @@ void pp_recorder__free(struct pp_recorder *r)
 	free(r->time_off);
 	pp_syms__free(r->syms);
 	pp_unwind__free(r->unw);
+	pp_buf__exit(&r->side);
+	pp_buf__exit(&r->side_w);
 	pp_perf_evlist__free(r->el);
 	if (r->sync_ready) {
 		pthread_mutex_destroy(&r->lock);

@@ -142,7 +142,30 @@ struct pp_syms {
 	uint16_t *upend_slot;	/* (pid, addr) -> upend index + 1: each waits once */
 
 	struct pp_buf new_mmaps;
+
+	/*
+	 * --call-graph=dwarf: a process's maps read from /proc when the
+	 * records that tell them are in another CPU's stream, not scanned yet.
+	 * Read at most once per unwound sample (@gen: unwind_gen then).
+	 */
+	struct procmaps {
+		uint32_t pid;
+		uint64_t gen;
+		size_t n, cap;
+		struct procmap {
+			uint64_t start, end, pgoff;
+			char *path;
+		} *v;
+	} procmaps;
+	uint64_t unwind_gen;
 };
+
+static void procmaps_clear(struct procmaps *pm)
+{
+	for (size_t i = 0; i < pm->n; i++)
+		free(pm->v[i].path);
+	pm->n = 0;
+}
 
 /**
  * pp_syms__new() - a symbol collector.
@@ -194,6 +217,8 @@ void pp_syms__free(struct pp_syms *s)
 	free(s->pm);
 	free(s->upend);
 	free(s->upend_slot);
+	procmaps_clear(&s->procmaps);
+	free(s->procmaps.v);
 	pp_buf__exit(&s->new_mmaps);
 	free(s);
 }
@@ -746,6 +771,26 @@ static void put_mmap_item(struct pp_buf *b, uint32_t pid, uint32_t prot, uint64_
 	pp_item__end(b, at);
 }
 
+/*
+ * One line of /proc/PID/maps: 0 and its range, offset and path if it maps
+ * a file executable, else -1.
+ */
+static int exec_map_line(const char *line, unsigned long long *start, unsigned long long *end,
+			 unsigned long long *pgoff, char *path, size_t size)
+{
+	unsigned long long ino;
+	unsigned int maj, min;
+	char perms[8];
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", start, end, perms, pgoff, &maj, &min,
+		   &ino, &n) < 7 || perms[2] != 'x' || line[n] != '/')
+		return -1;
+	snprintf(path, size, "%s", line + n);
+	path[strcspn(path, "\n")] = 0;
+	return 0;
+}
+
 static void snapshot_maps(struct pp_syms *s, struct pp_buf *mmaps, int pid)
 {
 	char path[64], line[4096];
@@ -756,21 +801,12 @@ static void snapshot_maps(struct pp_syms *s, struct pp_buf *mmaps, int pid)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, pgoff, ino;
-		char perms[8], fpath[4096], mf[128];
-		unsigned int maj, min;
+		unsigned long long start, end, pgoff;
+		char fpath[4096], mf[128];
 		uint8_t bid[20];
-		int n = 0, bsz = 0, di;
+		int bsz = 0, di;
 
-		fpath[0] = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
-			   &maj, &min, &ino, &n) < 7)
-			continue;
-		if (perms[2] != 'x')
-			continue;
-		snprintf(fpath, sizeof(fpath), "%s", line + n);
-		fpath[strcspn(fpath, "\n")] = 0;
-		if (fpath[0] != '/')
+		if (exec_map_line(line, &start, &end, &pgoff, fpath, sizeof(fpath)))
 			continue;
 		/* one build-id read per file: reuse a known DSO of the same path */
 		di = -1;
@@ -1246,6 +1282,25 @@ static int uaddr_try(struct pp_syms *s, uint32_t pid, uint64_t addr)
 	return 1;
 }
 
+/*
+ * Whether one of @pid's newest maps is this one, learnt from the same
+ * MMAP2 record already (record.h: pp_syms__scan() may see a record twice).
+ */
+static int known_map(const struct pp_syms *s, uint32_t pid, uint64_t start, uint64_t len,
+		     uint64_t pgoff, int dso, uint64_t ns)
+{
+	const struct pmaps *pm = pm_find(s, pid);
+
+	for (size_t i = pm ? pm->n : 0, k = 0; ns && i-- > 0 && k < 64; k++) {
+		const struct map *m = &pm->v[i];
+
+		if (m->ns == ns && m->start == start && m->end == start + len &&
+		    m->pgoff == pgoff && m->dso == dso)
+			return 1;
+	}
+	return 0;
+}
+
 static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size, uint64_t ns)
 {
 	/* header 8, pid/tid 8, addr 8, len 8, pgoff 8, 24 bytes id, prot/flags 8, filename */
@@ -1271,6 +1326,8 @@ static void scan_mmap2(struct pp_syms *s, const uint8_t *p, size_t size, uint64_
 	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
 		bsz = p[40] > 20 ? 20 : p[40];
 	di = add_dso(s, fn, p + 44, bsz);
+	if (known_map(s, pid, addr, len, pgoff, di, ns))
+		return;
 	add_map(s, pid, addr, len, pgoff, di, ns);
 	put_mmap_item(&s->new_mmaps, pid, prot, addr, len, pgoff, p + 44, bsz, fn);
 }
@@ -1394,6 +1451,69 @@ uint64_t pp_syms_dwarf_sample_type(uint64_t st)
 	return (st & DWARF_ST) == DWARF_ST ? st & ~DWARF_ST : st;
 }
 
+/* Read @pid's executable file maps into @pm: by map_files, which opens deleted files too. */
+static void procmaps_load(struct procmaps *pm, uint32_t pid)
+{
+	char name[64], line[4096], path[4096];
+	FILE *f;
+
+	procmaps_clear(pm);
+	pm->pid = pid;
+	snprintf(name, sizeof(name), "/proc/%u/maps", pid);
+	f = fopen(name, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff;
+		struct procmap *m;
+
+		if (exec_map_line(line, &start, &end, &pgoff, path, sizeof(path)))
+			continue;
+		if (pm->n == pm->cap) {
+			size_t cap = pm->cap ? 2 * pm->cap : 32;
+			struct procmap *v = realloc(pm->v, cap * sizeof(*v));
+
+			if (!v)
+				break;
+			pm->v = v;
+			pm->cap = cap;
+		}
+		snprintf(name, sizeof(name), "/proc/%u/map_files/%llx-%llx", pid, start, end);
+		m = &pm->v[pm->n];
+		m->path = strdup(access(name, R_OK) ? path : name);
+		if (!m->path)
+			continue;
+		m->start = start;
+		m->end = end;
+		m->pgoff = pgoff;
+		pm->n++;
+	}
+	fclose(f);
+}
+
+/* @addr's map in @pid's /proc maps, read again at most once per unwound sample. */
+static int proc_map_at(struct pp_syms *s, uint32_t pid, uint64_t addr, const char **path,
+		       uint64_t *start, uint64_t *pgoff)
+{
+	struct procmaps *pm = &s->procmaps;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; pm->pid == pid && i < pm->n; i++) {
+			if (addr >= pm->v[i].start && addr < pm->v[i].end) {
+				*path = pm->v[i].path;
+				*start = pm->v[i].start;
+				*pgoff = pm->v[i].pgoff;
+				return 0;
+			}
+		}
+		if (pm->pid == pid && pm->gen == s->unwind_gen)
+			break;
+		procmaps_load(pm, pid);
+		pm->gen = s->unwind_gen;
+	}
+	return -1;
+}
+
 static int map_at(void *ctx, uint32_t pid, uint64_t addr, const char **path, uint64_t *start,
 		  uint64_t *pgoff)
 {
@@ -1403,7 +1523,9 @@ static int map_at(void *ctx, uint32_t pid, uint64_t addr, const char **path, uin
 	int own;
 
 	m = find_map(s, pid, addr, &own, &at);
-	if (!m || m->dso < 0 || s->dsos[m->dso].jit)
+	if (!m || m->dso < 0)
+		return proc_map_at(s, pid, addr, path, start, pgoff);
+	if (s->dsos[m->dso].jit)
 		return -1;
 	*path = s->dsos[m->dso].path;
 	*start = m->start;
@@ -1481,6 +1603,7 @@ static size_t unwind_rewrite(struct pp_syms *s, struct pp_unwind *u, uint8_t *re
 		uint64_t dyn = smp.user_stack_dyn_size < smp.user_stack_size ?
 			       smp.user_stack_dyn_size : smp.user_stack_size;
 
+		s->unwind_gen++;
 		nf = pp_unwind__user(u, smp.pid, smp.tid, &maps, smp.user_regs, smp.user_stack, dyn,
 				     frames, room < UNWIND_MAX ? (uint32_t)room : UNWIND_MAX);
 	}
@@ -1516,6 +1639,22 @@ static size_t unwind_rewrite(struct pp_syms *s, struct pp_unwind *u, uint8_t *re
 		memcpy(rec + 6, &sz, 2);
 	}
 	return off;
+}
+
+void pp_syms__scan_side(struct pp_syms *s, struct pp_unwind *u, const void *data, size_t len,
+			uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx)
+{
+	struct pp_rec_iter it;
+	struct pp_rec r;
+
+	pp_rec_iter__init(&it, data, len);
+	while (pp_rec_iter__next(&it, &r)) {
+		uint32_t changed = r.type == PERF_RECORD_SAMPLE ? 0 :
+				   scan_rec(s, &r, sample_type_of, ctx, 0);
+
+		if (changed)
+			pp_unwind__forget(u, changed);
+	}
 }
 
 void pp_syms__scan_unwind(struct pp_syms *s, struct pp_unwind *u, uint8_t *data, size_t *len,

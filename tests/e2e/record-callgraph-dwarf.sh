@@ -4,14 +4,16 @@
 # frame-pointer walk from clock_nanosleep() skips nap_in_libc(); unwound with
 # the DSOs' CFI at record time, every one of the N off-CPU stacks (its
 # sched_switch samples in state S) runs through it, and the file still names
-# it after the helper is deleted. Also: the mode's spellings and bad values.
+# it after the helper is deleted. The helper hops CPUs between naps, so its
+# stacks come in another CPU's stream than the maps its exec made, which may
+# be scanned after them: the unwinder reads the maps from /proc. Also: the mode's spellings and bad values.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 AN=$B/pp-analyze
 [ -x "$AN" ] || skip "no $AN"
 N=10
 
 cp "$HELP/nap-libc" "$TMP/nap-copy"
-$REC -q -g --call-graph dwarf -e sched:sched_switch -o "$TMP/d.trace" -- "$TMP/nap-copy" $N 20 2>"$TMP/rec.err" ||
+$REC -q -g --call-graph dwarf -e sched:sched_switch -o "$TMP/d.trace" -- "$TMP/nap-copy" $N 20 hop 2>"$TMP/rec.err" ||
 	{ cat "$TMP/rec.err"; fail "pp-record -g --call-graph dwarf -e sched:sched_switch"; }
 rm -f "$TMP/nap-copy"
 "$AN" trace -g "$TMP/d.trace" > "$TMP/d.out" 2>&1 || fail "trace -g"

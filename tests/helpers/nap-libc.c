@@ -5,9 +5,15 @@
  * libc has no frame pointers: a frame-pointer walk from the syscall in
  * clock_nanosleep() skips nap_in_libc() (the off-CPU stack reads
  * main;clock_nanosleep); a DWARF unwind must show it in every stack.
+ * With a third argument "hop", each nap starts on the next CPU: its stacks
+ * come in another CPU's stream than the exec's maps.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 __attribute__((noinline)) void nap_in_libc(long ms)
 {
@@ -21,8 +27,18 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
 	long ms = argc > 2 ? atol(argv[2]) : 20;
+	int hop = argc > 3 && !strcmp(argv[3], "hop");
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (hop && ncpu > 1) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET((int)(i % ncpu), &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
 		nap_in_libc(ms);
+	}
 	return 0;
 }
