@@ -242,6 +242,11 @@ static void offcpu_sleeper(int no_bpf_loop)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(sleeper_go(&sl), 0);
 	/*
+	 * Its maps, as pp-record learns its targets' at the start: on a loaded
+	 * host a drain may first meet its stacks after it has ended.
+	 */
+	pp_syms__learn(syms, (uint32_t)sl.pid, &tasks, &mmaps);
+	/*
 	 * Drain every 20 ms (the recorder: every second), so that unused
 	 * stacks are released (every 16 drains) while the helper still
 	 * sleeps on the same stack: no aggregate may lose its frames.
