@@ -18,7 +18,7 @@ out=$("$B/pp-analyze" rundelay --filter 'rd-*' --perins --json "$T/t") ||
 	{ echo "rundelay failed"; exit 1; }
 echo "$out"
 wcalls=$(echo "$out" | grep '"rd-waiter"' | grep -o '"calls":[0-9]*' | cut -d: -f2)
-stotal=$(echo "$out" | grep '"rd-spinner"' | grep -o '"total":[0-9]*' | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
+stotal=$(echo "$out" | grep '"rd-spinner"' | grep -o '"total":[0-9]*' | cut -d: -f2 | awk '{ s += $1 } END { printf "%.0f\n", s }')
 [ "${wcalls:-0}" -ge $N ] || { echo "rd-waiter waits '$wcalls', want >= $N"; exit 1; }
 [ "$stotal" -gt 10000000 ] || { echo "spinners queued only $stotal ns"; exit 1; }
 n=$("$B/pp-analyze" rundelay --filter 'rd-spinner' --than 500us "$T/t" | grep -c 'waited')

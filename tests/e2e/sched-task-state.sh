@@ -31,7 +31,7 @@ n=$("$B/pp-analyze" task-state -S --filter 'sched-sleep' --than 15ms "$T/t" | gr
 # off-CPU flame graph
 "$B/pp-analyze" task-state -S --filter 'sched-sleep' -g --flame-graph "$T/fg" "$T/t" >/dev/null 2>&1 ||
 	{ echo "flame graph failed"; exit 1; }
-w=$(awk '/;sched_sleep_once;/ { s += $NF } END { print s + 0 }' "$T/fg.folded")
+w=$(awk '/;sched_sleep_once;/ { s += $NF } END { printf "%.0f\n", s }' "$T/fg.folded")
 [ "$w" -ge $((N * 20000000)) ] && [ "$w" -lt $((N * 26000000)) ] ||
 	{ echo "off-CPU weight under sched_sleep_once: $w"; cat "$T/fg.folded"; exit 1; }
 grep -q sched_sleep_once "$T/fg.svg" || { echo "svg lacks sched_sleep_once"; exit 1; }
