@@ -232,6 +232,10 @@ static const struct pp_mod_opt bp_mod_opts[] = {
 	{ NULL, 0, 0, NULL },
 };
 
+static const struct pp_source_ops bp_source = {
+	.sample = bp_src_sample,
+};
+
 const struct pp_analyzer pp_analyzer_breakpoint = {
 	.name = "breakpoint",
 	.desc = "hardware breakpoints: who reads/writes/executes an address, with stacks",
@@ -249,6 +253,6 @@ const struct pp_analyzer pp_analyzer_breakpoint = {
 	.sample = bp_sample,
 	.report = bp_report,
 	.deinit = bp_deinit,
-	.src_match = bp_src_match,
-	.src_sample = bp_src_sample,
+	.match = bp_src_match,
+	.source = &bp_source,
 };

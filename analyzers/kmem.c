@@ -974,11 +974,11 @@ void pp_kmem__lost(struct pp_session *s, const struct pp_lost *l)
 	}
 }
 
-/** pp_kmem__exit_task() - a thread ended: no call of it is pending any more. */
-void pp_kmem__exit_task(struct pp_session *s, const struct pp_task_event *t)
+/** pp_kmem__task() - a thread that ended has no call pending any more. */
+void pp_kmem__task(struct pp_session *s, const struct pp_task_event *t)
 {
 	struct kmem *km = pp_session__priv(s);
-	struct upend *p = pp_kmap__find(&km->pend, t->tid);
+	struct upend *p = t->kind == PP_TASK_EXIT ? pp_kmap__find(&km->pend, t->tid) : NULL;
 
 	if (p)
 		p->active = 0;

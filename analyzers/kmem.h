@@ -36,7 +36,7 @@ void pp_kmem__sample(struct pp_session *s, const struct pp_event *e);
 void pp_kmem__lost(struct pp_session *s, const struct pp_lost *l);
 /** pp_kmem__bpf_item() - ->bpf_item: the aggregates of --user --bpf. */
 void pp_kmem__bpf_item(struct pp_session *s, const struct pp_bpf_item *it);
-void pp_kmem__exit_task(struct pp_session *s, const struct pp_task_event *t);
+void pp_kmem__task(struct pp_session *s, const struct pp_task_event *t);
 void pp_kmem__interval(struct pp_session *s, uint64_t now);
 void pp_kmem__report(struct pp_session *s);
 void pp_kmem__deinit(struct pp_session *s);

@@ -486,7 +486,7 @@ const struct pp_analyzer pp_analyzer_ldlat_loads = {
 	.opts = PP_OPT_INTERVAL | PP_OPT_FREQ | PP_OPT_JSON | PP_OPT_EXCLUDE | PP_OPT_THAN |
 		PP_OPT_CALLCHAIN | PP_OPT_FLAME,
 	.events = ldlat_events,
-	.src_match = ldlat_src_match,
+	.match = ldlat_src_match,
 	.init = ldlat_init,
 	.sample = ldlat_sample,
 	.interval = ldlat_print,

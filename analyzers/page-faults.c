@@ -202,6 +202,10 @@ static const struct pp_mod_opt pf_mod_opts[] = {
 	{ NULL, 0, 0, NULL },
 };
 
+static const struct pp_source_ops pf_source = {
+	.sample = pf_src_sample,
+};
+
 const struct pp_analyzer pp_analyzer_page_faults = {
 	.name = "page-faults",
 	.desc = "page faults with address, instruction and stack; per-process counts",
@@ -218,6 +222,6 @@ const struct pp_analyzer pp_analyzer_page_faults = {
 	.sample = pf_sample,
 	.report = pf_report,
 	.deinit = pf_deinit,
-	.src_match = pf_src_match,
-	.src_sample = pf_src_sample,
+	.match = pf_src_match,
+	.source = &pf_source,
 };

@@ -825,6 +825,10 @@ static int profile_src_sample(struct pp_session *s, void *state, const struct pp
 	return 1;
 }
 
+static const struct pp_source_ops profile_source = {
+	.sample = profile_src_sample,
+};
+
 const struct pp_analyzer pp_analyzer_profile = {
 	.name = "profile",
 	.desc = "sampled stacks (cpu-clock at -F HZ): hottest functions, folded stacks, flame graph",
@@ -848,6 +852,6 @@ const struct pp_analyzer pp_analyzer_profile = {
 	.interval = profile_interval,
 	.report = profile_report,
 	.deinit = profile_deinit,
-	.src_match = profile_src_match,
-	.src_sample = profile_src_sample,
+	.match = profile_src_match,
+	.source = &profile_source,
 };

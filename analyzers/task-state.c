@@ -585,6 +585,12 @@ static const struct pp_mod_opt ts_mod_opts[] = {
 	{ NULL, 0, 0, NULL },
 };
 
+static const struct pp_source_ops ts_source = {
+	.init = ts_src_init,
+	.sample = ts_src_sample,
+	.free = ts_src_free,
+};
+
 const struct pp_analyzer pp_analyzer_task_state = {
 	.name = "task-state",
 	.desc = "time per thread in each state (R, R+, S, D, T, I): calls, total, min, p50/p95/p99, max",
@@ -609,8 +615,6 @@ const struct pp_analyzer pp_analyzer_task_state = {
 	.interval = ts_print,
 	.report = ts_report,
 	.deinit = ts_deinit,
-	.src_match = ts_src_match,
-	.src_init = ts_src_init,
-	.src_sample = ts_src_sample,
-	.src_free = ts_src_free,
+	.match = ts_src_match,
+	.source = &ts_source,
 };

@@ -231,7 +231,7 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 			se.start = 0;
 			se.addr = 0;
 			se.text[0] = '\0';
-			more = src->a->src_sample(s, src->state, &e, &se);
+			more = src->a->source->sample(s, src->state, &e, &se);
 			if (more > 0)
 				s->a.source_event(s, &se);
 		} while (more > 1);
@@ -289,7 +289,7 @@ void pp_session__dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_
 	size -= (uint16_t)idsz;	/* body bytes end here */
 	switch (h->type) {
 	case PERF_RECORD_COMM: {
-		struct pp_task_event t = { .time = id.time, .cpu = id.cpu };
+		struct pp_task_event t = { .kind = PP_TASK_COMM, .time = id.time, .cpu = id.cpu };
 		char comm[17];
 		size_t n;
 
@@ -305,7 +305,7 @@ void pp_session__dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_
 		t.comm = comm;
 		t.exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
 		pp_session__set_comm(s, t.pid, t.tid, comm);
-		s->a.comm(s, &t);
+		s->a.task(s, &t);
 		break;
 	}
 	case PERF_RECORD_FORK:
@@ -329,10 +329,11 @@ void pp_session__dispatch_ev(struct pp_session *s, uint32_t stream, const uint8_
 			/* What a target process forks is a target too. */
 			if (s->targets && t.pid != t.ppid && idset_has(&s->tgt_procs, t.ppid))
 				pp_session__add_target(s, t.pid, 0);
-			s->a.fork(s, &t);
+			t.kind = PP_TASK_FORK;
 		} else {
-			s->a.exit(s, &t);
+			t.kind = PP_TASK_EXIT;
 		}
+		s->a.task(s, &t);
 		break;
 	}
 	case PERF_RECORD_MMAP:

@@ -356,7 +356,7 @@ uint64_t pp_session__lies(const struct pp_session *s, const struct pp_reader_sta
  * so after the data that needs them) are loaded up front.
  * Return: 0 or -errno (a message is printed).
  */
-static const struct pp_source_ops file_source;
+static const struct pp_input_ops file_source;
 
 int pp_session__open_file(struct pp_session *s, const char *path)
 {
@@ -684,7 +684,7 @@ static int run_file(struct pp_session *s)
 /* The reader and the streams' readers are the session's: freed with it. */
 static void file_free(struct pp_session *s) {}
 
-static const struct pp_source_ops file_source = {
+static const struct pp_input_ops file_source = {
 	.name = "file",
 	.run = run_file,
 	.refill = stream_load,

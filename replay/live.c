@@ -438,7 +438,7 @@ static int open_error(struct live *lv, int err)
 	return err;
 }
 
-static const struct pp_source_ops live_source;
+static const struct pp_input_ops live_source;
 
 /**
  * pp_live__open() - open the module's events on the local rings.
@@ -832,7 +832,7 @@ static int live_refill(struct pp_session *s, struct pp_stream *st)
 	return 0;
 }
 
-static const struct pp_source_ops live_source = {
+static const struct pp_input_ops live_source = {
 	.name = "live",
 	.run = live_run,
 	.refill = live_refill,

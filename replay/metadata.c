@@ -158,7 +158,7 @@ int pp_session__add_evsel(struct pp_session *s, const struct perf_event_attr *at
 		ev->spec = match_spec(s, name);
 		s->mod_req[ev->idx] = !ev->spec && module_requests(s, name);
 		for (int k = 0; k < s->nr_srcs && !ev->src; k++) {
-			if (s->srcs[k].a->src_match(&s->srcs[k].o, ev))
+			if (s->srcs[k].a->match(&s->srcs[k].o, ev))
 				ev->src = &s->srcs[k];
 		}
 	}

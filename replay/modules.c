@@ -94,7 +94,7 @@ const struct pp_analyzer *pp_analyzer__source(const char *entry, const struct pp
 	for (size_t i = 0; pp_analyzer__nth(i); i++) {
 		const struct pp_analyzer *m = pp_analyzer__nth(i);
 
-		if (m->src_sample && strlen(m->name) == n && !strncmp(m->name, entry, n))
+		if (m->source && strlen(m->name) == n && !strncmp(m->name, entry, n))
 			a = m;
 	}
 	if (!a)

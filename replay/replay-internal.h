@@ -139,7 +139,7 @@ struct pp_session {
 	size_t heap_cap;
 
 	/* the source of records: a file (session.c) or the live kernel (live.c) */
-	const struct pp_source_ops *src;
+	const struct pp_input_ops *src;
 	void *live;			/* the live source's state */
 
 	/* BPF aggregates of either source (replay/bpf-agg.c) */
@@ -337,8 +337,8 @@ int pp_debuginfod_urls(const char *urls);
 char *pp_demangle(const char *name);
 
 /**
- * struct pp_source_ops - a source of records behind one interface: the
- * session never asks which one it has.
+ * struct pp_input_ops - the input of records behind one interface (a file,
+ * live rings): the session never asks which one it has.
  * @name: "file", "live".
  * @run: deliver every record: fill the streams (pp_stream.data/len) and
  *       merge (pp_session__merge()) until the source ends or s->stop.
@@ -346,7 +346,7 @@ char *pp_demangle(const char *name);
  *          (0: the end of a file stream; a live stream waits for its ring).
  * @free: release the source; fine if it never opened.
  */
-struct pp_source_ops {
+struct pp_input_ops {
 	const char *name;
 	int (*run)(struct pp_session *s);
 	int (*refill)(struct pp_session *s, struct pp_stream *st);

@@ -45,12 +45,8 @@ void pp_analyzer__fill_stubs(struct pp_analyzer *a)
 		a->sample = stub_sample;
 	if (!a->lost)
 		a->lost = stub_lost;
-	if (!a->comm)
-		a->comm = stub_task;
-	if (!a->fork)
-		a->fork = stub_task;
-	if (!a->exit)
-		a->exit = stub_task;
+	if (!a->task)
+		a->task = stub_task;
 	if (!a->mmap)
 		a->mmap = stub_mmap;
 	if (!a->bpf_item)
@@ -241,8 +237,8 @@ void pp_session__free(struct pp_session *s)
 		s->src->free(s);
 	pp_bpf_agg_feed__free(s);
 	for (int i = 0; i < s->nr_srcs; i++) {
-		if (s->srcs[i].inited && s->srcs[i].a->src_free)
-			s->srcs[i].a->src_free(s->srcs[i].state);
+		if (s->srcs[i].inited && s->srcs[i].a->source->free)
+			s->srcs[i].a->source->free(s->srcs[i].state);
 	}
 	for (size_t i = 0; i < s->nr_evsels; i++) {
 		pp_print_plan__free(s->evsels[i].plan);
@@ -646,14 +642,10 @@ void pp_session__dispatch_sideband(struct pp_session *s, uint32_t stream, const 
 	if (type != PERF_RECORD_COMM && type != PERF_RECORD_FORK && type != PERF_RECORD_EXIT &&
 	    type != PERF_RECORD_MMAP && type != PERF_RECORD_MMAP2)
 		return;
-	s->a.comm = stub_task;
-	s->a.fork = stub_task;
-	s->a.exit = stub_task;
+	s->a.task = stub_task;
 	s->a.mmap = stub_mmap;
 	pp_session__dispatch_ev(s, stream, rec, size, ev);
-	s->a.comm = a.comm;
-	s->a.fork = a.fork;
-	s->a.exit = a.exit;
+	s->a.task = a.task;
 	s->a.mmap = a.mmap;
 	s->stats.records = records;
 }
@@ -686,16 +678,16 @@ static void held_events(const struct pp_session *s, char *buf, size_t len)
 		snprintf(buf, len, "it holds no events");
 }
 
-/* Does the file hold an event of the module's ->events() requests (or its ->src_match)? */
+/* Does the file hold an event of the module's ->events() requests (or its ->match)? */
 static int module_events_held(struct pp_session *s, char *names, size_t len)
 {
 	struct pp_event_reqs reqs;
 	size_t n = 0;
 
 	names[0] = '\0';
-	if (s->a.src_match) {
+	if (s->a.match) {
 		for (size_t i = 0; i < s->nr_evsels; i++) {
-			if (s->a.src_match(&s->opts, &s->evsels[i]))
+			if (s->a.match(&s->opts, &s->evsels[i]))
 				return 1;
 		}
 		return 0;
@@ -750,7 +742,7 @@ static int check_names(struct pp_session *s)
 		int found = 0;
 
 		for (size_t k = 0; k < s->nr_evsels && !found; k++)
-			found = src->a->src_match(&src->o, &s->evsels[k]);
+			found = src->a->match(&src->o, &s->evsels[k]);
 		if (!found) {
 			fprintf(stderr, "pp-analyze: %s: no event in %s feeds '%s' (%s)\n", s->a.name,
 				s->path, s->opts.events[src->entry], held);
@@ -887,7 +879,7 @@ int pp_session__run(struct pp_session *s)
 	for (int i = 0; i < s->nr_srcs && !ret; i++) {
 		struct pp_src *src = &s->srcs[i];
 
-		ret = src->a->src_init ? src->a->src_init(s, &src->o, &src->state) : 0;
+		ret = src->a->source->init ? src->a->source->init(s, &src->o, &src->state) : 0;
 		src->inited = !ret;
 	}
 	if (!ret) {

@@ -88,9 +88,12 @@ static void info_lost(struct pp_session *s, const struct pp_lost *l)
 		g_info.lost[c] += l->count;
 }
 
-static void info_comm(struct pp_session *s, const struct pp_task_event *t) { g_info.types[PERF_RECORD_COMM]++; }
-static void info_fork(struct pp_session *s, const struct pp_task_event *t) { g_info.types[PERF_RECORD_FORK]++; }
-static void info_exit(struct pp_session *s, const struct pp_task_event *t) { g_info.types[PERF_RECORD_EXIT]++; }
+static void info_task(struct pp_session *s, const struct pp_task_event *t)
+{
+	g_info.types[t->kind == PP_TASK_COMM ? PERF_RECORD_COMM :
+		     t->kind == PP_TASK_FORK ? PERF_RECORD_FORK : PERF_RECORD_EXIT]++;
+}
+
 static void info_mmap(struct pp_session *s, const struct pp_mmap_event *m) { g_info.types[PERF_RECORD_MMAP2]++; }
 
 static const struct pp_analyzer info_analyzer = {
@@ -98,9 +101,7 @@ static const struct pp_analyzer info_analyzer = {
 	/* Counts every record of the file, whatever targets it names. */
 	.needs_system_wide = 1,
 	.lost = info_lost,
-	.comm = info_comm,
-	.fork = info_fork,
-	.exit = info_exit,
+	.task = info_task,
 	.mmap = info_mmap,
 };
 

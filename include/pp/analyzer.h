@@ -188,8 +188,16 @@ struct pp_lost {
 	int source;			/* 0 kernel ring, 1 LOST_SAMPLES, 2 recorder */
 };
 
+/* What a struct pp_task_event tells. */
+enum pp_task_kind {
+	PP_TASK_COMM = 1,		/* a task's name, set or changed by an exec */
+	PP_TASK_FORK,			/* a task was made */
+	PP_TASK_EXIT,			/* a task ended */
+};
+
 /* COMM, FORK, EXIT side-band. */
 struct pp_task_event {
+	enum pp_task_kind kind;
 	uint64_t time;
 	uint32_t pid, tid, ppid, ptid, cpu;
 	const char *comm;		/* COMM only */
@@ -300,7 +308,28 @@ struct pp_src_event {
 };
 
 /**
- * struct pp_analyzer - one profiler module.
+ * struct pp_source_ops - what a module does as an event source inside another
+ * profiler (-e 'NAME/OPTS/' to a host with ->source_event); the events it
+ * reads are those its ->match takes.
+ * @init: allocate *@state (the events are known); NULL: no state.
+ * @sample: turn one event into @out; 1 when @out is filled, 0 when the event
+ *          only updates state, 2 when @out is filled and the event makes one
+ *          more: the core hands @out to the host and calls again with the
+ *          same event.
+ * @free: free @state (accepts NULL); NULL when @init is.
+ */
+struct pp_source_ops {
+	int (*init)(struct pp_session *s, const struct pp_opts *o, void **state);
+	int (*sample)(struct pp_session *s, void *state, const struct pp_event *e,
+		      struct pp_src_event *out);
+	void (*free)(void *state);
+};
+
+/**
+ * struct pp_analyzer - one profiler module: what it is (name, help, options,
+ * events), then what it does - @init, @sample, @report and @deinit, and the
+ * optional ones it needs - and, for a module that is an event source in
+ * other profilers too, @source. A callback left NULL does nothing.
  *
  * @name, @desc: "trace", one-line description for `pp-analyze list`.
  * @help: usage text after the common options (module options, examples).
@@ -327,56 +356,48 @@ struct pp_src_event {
  *           read through @bpf_agg when it holds its windows, through the
  *           module's events otherwise.
  * @events: the events it needs for @o (default when NULL: each -e as given).
+ * @match: the file's events it reads, when @events cannot say (a name and
+ *         perf type of the trace; as a source, configured by @o): 1 yes, 0 no.
  * @init: validate options against the session's events, allocate state in
  *        pp_session__set_priv(); return 0 or -errno (with a message printed).
  * @sample: one event, in time order.
- * @lost: a lost window; never before @init (windows met while the file is
- *        opened are held, at most 64, and delivered right after).
- * @comm/@fork/@exit/@mmap: side-band, in time order.
- * @bpf_item: one item of the aggregate @bpf_agg names (windows first, then
- *            their aggregates), filtered on -p/-t like samples.
- * @interval: tick every -i interval; @now is the end of the interval.
  * @report: final report after the last event.
  * @deinit: free state; also called after a failed @init, so it must accept
  *          whatever @init built before it failed (no state at all included).
- * @src_match: as an event source: does event @ev (a name and perf type of the
- *             trace) feed the source configured by @o? 1 yes, 0 no.
- * @src_init: as an event source: allocate *@state (events are known).
- * @src_sample: as an event source: turn one event into @out; 1 when @out is
- *              filled, 0 when the event only updates state, 2 when @out is
- *              filled and the event makes one more: the core hands @out to
- *              the host and calls again with the same event.
- * @src_free: as an event source: free @state; accepts NULL.
+ * @lost: a lost window; never before @init (windows met while the file is
+ *        opened are held, at most 64, and delivered right after).
+ * @interval: tick every -i interval; @now is the end of the interval.
+ * @task, @mmap: side-band (COMM, FORK, EXIT: @t->kind; MMAP), in time order.
+ * @bpf_item: one item of the aggregate @bpf_agg names (windows first, then
+ *            their aggregates), filtered on -p/-t like samples.
  * @source_event: as a host: one event of a source (NULL: the module takes none).
+ * @source: as an event source (NULL: the module is none).
  */
 struct pp_analyzer {
+	/* what it is */
 	const char *name;
 	const char *desc;
 	const char *help;
 	unsigned int opts;
+	const struct pp_mod_opt *mod_opts;
 	int needs_system_wide;
 	int no_symbols;
-	const struct pp_mod_opt *mod_opts;
 	int bpf_agg;
 	const char *bpf_agg_opt;
 	int (*events)(const struct pp_opts *o, struct pp_event_reqs *out);
+	int (*match)(const struct pp_opts *o, const struct pp_evsel *ev);
+	/* what it does */
 	int (*init)(struct pp_session *s);
 	void (*sample)(struct pp_session *s, const struct pp_event *e);
-	void (*lost)(struct pp_session *s, const struct pp_lost *l);
-	void (*comm)(struct pp_session *s, const struct pp_task_event *t);
-	void (*fork)(struct pp_session *s, const struct pp_task_event *t);
-	void (*exit)(struct pp_session *s, const struct pp_task_event *t);
-	void (*mmap)(struct pp_session *s, const struct pp_mmap_event *m);
-	void (*bpf_item)(struct pp_session *s, const struct pp_bpf_item *item);
-	void (*interval)(struct pp_session *s, uint64_t now);
 	void (*report)(struct pp_session *s);
 	void (*deinit)(struct pp_session *s);
-	int (*src_match)(const struct pp_opts *o, const struct pp_evsel *ev);
-	int (*src_init)(struct pp_session *s, const struct pp_opts *o, void **state);
-	int (*src_sample)(struct pp_session *s, void *state, const struct pp_event *e,
-			  struct pp_src_event *out);
-	void (*src_free)(void *state);
+	void (*lost)(struct pp_session *s, const struct pp_lost *l);
+	void (*interval)(struct pp_session *s, uint64_t now);
+	void (*task)(struct pp_session *s, const struct pp_task_event *t);
+	void (*mmap)(struct pp_session *s, const struct pp_mmap_event *m);
+	void (*bpf_item)(struct pp_session *s, const struct pp_bpf_item *item);
 	void (*source_event)(struct pp_session *s, const struct pp_src_event *se);
+	const struct pp_source_ops *source;
 };
 
 /**
