@@ -97,34 +97,33 @@ void pp_session__tick(struct pp_session *s, uint64_t ts)
 }
 
 /*
- * Read a sample of layout @f into @e through the fast path of record/sample.c
- * (inline; the copy is folded away). Return: 0, or -EINVAL.
+ * The sample a module sees (struct pp_event), from the parser's: the one
+ * place a field of the perf sample becomes one of the event. Inline: with
+ * the fast path's sample, whose other fields are zero, it folds to the
+ * stores of the fields read.
  */
-static inline int fast_parse(const struct pp_sample_layout *f, const uint8_t *rec, size_t size,
-			     struct pp_event *e)
+static inline void event_of(const struct pp_evsel *ev, const struct pp_sample *smp,
+			    struct pp_event *e)
 {
-	struct pp_sample_hot h;
-
-	if (pp_sample__parse_hot(f, rec, size, &h))
-		return -EINVAL;
-	e->ip = h.ip;
-	e->pid = h.pid;
-	e->tid = h.tid;
-	e->time = h.time;
-	e->addr = h.addr;
-	e->cpu = h.cpu;
-	e->period = h.period;
-	e->callchain = h.callchain;
-	e->nr_callchain = (uint32_t)h.nr_callchain;
-	e->raw = h.raw;
-	e->raw_size = h.raw_size;
-	e->regs = NULL;
-	e->regs_mask = 0;
-	e->user_stack = NULL;
-	e->user_stack_size = 0;
-	e->weight = 0;
-	e->data_src = 0;
-	return 0;
+	e->time = smp->time;
+	e->pid = smp->pid;
+	e->tid = smp->tid;
+	e->cpu = smp->cpu;
+	e->ip = smp->ip;
+	e->period = smp->period;
+	e->raw = smp->raw;
+	e->raw_size = smp->raw_size;
+	e->callchain = smp->callchain;
+	e->nr_callchain = (uint32_t)smp->nr_callchain;
+	e->addr = smp->addr;
+	e->regs = smp->user_regs;
+	e->regs_mask = smp->user_regs ? ev->sample_regs_user : 0;
+	e->user_stack = smp->user_stack;
+	e->user_stack_size = !smp->user_stack ? 0 :
+			     smp->user_stack_dyn_size < smp->user_stack_size ?
+			     smp->user_stack_dyn_size : smp->user_stack_size;
+	e->weight = smp->weight;
+	e->data_src = smp->data_src;
 }
 
 static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uint8_t *rec, uint16_t size)
@@ -133,11 +132,14 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 	struct pp_event e;
 	int to_host, to_src;
 
-	if (f->ok) {
-		if (fast_parse(f, rec, size, &e)) {
+	if (f->ok) {	/* the fast path: fixed offsets, the rest of the sample none */
+		struct pp_sample smp = { 0 };
+
+		if (pp_sample__parse_hot(f, rec, size, &smp)) {
 			s->stats.bad_records++;
 			return;
 		}
+		event_of(ev, &smp, &e);
 	} else {
 		struct pp_sample smp;
 		struct pp_sample_fmt fmt = { .sample_type = ev->sample_type,
@@ -148,25 +150,7 @@ static void dispatch_sample(struct pp_session *s, struct pp_evsel *ev, const uin
 			s->stats.bad_records++;
 			return;
 		}
-		e.time = smp.time;
-		e.pid = smp.pid;
-		e.tid = smp.tid;
-		e.cpu = smp.cpu;
-		e.ip = smp.ip;
-		e.period = smp.period;
-		e.raw = smp.raw;
-		e.raw_size = smp.raw_size;
-		e.callchain = smp.callchain;
-		e.nr_callchain = (uint32_t)smp.nr_callchain;
-		e.addr = smp.addr;
-		e.regs = smp.user_regs;
-		e.regs_mask = smp.user_regs ? ev->sample_regs_user : 0;
-		e.user_stack = smp.user_stack;
-		e.user_stack_size = smp.user_stack ? smp.user_stack_dyn_size : 0;
-		e.weight = smp.weight;
-		e.data_src = smp.data_src;
-		if (e.user_stack_size > smp.user_stack_size)
-			e.user_stack_size = smp.user_stack_size;
+		event_of(ev, &smp, &e);
 	}
 	/* a CPU the machine has not: a lie that would size per-CPU tables */
 	if (s->nr_cpus && e.cpu >= s->nr_cpus && (ev->sample_type & PERF_SAMPLE_CPU)) {

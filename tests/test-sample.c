@@ -299,7 +299,7 @@ static void build_layout_sample(struct rb *r, uint64_t st, uint64_t nr_cc, uint3
 static void check_same(const struct pp_sample_layout *l, uint64_t st, struct rb *r, size_t size)
 {
 	struct pp_sample ref;
-	struct pp_sample_hot hot;
+	struct pp_sample hot;
 	int a, b;
 
 	memset(&hot, 0xa5, sizeof(hot));

@@ -146,15 +146,6 @@ struct pp_sample_layout {
 	uint16_t fixed;		/* end of the fixed fields */
 };
 
-/* The fields the fast path reads: those of struct pp_sample of the same names. */
-struct pp_sample_hot {
-	uint64_t ip, time, addr, period;
-	uint32_t pid, tid, cpu, raw_size;
-	uint64_t nr_callchain;
-	const uint64_t *callchain;
-	const void *raw;
-};
-
 /**
  * pp_sample_layout__init() - the fixed layout of samples of @sample_type.
  * @l: receives it; l->ok is 0 when @sample_type has bits outside
@@ -183,13 +174,15 @@ static inline uint32_t pp_sample_rd32(const uint8_t *p)
  * pp_sample__parse_hot() - read a PERF_RECORD_SAMPLE of layout @l (l->ok).
  * @l: from pp_sample_layout__init(); @rec: the record (its type is not
  *   checked: the caller dispatches samples only); @size: bytes available;
- * @h: receives the fields, as pp_sample__parse() gives them.
+ * @h: receives the fields of PP_SAMPLE_FAST_BITS (ip, pid, tid, time, addr,
+ *   cpu, period, the callchain and raw block) as pp_sample__parse() gives
+ *   them; the others are left as they are.
  *
  * Inline: it runs once per sample in replay.
  * Return: 0, or -EINVAL when pp_sample__parse() would refuse the record.
  */
 static inline int pp_sample__parse_hot(const struct pp_sample_layout *l, const void *rec,
-				       size_t size, struct pp_sample_hot *h)
+				       size_t size, struct pp_sample *h)
 {
 	const uint8_t *r = (const uint8_t *)rec;
 	size_t end, off;
