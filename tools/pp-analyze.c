@@ -255,51 +255,13 @@ static void info_json(struct pp_session *s, const char *path, const struct info_
 	pp_out__printf(o, "}}\n");
 }
 
-static int cmd_info(const char *path, int json)
+/* `pp-analyze info` as text: the file, its host, its chunks, events, symbols and health. */
+static void info_text(struct pp_session *s, const char *path, const struct info_chunks *ch,
+		      struct pp_reader *r)
 {
-	struct pp_opts o = { 0 };
-	struct pp_session *s = pp_session__new(&info_analyzer, &o);
-	struct pp_reader *r;
-	struct pp_chunk c;
-	struct info_chunks ch = { 0 };
 	uint64_t ksyms, dsos, dsos_syms, maps;
 	const struct pp_reader_stats *rs;
-	int ret;
 
-	if (!s)
-		return 1;
-	pp_mem__set_limit(pp_mem__default(), 0);
-	if (pp_session__open_file(s, path)) {
-		pp_session__free(s);
-		return 1;
-	}
-	ret = pp_session__run(s);
-	if (pp_mem__exceeded()) {	/* said in one line: no report of part of the file */
-		pp_session__free(s);
-		return 1;
-	}
-	/* Sizes: a plain scan of every chunk header. */
-	{
-		/* the same checks as the replay's, for the same counts */
-		struct pp_reader_opts ro = { .check = pp_session__check_claim, .check_ctx = s };
-
-		r = pp_reader__open_path(path, &ro);
-	}
-	while (r && pp_reader__next(r, &c) == 1) {
-		ch.nr++;
-		ch.stored += c.hdr->stored_size;
-		ch.raw += c.hdr->raw_size;
-		if (c.hdr->type < 0x30)
-			ch.types[c.hdr->type]++;
-		ch.data += c.hdr->type == PP_CHUNK_DATA;
-	}
-	if (json) {
-		/* the plain scan saw every chunk: its counts are the complete ones */
-		info_json(s, path, &ch, pp_reader__stats(r ? r : s->reader));
-		pp_reader__free(r);
-		pp_session__free(s);
-		return ret ? 1 : 0;
-	}
 	printf("file:        %s (%llu bytes)\n", path,
 	       (unsigned long long)pp_reader__stats(s->reader)->file_size);
 	printf("host:        %s\n", mget(s, "hostname", "?"));
@@ -337,15 +299,15 @@ static int cmd_info(const char *path, int json)
 		       (unsigned long long)(dur % 1000000000ull / 1000));
 	}
 	printf("chunks:      %llu (data %llu), %llu bytes stored, %llu bytes raw",
-	       (unsigned long long)ch.nr, (unsigned long long)ch.data,
-	       (unsigned long long)ch.stored, (unsigned long long)ch.raw);
-	if (ch.stored)
-		printf(" (%.2fx)", (double)ch.raw / (double)ch.stored);
+	       (unsigned long long)ch->nr, (unsigned long long)ch->data,
+	       (unsigned long long)ch->stored, (unsigned long long)ch->raw);
+	if (ch->stored)
+		printf(" (%.2fx)", (double)ch->raw / (double)ch->stored);
 	printf("\n  by type:  ");
 	for (int t = 0; t < 0x30; t++) {
-		if (ch.types[t])
+		if (ch->types[t])
 			printf(" %s=%llu", chunk_names[t] ? chunk_names[t] : "unknown",
-			       (unsigned long long)ch.types[t]);
+			       (unsigned long long)ch->types[t]);
 	}
 	printf("\nrecords:     %llu (%llu samples, %llu comm, %llu fork, %llu exit, %llu mmap)\n",
 	       (unsigned long long)s->stats.records, (unsigned long long)s->stats.samples,
@@ -417,6 +379,52 @@ static int cmd_info(const char *path, int json)
 	} else {
 		printf("damage:      none\n");
 	}
+}
+
+static int cmd_info(const char *path, int json)
+{
+	struct pp_opts o = { 0 };
+	struct pp_session *s = pp_session__new(&info_analyzer, &o);
+	struct pp_reader *r;
+	struct pp_chunk c;
+	struct info_chunks ch = { 0 };
+	int ret;
+
+	if (!s)
+		return 1;
+	pp_mem__set_limit(pp_mem__default(), 0);
+	if (pp_session__open_file(s, path)) {
+		pp_session__free(s);
+		return 1;
+	}
+	ret = pp_session__run(s);
+	if (pp_mem__exceeded()) {	/* said in one line: no report of part of the file */
+		pp_session__free(s);
+		return 1;
+	}
+	/* Sizes: a plain scan of every chunk header. */
+	{
+		/* the same checks as the replay's, for the same counts */
+		struct pp_reader_opts ro = { .check = pp_session__check_claim, .check_ctx = s };
+
+		r = pp_reader__open_path(path, &ro);
+	}
+	while (r && pp_reader__next(r, &c) == 1) {
+		ch.nr++;
+		ch.stored += c.hdr->stored_size;
+		ch.raw += c.hdr->raw_size;
+		if (c.hdr->type < 0x30)
+			ch.types[c.hdr->type]++;
+		ch.data += c.hdr->type == PP_CHUNK_DATA;
+	}
+	if (json) {
+		/* the plain scan saw every chunk: its counts are the complete ones */
+		info_json(s, path, &ch, pp_reader__stats(r ? r : s->reader));
+		pp_reader__free(r);
+		pp_session__free(s);
+		return ret ? 1 : 0;
+	}
+	info_text(s, path, &ch, r);
 	pp_reader__free(r);
 	pp_session__free(s);
 	return ret ? 1 : 0;
