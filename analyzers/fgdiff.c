@@ -75,6 +75,17 @@ int pp_fgdiff__init(struct pp_session *s, const char *name)
 	return 0;
 }
 
+int pp_flame__report(struct pp_session *s, const struct pp_flame *fg, const char *name,
+		     const struct pp_flame_opts *fo)
+{
+	int ret = pp_flame__write_files(fg, name, fo);
+
+	if (!ret)
+		fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", name, name);
+	pp_session__fail(s, ret);
+	return ret;
+}
+
 int pp_fgdiff__write(struct pp_session *s, const struct pp_flame *fg, const char *name,
 		     const struct pp_flame_opts *fo)
 {
@@ -97,13 +108,8 @@ int pp_fgdiff__write(struct pp_session *s, const struct pp_flame *fg, const char
 		g_diff.base = d;
 		return 0;
 	}
-	if (s != g_diff.owner) {
-		ret = pp_flame__write_files(fg, name, fo);
-		if (!ret)
-			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", name, name);
-		pp_session__fail(s, ret);
-		return ret;
-	}
+	if (s != g_diff.owner)
+		return pp_flame__report(s, fg, name, fo);
 	empty = g_diff.base ? NULL : pp_flame__new();	/* BASE drew none: all is new */
 	d = g_diff.base || empty ? pp_flame__diff(g_diff.base ? g_diff.base : empty, fg,
 						  g_diff.normalize) : NULL;

@@ -16,6 +16,17 @@
 
 struct pp_session;
 
+/**
+ * pp_flame__report() - a module's --flame-graph at its report: write
+ * @name.folded and @name.svg, say so on stderr, or fail the session with
+ * the error (pp_session__fail()).
+ * @s: session; @fg: the graph; @name: the files' name; @fo: as
+ * pp_flame__write_files() takes it (NULL: defaults).
+ * Return: 0 or -errno.
+ */
+int pp_flame__report(struct pp_session *s, const struct pp_flame *fg, const char *name,
+		     const struct pp_flame_opts *fo);
+
 /* The module options, for a module's pp_mod_opt table. */
 #define PP_FGDIFF_OPTS \
 	{ "diff", 0, 1, "BASE  with --flame-graph: a differential flame graph, BASE (a trace) before, FILE after" }, \

@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include "pp/replay.h"
 #include "analyzers.h"
-#include "flamegraph.h"
+#include "fgdiff.h"
 #include "hist.h"
 #include "json.h"
 #include "kmem.h"
@@ -1371,7 +1371,6 @@ static void flame(struct pp_session *s, struct kmem *km, const char *name)
 	struct pp_flame *fg = pp_flame__new();
 	uint32_t ids[KMEM_MAX_FRAMES + 1];
 	int leak = km->mode == PP_KMEM_LEAK;
-	int ret;
 
 	if (!fg) {
 		pp_session__fail(s, -ENOMEM);
@@ -1420,10 +1419,7 @@ static void flame(struct pp_session *s, struct kmem *km, const char *name)
 			.count_name = "bytes",
 		};
 
-		ret = pp_flame__write_files(fg, name, &fo);
-		if (!ret)
-			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", name, name);
-		pp_session__fail(s, ret);
+		pp_flame__report(s, fg, name, &fo);
 	}
 	pp_flame__free(fg);
 }

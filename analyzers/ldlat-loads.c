@@ -21,7 +21,7 @@
 #include <linux/perf_event.h>
 #include "pp/replay.h"
 #include "analyzers.h"
-#include "flamegraph.h"
+#include "fgdiff.h"
 #include "hist.h"
 #include "json.h"
 #include "latrow.h"
@@ -444,12 +444,7 @@ static void ldlat_report(struct pp_session *s)
 			.count_name = "cycles",
 		};
 
-		int ret = pp_flame__write_files(l->fg, o->flame_graph, &fo);
-
-		if (!ret)
-			fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
-				o->flame_graph);
-		pp_session__fail(s, ret);
+		pp_flame__report(s, l->fg, o->flame_graph, &fo);
 	}
 }
 

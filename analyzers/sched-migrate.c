@@ -17,7 +17,7 @@
 #include <string.h>
 #include "pp/replay.h"
 #include "analyzers.h"
-#include "flamegraph.h"
+#include "fgdiff.h"
 #include "json.h"
 #include "sched-common.h"
 
@@ -270,17 +270,12 @@ static void sm_report(struct pp_session *s)
 {
 	struct sched_migrate *sm = pp_session__priv(s);
 	const struct pp_opts *o = pp_session__opts(s);
-	int ret;
 
 	if (!o->interval_ns)
 		sm_print(s, pp_session__stats(s)->last_ts);
 	if (!sm->fg)
 		return;
-	ret = pp_flame__write_files(sm->fg, o->flame_graph, NULL);
-	if (!ret)
-		fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
-			o->flame_graph);
-	pp_session__fail(s, ret);
+	pp_flame__report(s, sm->fg, o->flame_graph, NULL);
 }
 
 static void sm_deinit(struct pp_session *s)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "pp/replay.h"
 #include "analyzers.h"
-#include "flamegraph.h"
+#include "fgdiff.h"
 #include "json.h"
 
 /*
@@ -227,15 +227,9 @@ static void trace_report(struct pp_session *s)
 	struct trace *t = pp_session__priv(s);
 	const struct pp_opts *o = pp_session__opts(s);
 
-	int ret;
-
 	if (!t->fg)
 		return;
-	ret = pp_flame__write_files(t->fg, o->flame_graph, NULL);
-	if (!ret)
-		fprintf(stderr, "pp-analyze: wrote %s.folded and %s.svg\n", o->flame_graph,
-			o->flame_graph);
-	pp_session__fail(s, ret);
+	pp_flame__report(s, t->fg, o->flame_graph, NULL);
 }
 
 static void trace_deinit(struct pp_session *s)
