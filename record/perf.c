@@ -288,6 +288,12 @@ int pp_perf_cpus__online(int **cpus)
  * @threads: threads or NULL for system-wide; @nr_threads: count.
  * Return: evlist or NULL with errno set.
  */
+unsigned int pp_perf_ring_pages(int nr_cpus)
+{
+	return nr_cpus <= 64 ? (2u << 20) / (unsigned int)sysconf(_SC_PAGESIZE) :
+			       (1u << 20) / (unsigned int)sysconf(_SC_PAGESIZE);
+}
+
 struct pp_perf_evlist *pp_perf_evlist__new(const int *cpus, int nr_cpus,
 					   const pid_t *threads, int nr_threads)
 {

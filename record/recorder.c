@@ -833,12 +833,6 @@ static int pool_ready(struct pp_recorder *r)
  * the sched benchmark. Beyond 64 CPUs, 1 MiB each (kernel memory: perf's
  * default is 512 KiB).
  */
-static unsigned int ring_pages(int nr_cpus)
-{
-	return nr_cpus <= 64 ? (2u << 20) / (unsigned int)sysconf(_SC_PAGESIZE) :
-			       (1u << 20) / (unsigned int)sysconf(_SC_PAGESIZE);
-}
-
 /* Start @s's next chunk in its buffer. */
 static void stream_begin(struct pp_recorder *r, struct stream *s)
 {
@@ -1450,7 +1444,7 @@ static int rec_open(struct pp_recorder *r)
 		return rec_fail(r, 0, -ENOMEM, "out of memory");
 	if (o->cgroup_fds)
 		r->el->open_flags = PERF_FLAG_PID_CGROUP;
-	r->el->mmap_pages = o->mmap_pages ? o->mmap_pages : ring_pages(o->nr_cpus);
+	r->el->mmap_pages = o->mmap_pages ? o->mmap_pages : pp_perf_ring_pages(o->nr_cpus);
 	r->el->watermark = (unsigned int)(r->el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 	/*
 	 * ftrace's rings, twice the default: woken at half a ring, at 12M
@@ -1459,7 +1453,7 @@ static int rec_open(struct pp_recorder *r)
 	 * CPU.
 	 */
 	if (!o->mmap_pages && o->ftrace)
-		r->el->ftrace_pages = ring_pages(o->nr_cpus) * 2;
+		r->el->ftrace_pages = pp_perf_ring_pages(o->nr_cpus) * 2;
 	for (i = 0; i < r->es->nr; i++) {
 		const struct pp_evdesc *d = &r->es->v[i];
 		int ei = pp_perf_evlist__add(r->el, &d->attr, d->name, d->filter);

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ struct live {
 	int nr_watch;
 	int need_syms;		/* some event samples ips or stacks */
 	int use_ftrace;		/* --ftrace: tracepoints from a tracefs instance */
+	int rt;			/* it may wait for and drain the rings at SCHED_FIFO */
 	struct pp_ftrace *ft;	/* their source; streams[nr_cpus + i] are its CPUs' */
 	uint64_t start;
 };
@@ -520,7 +522,7 @@ int pp_live__open(struct pp_session *s)
 		ret = -ENOMEM;
 		goto out;
 	}
-	lv->el->mmap_pages = 256;
+	lv->el->mmap_pages = pp_perf_ring_pages(lv->el->nr_cpus);
 	lv->use_ftrace = o->ftrace;
 	ret = add_events(lv, &rq);
 	if (ret)
@@ -729,6 +731,29 @@ static int live_drain(struct pp_session *s, struct live *lv, int final)
 	return ret;
 }
 
+/* While the COMMAND waits to exec (its loader can fill a small ring): drain. */
+static void live_idle(void *ctx)
+{
+	struct pp_session *s = ctx;
+
+	live_drain(s, s->live, 0);
+}
+
+/*
+ * Wait for the rings and drain them at SCHED_FIFO (@on), the rest at the
+ * base policy: as pp-record's drain, it runs as soon as a ring's watermark
+ * wakes it under a storm of wake-ups, when a normal task waits behind
+ * every busy one while the rings fill; the analysis does not hold a CPU
+ * at realtime priority. Where it is refused it stays off.
+ */
+static void live_rt(struct live *lv, int on)
+{
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+
+	if (lv->rt && sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp))
+		lv->rt = 0;
+}
+
 /* Is one of the widened -p processes still there? */
 static int watch_alive(const struct live *lv)
 {
@@ -767,11 +792,12 @@ static int live_run(struct pp_session *s)
 	if (s->opts.duration_ns)
 		deadline = lv->start + s->opts.duration_ns;
 	pp_session__tick(s, lv->start);
-	ret = pp_workload__go(&lv->wl);
+	ret = pp_workload__go_while(&lv->wl, live_idle, s);
 	if (ret) {
 		fprintf(stderr, "pp-analyze: cannot run %s: %s\n", s->opts.workload[0], strerror(-ret));
 		return ret;
 	}
+	lv->rt = 1;
 	while (!s->stop && !done) {
 		int timeout = LIVE_POLL_MS, hup = 0;
 
@@ -783,6 +809,7 @@ static int live_run(struct pp_session *s)
 		if (s->opts.interval_ns && s->next_tick > now &&
 		    (s->next_tick - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((s->next_tick - now) / 1000000) + 1;
+		live_rt(lv, 1);
 		pp_perf_evlist__poll(lv->el, timeout, &hup);
 		if (lv->wl.pid > 0 && waitpid(lv->wl.pid, NULL, WNOHANG) == lv->wl.pid) {
 			lv->wl.pid = -1;
@@ -792,6 +819,7 @@ static int live_run(struct pp_session *s)
 			done = 1;	/* -p/-t: every target is gone */
 		now = mono_ns();
 		live_drain(s, lv, 0);
+		live_rt(lv, 0);
 		pp_bpf_agg_feed__poll(s, now);
 		if (now > LIVE_SLACK_NS) {
 			pp_session__merge(s, now - LIVE_SLACK_NS);

@@ -156,6 +156,12 @@ int pp_perf_cpus__online(int **cpus);
 int pp_perf_cpus__parse(const char *s, int **cpus);
 
 /**
+ * pp_perf_ring_pages() - the data pages of a ring per CPU that pp-record and
+ * --live drain: 2 MiB each up to 64 CPUs, 1 MiB beyond.
+ */
+unsigned int pp_perf_ring_pages(int nr_cpus);
+
+/**
  * pp_perf_evlist__new() - an empty event list.
  * @cpus: CPUs to open on (copied), or NULL for all online CPUs.
  * @nr_cpus: entries of @cpus.
