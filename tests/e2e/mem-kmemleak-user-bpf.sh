@@ -83,7 +83,10 @@ echo "file: $bs bytes (BPF), $us bytes (uprobes)"
 
 # -p PID: the probes go on the libc the running process maps
 PP_WAIT=$TMP/go "$bin" $K $S $N & P=$!
-until grep -q 'libc\.so' /proc/$P/maps 2>/dev/null; do kill -0 $P || fail "helper died"; sleep 0.01; done
+# the helper's own libc code: before the exec, the forked shell's libc is
+# mapped; after it, ld.so maps libc read-only first and its code a moment later
+until [ "$(readlink /proc/$P/exe)" = "$(readlink -f "$bin")" ] &&
+	grep -q ' r-xp .*libc\.so' /proc/$P/maps 2>/dev/null; do kill -0 $P || fail "helper died"; sleep 0.01; done
 $REC -q kmemleak --user --bpf -p $P -o "$TMP/p.trace" 2>"$TMP/err" & R=$!
 until [ -s "$TMP/p.trace" ] && ls -l /proc/$R/fd 2>/dev/null | grep -q 'bpf-link\|anon_inode:\[perf_event\]'; do
 	kill -0 $R 2>/dev/null || fail "pp-record -p exited early: $(cat "$TMP/err")"

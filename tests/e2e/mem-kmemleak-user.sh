@@ -55,7 +55,10 @@ grep -q "^churn_aligned $((3 * N)) $((N * (128 + 512 + 256)))$" "$TMP/p.out" || 
 
 # -p PID: the probes go on the libc the running process maps
 PP_WAIT=$TMP/go "$bin" $K $S $N & P=$!
-until grep -q 'libc\.so' /proc/$P/maps 2>/dev/null; do kill -0 $P || fail "helper died"; sleep 0.01; done
+# the helper's own libc code: before the exec, the forked shell's libc is
+# mapped; after it, ld.so maps libc read-only first and its code a moment later
+until [ "$(readlink /proc/$P/exe)" = "$(readlink -f "$bin")" ] &&
+	grep -q ' r-xp .*libc\.so' /proc/$P/maps 2>/dev/null; do kill -0 $P || fail "helper died"; sleep 0.01; done
 $REC -q kmemleak --user -p $P -o "$TMP/p.trace" 2>"$TMP/err" & R=$!
 wait_recording "$TMP/p.trace" $R	# the probes are on
 touch "$TMP/go"
