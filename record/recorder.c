@@ -825,14 +825,6 @@ static int pool_ready(struct pp_recorder *r)
 	return *b || (*b = malloc(r->buf_size));
 }
 
-/*
- * The default ring: 2 MiB per CPU, woken (r.el->watermark) when half full.
- * A drain takes 1 MiB a CPU per wake-up with 1 MiB left before a loss,
- * where a 1 MiB ring woken at a quarter took 256 KiB with 768 KiB left:
- * the wake-ups, each to cold caches, cost a tenth of the recorder's CPU on
- * the sched benchmark. Beyond 64 CPUs, 1 MiB each (kernel memory: perf's
- * default is 512 KiB).
- */
 /* Start @s's next chunk in its buffer. */
 static void stream_begin(struct pp_recorder *r, struct stream *s)
 {
@@ -1444,6 +1436,14 @@ static int rec_open(struct pp_recorder *r)
 		return rec_fail(r, 0, -ENOMEM, "out of memory");
 	if (o->cgroup_fds)
 		r->el->open_flags = PERF_FLAG_PID_CGROUP;
+	/*
+	 * The default ring: 2 MiB per CPU (pp_perf_ring_pages()), woken when
+	 * half full. A drain takes 1 MiB a CPU per wake-up with 1 MiB left
+	 * before a loss, where a 1 MiB ring woken at a quarter took 256 KiB
+	 * with 768 KiB left: the wake-ups, each to cold caches, cost a tenth of
+	 * the recorder's CPU on the sched benchmark. Beyond 64 CPUs, 1 MiB each
+	 * (kernel memory: perf's default is 512 KiB).
+	 */
 	r->el->mmap_pages = o->mmap_pages ? o->mmap_pages : pp_perf_ring_pages(o->nr_cpus);
 	r->el->watermark = (unsigned int)(r->el->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 	/*
