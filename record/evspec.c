@@ -839,6 +839,23 @@ int pp_uprobe_attr(struct perf_event_attr *attr, const char *func, const char *p
 	return 0;
 }
 
+/** pp_uprobe_attr_tracepoint() - the tracefs form of a uprobe PMU @attr (see pp/evspec.h). */
+long long pp_uprobe_attr_tracepoint(const struct perf_event_attr *attr, char *name, size_t len)
+{
+	static int type = -2, retbit;
+	const char *path = (const char *)(uintptr_t)attr->config1;
+
+	if (type == -2) {
+		type = pmu_type("uprobe");
+		retbit = pmu_retprobe_bit("uprobe");
+	}
+	if (type < 0 || attr->type != (uint32_t)type || !path)
+		return 0;
+	/* the semaphore's offset is in config's upper 32 bits (PERF_UPROBE_REF_CTR_OFFSET_SHIFT) */
+	return pp_tracefs_uprobe_add(path, attr->config2, !!(attr->config & (1ull << retbit)),
+				     attr->config >> 32, name, len);
+}
+
 /**
  * pp_kprobe_attr() - fill @attr for a kprobe through the kprobe PMU.
  * @attr: attributes; @func: kernel function; @ret: return probe.

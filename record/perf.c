@@ -20,6 +20,8 @@
 #include <sys/syscall.h>
 
 #include "pp/perf.h"
+#include "pp/evspec.h"
+#include "pp/tracefs.h"
 
 #define BOUNCE_SIZE	65536	/* perf_event_header.size is a u16 */
 
@@ -414,6 +416,23 @@ int pp_perf_evlist__open(struct pp_perf_evlist *el)
 						   (uint32_t)(bytes / 4);
 		}
 	}
+	for (ei = 0; ei < el->nr_evsels; ei++) {
+		struct pp_perf_evsel *e = &el->evsels[ei];
+		long long id;
+
+		if (!e->attr.inherit || e->external)
+			continue;
+		/* a uprobe PMU event cannot be inherited (pp_tracefs_uprobe_add()) */
+		id = pp_uprobe_attr_tracepoint(&e->attr, e->probe_name, sizeof(e->probe_name));
+		if (id < 0) {
+			e->probe_name[0] = '\0';
+			snprintf(el->err, sizeof(el->err), "%s: cannot make it in tracefs's uprobe_events "
+				 "(which a probe that follows children needs): %s", e->name,
+				 strerror((int)-id));
+			return (int)id;
+		}
+		e->probe_tp = (uint64_t)id;
+	}
 	el->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (el->epfd < 0)
 		return -errno;
@@ -443,7 +462,16 @@ int pp_perf_evlist__open(struct pp_perf_evlist *el)
 					n++;
 					continue;
 				}
-				fd = pp_perf_event__open(&e->attr, pid, cpu, -1, el->open_flags);
+				if (e->probe_tp) {
+					struct perf_event_attr a = e->attr;
+
+					a.type = PERF_TYPE_TRACEPOINT;
+					a.config = e->probe_tp;
+					a.config1 = a.config2 = 0;
+					fd = pp_perf_event__open(&a, pid, cpu, -1, el->open_flags);
+				} else {
+					fd = pp_perf_event__open(&e->attr, pid, cpu, -1, el->open_flags);
+				}
 				if (fd < 0 && fd == -ESRCH && el->nr_threads)
 					continue;	/* the thread is gone */
 				if (fd < 0) {
@@ -640,6 +668,10 @@ void pp_perf_evlist__close(struct pp_perf_evlist *el)
 				close(e->fds[i]);
 			e->fds[i] = -1;
 		}
+		if (e->probe_name[0])
+			pp_tracefs_uprobe_del(e->probe_name);
+		e->probe_name[0] = '\0';
+		e->probe_tp = 0;
 	}
 	if (el->epfd >= 0)
 		close(el->epfd);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,89 @@ char *pp_tracefs_read(const char *rel, size_t *len)
 		return NULL;
 	}
 	return pp_file_read(path, len);
+}
+
+/* Write @line to tracefs's uprobe_events. Return: 0 or -errno. */
+static int uprobe_events_write(const char *line)
+{
+	const char *dir = pp_tracefs_dir(NULL);
+	char path[512];
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!dir)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, line, strlen(line));
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != strlen(line))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+/* Remove the probes of pp processes that are gone ("p:pp_PID/uN ..."). */
+static void uprobe_remove_stale(void)
+{
+	char *text = pp_tracefs_read("uprobe_events", NULL), *line, *save = NULL;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		char del[160];
+		unsigned int pid, seq;
+
+		if (sscanf(line, "%*[pr]:pp_%u/u%u ", &pid, &seq) != 2)
+			continue;
+		if (pid == (unsigned int)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(del, sizeof(del), "-:pp_%u/u%u\n", pid, seq);
+		uprobe_events_write(del);
+	}
+	free(text);
+}
+
+long long pp_tracefs_uprobe_add(const char *path, uint64_t off, int ret, uint64_t ref_ctr,
+				char *name, size_t len)
+{
+	static unsigned int seq;
+	static int swept;
+	char line[4352], sys[32], ev[32];
+	long long id;
+	int err;
+
+	if (strpbrk(path, " \t\n") || strlen(path) > 4096)
+		return -EINVAL;
+	if (!swept) {
+		swept = 1;
+		uprobe_remove_stale();
+	}
+	snprintf(sys, sizeof(sys), "pp_%d", (int)getpid());
+	snprintf(ev, sizeof(ev), "u%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	if (ref_ctr)
+		snprintf(line, sizeof(line), "%c:%s/%s %s:0x%llx(0x%llx)\n", ret ? 'r' : 'p', sys, ev, path,
+			 (unsigned long long)off, (unsigned long long)ref_ctr);
+	else
+		snprintf(line, sizeof(line), "%c:%s/%s %s:0x%llx\n", ret ? 'r' : 'p', sys, ev, path,
+			 (unsigned long long)off);
+	err = uprobe_events_write(line);
+	if (err)
+		return err;
+	snprintf(name, len, "%s/%s", sys, ev);
+	id = pp_tracefs_event_id(sys, ev);
+	if (id < 0)
+		pp_tracefs_uprobe_del(name);
+	return id;
+}
+
+int pp_tracefs_uprobe_del(const char *name)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), "-:%s\n", name);
+	return uprobe_events_write(line);
 }
 
 /**

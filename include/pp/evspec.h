@@ -347,6 +347,17 @@ char *pp_evspec__breakpoint_name(uint64_t addr, uint32_t len, uint32_t type, cha
 int pp_uprobe_attr(struct perf_event_attr *attr, const char *func, const char *path, int ret,
 		   char *err, size_t errlen);
 
+/**
+ * pp_uprobe_attr_tracepoint() - for an @attr of the uprobe PMU (as
+ * pp_uprobe_attr() fills it, USDT semaphore included), the same probe made
+ * through tracefs (pp_tracefs_uprobe_add()): perf events of it can be
+ * inherited by the children a traced task makes.
+ * @name, @len: receive the probe's name, for pp_tracefs_uprobe_del().
+ * Return: the tracepoint id; 0 when @attr is no uprobe; -errno when the
+ * probe cannot be made.
+ */
+long long pp_uprobe_attr_tracepoint(const struct perf_event_attr *attr, char *name, size_t len);
+
 /** pp_kprobe_attr() - fill @attr for a kprobe on @func. Return: 0, -EOPNOTSUPP if no kprobe PMU. */
 int pp_kprobe_attr(struct perf_event_attr *attr, const char *func, int ret);
 

@@ -119,6 +119,8 @@ struct pp_perf_evsel {
 	void *priv;			/* the caller's */
 	int external;			/* delivered by another source (ftrace): not
 					   opened; ids[] are made up, unique in the list */
+	uint64_t probe_tp;		/* an inherited uprobe: opened as this tracepoint */
+	char probe_name[64];		/* its tracefs name, removed at close; "" none */
 };
 
 struct pp_perf_evlist {

@@ -59,6 +59,29 @@ char *pp_tracefs_format(const char *sys, const char *name);
 char *pp_tracefs_fields(const char *format, char *buf, size_t size);
 
 /**
+ * pp_tracefs_uprobe_add() - a uprobe (or uretprobe) made through tracefs's
+ * uprobe_events, to be opened as a tracepoint. A perf event of the uprobe
+ * PMU cannot be inherited: at each fork or thread the kernel reads its path
+ * again from a pointer (attr.config1) in the forking task, whose memory is
+ * not the recorder's (EFAULT: pthread_create() fails in the traced program).
+ * A tracepoint has no pointer. Named "pp_PID/uN"; probes of a pp that died
+ * (its PID gone) are removed on the way.
+ * @path, @off: the file and the offset in it; @ret: a return probe;
+ * @ref_ctr: the offset of its USDT semaphore, 0 when none.
+ * @name, @len: receive "pp_PID/uN" for pp_tracefs_uprobe_del().
+ * Return: the tracepoint's id, or -errno (-EINVAL: a path uprobe_events
+ * cannot take, with white space in it).
+ */
+long long pp_tracefs_uprobe_add(const char *path, uint64_t off, int ret, uint64_t ref_ctr,
+				char *name, size_t len);
+
+/**
+ * pp_tracefs_uprobe_del() - remove a probe of pp_tracefs_uprobe_add(), once
+ * no perf event uses it. Return: 0 or -errno.
+ */
+int pp_tracefs_uprobe_del(const char *name);
+
+/**
  * pp_tracefs_put_format() - append one FORMATS item to @b.
  * @kind: PP_FMT_HEADER_PAGE, PP_FMT_EVENT or PP_FMT_PRINTK;
  * @sys, @name: the event ("" and "header_page" for the others);
