@@ -78,6 +78,9 @@ FORMAT_LIB := $(O)/libpp-format.a
 RECORD_LIB := $(O)/libpp-record.a
 REPLAY_LIB := $(O)/libpp-replay.a
 PROGS      := $(O)/pp-record $(O)/pp-analyze
+# Libraries a recorded COMMAND loads (pp_workload__lib() finds them beside
+# the programs): the sampled heap profiler's interposer.
+PRELOADS   := $(O)/libpp-heap.so
 TESTS      := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 HELPERS    := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS)) \
 	      $(patsubst tests/helpers/%.cc,$(O)/tests/helpers/%,$(HELPER_CXX_SRCS))
@@ -89,7 +92,7 @@ SKELS  := $(patsubst %,$(O)/bpf/%.skel.h,$(PROBES))
 .SECONDARY:
 .PHONY: all clean check-layers test test-nodeps test-stress check-fresh test-bins test_unit test_asan fuzz fuzz-reader \
 	fuzz-replay fuzz-cov run bench deps install
-all: $(PROGS) $(HELPERS)
+all: $(PROGS) $(PRELOADS) $(HELPERS)
 
 $(O)/%.o: %.c | $(SKELS)
 	$(call msg,CC,$<)
@@ -137,6 +140,16 @@ $(O)/pp-analyze: $(O)/tools/pp-analyze.o $(LIBS)
 $(O)/tests/%: $(O)/tests/%.o $(LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(SAN_LDFLAGS) -o $@ $< $(LIBS) $(LDLIBS_ALL) -lcmocka
+
+# libpp-heap.so runs inside the profiled program, on every malloc: only
+# libc, no sanitizer (it would wrap the allocator it interposes), frame
+# pointers for the stacks the uprobe on its probes takes.
+$(O)/libpp-heap.so: record/preload/heap.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) $(if $(WERROR),-Werror) -D_GNU_SOURCE -fPIC -shared \
+		-fvisibility=hidden -fno-omit-frame-pointer \
+		-Wl,-z,now -Wl,-z,relro -o $@ $< -lpthread
 
 # Test helper programs: built without optimisation so the spin functions keep
 # their names in stacks, with frame pointers for -g sampling.
@@ -316,11 +329,13 @@ $(O)/bench/maps-bench: $(O)/tests/bench/maps-bench.o $(LIBS)
 PREFIX ?= /usr/local
 MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
-install: $(PROGS)
+install: $(PROGS) $(PRELOADS)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(COMPLETIONDIR)
 	$(Q)install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	$(Q)install -d $(DESTDIR)$(PREFIX)/lib/pp
+	$(Q)install -m 644 $(PRELOADS) $(DESTDIR)$(PREFIX)/lib/pp/
 	$(Q)install -m 644 $(wildcard spec/man/*.1) $(DESTDIR)$(MANDIR)/man1/
 	$(Q)install -m 644 $(wildcard spec/man/*.5) $(DESTDIR)$(MANDIR)/man5/
 	$(Q)install -m 644 scripts/pp-completion.bash $(DESTDIR)$(COMPLETIONDIR)/pp-record

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,26 @@ enum kmem_role {
 	KR_FREE,		/* a tracepoint (or --free event) with the pointer */
 	KR_UENTRY,		/* uprobe on a libc allocator: the arguments */
 	KR_URET,		/* uretprobe on it: the pointer returned */
+	KR_SALLOC,		/* --sample: pp_heap_alloc(ptr, size, mean), a sampled block */
+	KR_SFREE,		/* --sample: pp_heap_free(ptr), a sampled block freed */
+	KR_SSTATS,		/* --sample: pp_heap_stats(samples, untracked) at a process's exit */
+};
+
+/*
+ * --sample: the probes of pp's sampler (record/preload/heap.c), their
+ * roles, and what pp-record preloads into the COMMAND.
+ */
+#define HEAP_LIB		"libpp-heap.so"
+#define HEAP_ENV		"PP_HEAP_SAMPLE"
+#define HEAP_DEFAULT_MEAN	524288ull
+
+static const struct {
+	const char *name;
+	int role;
+} heap_probes[] = {
+	{ "pp_heap_alloc", KR_SALLOC },
+	{ "pp_heap_free", KR_SFREE },
+	{ "pp_heap_stats", KR_SSTATS },
 };
 
 /* The pointer spaces (a process's heap is KS_USER + pid). */
@@ -79,7 +100,8 @@ struct kev {
 
 struct kobj {
 	uint64_t ptr;			/* 0: empty slot */
-	uint64_t size;
+	uint64_t size;			/* bytes it stands for (--sample: weighted) */
+	uint64_t objs;			/* objects it stands for (1 unless sampled) */
 	uint64_t time;
 	uint32_t space;
 	uint32_t stack;			/* index into stacks, UINT32_MAX: none */
@@ -140,6 +162,10 @@ struct kmem {
 	uint64_t allocs, alloc_bytes, frees, frees_unknown, realloc_moves, reused;
 	uint64_t orphan_returns, failed, posix_unknown, int_bytes, int_calls;
 	uint64_t lost_windows, lost_records;
+	/* --sample: the sampler's probes */
+	int track;			/* keep the outstanding objects (kmemleak, --pprof) */
+	uint64_t mean;			/* bytes per sample on average, 1: every call */
+	uint64_t samples, sampler_samples, sampler_untracked, sampler_exits;
 	int nomem;
 };
 
@@ -253,6 +279,51 @@ static int find_libc(uint32_t pid, char *buf, size_t len)
 /* Spec strings handed out by pp_kmem__events(): they live until exit. */
 static char ev_pool[8192];
 
+/*
+ * --sample[=BYTES]: the COMMAND loads pp's sampler, which reports one block
+ * every BYTES allocated on average through its probes; frees of those
+ * blocks come through another.
+ */
+static int heap_events(const struct pp_opts *o, const char *val, struct pp_event_reqs *out)
+{
+	uint64_t mean = HEAP_DEFAULT_MEAN;
+	size_t used = 0;
+
+	if (*val && (pp_opts__bytes(val, &mean) || !mean)) {
+		snprintf(out->err, sizeof(out->err), "bad --sample '%s' (bytes per sample on average, "
+			 "as 512K or 1M; 1 for every call)", val);
+		return -EINVAL;
+	}
+	if (!o->workload || o->pids || o->tids) {
+		snprintf(out->err, sizeof(out->err), "--sample loads pp's sampler into the COMMAND it "
+			 "starts (-- COMMAND); for a running process use --user or --user --bpf");
+		return -EINVAL;
+	}
+	if (pp_analyzer__lib(HEAP_LIB, out->preload, sizeof(out->preload))) {
+		snprintf(out->err, sizeof(out->err), "--sample: pp's sampler %s is neither beside the "
+			 "program nor in ../lib/pp (PP_LIB_DIR=DIR names its directory)", HEAP_LIB);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < sizeof(heap_probes) / sizeof(heap_probes[0]); i++) {
+		int alloc = heap_probes[i].role == KR_SALLOC;
+		int n = snprintf(ev_pool + used, sizeof(ev_pool) - used, "uprobe:%s@%s//regs/%s",
+				 heap_probes[i].name, out->preload, alloc ? "stack/" : "");
+
+		if (n < 0 || (size_t)n >= sizeof(ev_pool) - used) {
+			snprintf(out->err, sizeof(out->err), "the sampler's path is too long");
+			return -E2BIG;
+		}
+		out->req[out->nr].spec = ev_pool + used;
+		out->req[out->nr].callchain = alloc;
+		out->req[out->nr].exclude_kernel = 1;
+		out->nr++;
+		used += (size_t)n + 1;
+	}
+	snprintf(out->preload_env, sizeof(out->preload_env), HEAP_ENV "=%llu", (unsigned long long)mean);
+	out->task_only = 1;
+	return 0;
+}
+
 /**
  * pp_kmem__events() - the events of kmemleak and kmemprof for @o.
  * @o: options; @out: receives the requests.
@@ -268,8 +339,16 @@ int pp_kmem__events(const struct pp_opts *o, struct pp_event_reqs *out)
 	int user = pp_opts__mod(o, "user") != NULL;
 	int explicit = pp_opts__mod(o, "alloc") || pp_opts__mod(o, "free");
 	int bpf = pp_opts__mod(o, "bpf") != NULL;
+	const char *sample = pp_opts__mod(o, "sample");
 
 	out->nr = 0;
+	if (sample && (!user || bpf || explicit)) {
+		snprintf(out->err, sizeof(out->err), "--sample samples libc's allocators in a COMMAND: "
+			 "it goes with --user, without --bpf or --alloc/--free");
+		return -EINVAL;
+	}
+	if (sample)
+		return heap_events(o, sample, out);
 	if (bpf && !user) {
 		snprintf(out->err, sizeof(out->err), "--bpf sums libc's allocators in the kernel: "
 			 "it goes with --user");
@@ -386,6 +465,22 @@ static int ufunc_of(const char *name, int *ret)
 	return -1;
 }
 
+/* "uprobe:pp_heap_alloc@.../libpp-heap.so": the sampler probe's role, or KR_NONE. */
+static int heap_role(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	if (strncmp(name, "uprobe:", 7) || !at)
+		return KR_NONE;
+	for (size_t i = 0; i < sizeof(heap_probes) / sizeof(heap_probes[0]); i++) {
+		size_t l = strlen(heap_probes[i].name);
+
+		if ((size_t)(at - name - 7) == l && !strncmp(name + 7, heap_probes[i].name, l))
+			return heap_probes[i].role;
+	}
+	return KR_NONE;
+}
+
 /* Is @ev named by an --alloc (1) or --free (2) option of @o? @x receives the spec. */
 static int explicit_role(const struct pp_opts *o, const struct pp_evsel *ev, struct xspec *x)
 {
@@ -438,7 +533,8 @@ int pp_kmem__src_match(const struct pp_opts *o, const struct pp_evsel *ev)
 
 	if (pp_opts__mod(o, "alloc") || pp_opts__mod(o, "free"))
 		return explicit_role(o, ev, &x) != 0;
-	return builtin_role(ev->name, &space) != KR_NONE || ufunc_of(ev->name, &ret) >= 0;
+	return builtin_role(ev->name, &space) != KR_NONE || ufunc_of(ev->name, &ret) >= 0 ||
+	       heap_role(ev->name) != KR_NONE;
 }
 
 /* --- init -------------------------------------------------------------- */
@@ -474,6 +570,7 @@ int pp_kmem__init(struct pp_session *s, int mode)
 		return -ENOMEM;
 	pp_session__set_priv(s, km);
 	km->mode = mode;
+	km->track = mode == PP_KMEM_LEAK || pp_opts__mod(o, "pprof");
 	km->top = KMEM_DEFAULT_TOP;
 	pp_kmap__init(&km->pend, sizeof(struct upend));
 	if (top) {
@@ -486,6 +583,8 @@ int pp_kmem__init(struct pp_session *s, int mode)
 	}
 	if (explicit && (!pp_opts__mod(o, "alloc") || !pp_opts__mod(o, "free")))
 		return pp_analyzer__err(mod, -EINVAL, "--alloc and --free go together");
+	if (pp_pprof__check_opt(s))
+		return -EINVAL;
 	if (pp_session__bpf_agg(s) == PP_AGG_MEM) {
 		/* the kernel paired them: the items say it all (pp_kmem__bpf_item) */
 		if (explicit)
@@ -532,6 +631,14 @@ int pp_kmem__init(struct pp_session *s, int mode)
 			}
 			if (!k->ptr || (role == KR_ALLOC && k->space == KS_SLAB && !k->size))
 				return -EINVAL;
+		} else if ((role = heap_role(ev->name)) != KR_NONE) {
+			if (!ev->sample_regs_user)
+				return pp_analyzer__err(mod, -EINVAL, "%s was recorded without registers (record "
+					"with: pp-record %s --user --sample -- CMD)", ev->name, mod);
+			k->role = role;
+			k->space = KS_USER;
+			k->user_stack_only = 1;
+			role = role == KR_SALLOC ? KR_ALLOC : role == KR_SFREE ? KR_FREE : KR_NONE;
 		} else if ((f = ufunc_of(ev->name, &ret)) >= 0) {
 			if (!ev->sample_regs_user)
 				return pp_analyzer__err(mod, -EINVAL, "%s was recorded without registers (record "
@@ -627,8 +734,8 @@ static void obj_del(struct kmem *km, size_t i)
 	}
 }
 
-static void obj_add(struct kmem *km, uint32_t space, uint64_t ptr, uint64_t size, uint32_t stack,
-		    uint64_t time, uint32_t tid)
+static void obj_add(struct kmem *km, uint32_t space, uint64_t ptr, uint64_t size, uint64_t objs,
+		    uint32_t stack, uint64_t time, uint32_t tid)
 {
 	size_t i;
 
@@ -641,7 +748,7 @@ static void obj_add(struct kmem *km, uint32_t space, uint64_t ptr, uint64_t size
 		km->reused++;	/* its free was not seen (lost, or a path no event covers) */
 	else
 		km->nr_objs++;
-	km->objs[i] = (struct kobj){ .ptr = ptr, .size = size, .time = time, .space = space,
+	km->objs[i] = (struct kobj){ .ptr = ptr, .size = size, .objs = objs, .time = time, .space = space,
 				     .stack = stack, .tid = tid, .lossgen = km->lossgen };
 }
 
@@ -650,15 +757,16 @@ static int obj_free(struct kmem *km, uint32_t space, uint64_t ptr)
 {
 	size_t i;
 
-	km->frees++;
 	if (!km->obj_cap)
 		goto unknown;
 	i = obj_find(km, space, ptr);
 	if (!km->objs[i].ptr)
 		goto unknown;
+	km->frees += km->objs[i].objs;	/* a sampled block's free stands for as many */
 	obj_del(km, i);
 	return 1;
 unknown:
+	km->frees++;
 	km->frees_unknown++;
 	return 0;
 }
@@ -772,12 +880,19 @@ static void count_alloc(struct kmem *km, uint32_t stack, uint64_t size)
 	count_allocs(km, stack, 1, size);
 }
 
+/* A block at @ptr standing for @objs allocations of @size bytes in all. */
+static void new_objects(struct kmem *km, uint32_t space, uint64_t ptr, uint64_t size, uint64_t objs,
+			uint32_t stack, const struct pp_event *e)
+{
+	count_allocs(km, stack, objs, size);
+	if (km->track)
+		obj_add(km, space, ptr, size, objs, stack, e->time, e->tid);
+}
+
 static void new_object(struct kmem *km, uint32_t space, uint64_t ptr, uint64_t size,
 		       uint32_t stack, const struct pp_event *e)
 {
-	count_alloc(km, stack, size);
-	if (km->mode == PP_KMEM_LEAK)
-		obj_add(km, space, ptr, size, stack, e->time, e->tid);
+	new_objects(km, space, ptr, size, 1, stack, e);
 }
 
 /* Register @bit of @e's sample (the regs attribute), 0 when absent. */
@@ -869,7 +984,7 @@ static void user_return(struct pp_session *s, struct kmem *km, const struct pp_e
 	if (p->ufunc == UF_REALLOC || p->ufunc == UF_REALLOCARRAY) {
 		/* realloc(p, 0) frees; a failed realloc leaves the old block */
 		if (p->old && (ax || !p->size)) {
-			if (km->mode == PP_KMEM_LEAK)
+			if (km->track)
 				obj_free(km, space, p->old);
 			if (ax)
 				km->realloc_moves++;
@@ -911,6 +1026,55 @@ static void user_return(struct pp_session *s, struct kmem *km, const struct pp_e
 	new_object(km, space, ax, p->size, p->stack, e);
 }
 
+/*
+ * The stack of a sampled block without the sampler's own frames: those
+ * innermost that lie in the mapping of the probe (libpp-heap.so).
+ */
+static uint32_t heap_stack(struct pp_session *s, struct kmem *km, const struct pp_event *e)
+{
+	uint64_t ips[KMEM_MAX_FRAMES];
+	uint8_t kern[KMEM_MAX_FRAMES];
+	size_t n = pp_session__stack_ips(s, e, ips, kern, KMEM_MAX_FRAMES), m = 0;
+	struct pp_map_info lib;
+	int known = pp_session__map(s, e->pid, e->ip, 0, &lib);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!kern[i]) {
+			ips[m] = ips[i];
+			kern[m++] = 0;
+		}
+	}
+	while (known && m && ips[m - 1] >= lib.start && ips[m - 1] < lib.end)
+		m--;
+	return stack_intern_ips(km, m ? e->pid : 0, ips, kern, m, e->tid);
+}
+
+/*
+ * pp_heap_alloc(ptr, size, mean): a block of size bytes that held one of
+ * the points laid every mean bytes on average (exponential gaps), which
+ * happens with the probability p = 1 - exp(-size/mean): it stands for
+ * size/p bytes and 1/p allocations. mean 1: every allocation, as it is.
+ */
+static void heap_alloc(struct pp_session *s, struct kmem *km, const struct pp_event *e)
+{
+	uint64_t ptr = reg(e, REG_DI), size = reg(e, REG_SI), mean = reg(e, REG_DX);
+	uint64_t bytes = size, objs = 1;
+
+	km->samples++;
+	km->mean = mean;
+	if (mean > 1 && size) {
+		double p = -expm1(-(double)size / (double)mean), n = 1.0 / p;
+		/* a whole count, rounded up or down at random (the block's address
+		 * and time as the draw): the sums stay unbiased */
+		double u = (double)(mix64(ptr ^ e->time) >> 11) * (1.0 / 9007199254740992.0);
+
+		bytes = (uint64_t)((double)size / p + 0.5);
+		objs = (uint64_t)n + (u < n - floor(n));
+	}
+	if (ptr)
+		new_objects(km, KS_USER + e->pid, ptr, bytes, objs, heap_stack(s, km, e), e);
+}
+
 /** pp_kmem__sample() - one event: an allocation, a free, or half of a libc call. */
 void pp_kmem__sample(struct pp_session *s, const struct pp_event *e)
 {
@@ -940,7 +1104,7 @@ void pp_kmem__sample(struct pp_session *s, const struct pp_event *e)
 		return;
 	case KR_FREE:
 		/* frees count from any task: an object may die in another context */
-		if (km->mode == PP_KMEM_LEAK && !pp_event__num(e, k->ptr, &ptr) && ptr &&
+		if (km->track && !pp_event__num(e, k->ptr, &ptr) && ptr &&
 		    !(k->space == KS_PAGE && ptr == UINT64_MAX))
 			obj_free(km, k->space, ptr);
 		return;
@@ -951,6 +1115,19 @@ void pp_kmem__sample(struct pp_session *s, const struct pp_event *e)
 	case KR_URET:
 		if (pp_session__is_target(s, e->tid))
 			user_return(s, km, e);
+		return;
+	case KR_SALLOC:
+		if (pp_session__is_target(s, e->tid))
+			heap_alloc(s, km, e);
+		return;
+	case KR_SFREE:
+		if (km->track && reg(e, REG_DI))
+			obj_free(km, KS_USER + e->pid, reg(e, REG_DI));
+		return;
+	case KR_SSTATS:
+		km->sampler_exits++;
+		km->sampler_samples += reg(e, REG_DI);
+		km->sampler_untracked += reg(e, REG_SI);
 		return;
 	}
 }
@@ -1106,6 +1283,36 @@ static int cmp_bytes(const void *a, const void *b)
 }
 
 /*
+ * Add the objects still allocated to their stacks' out_bytes, out_objs,
+ * oldest and comms; those allocated before a loss of records (their free
+ * may have been lost) go to @unc_objs and @unc_bytes instead.
+ */
+static void sum_outstanding(struct pp_session *s, struct kmem *km, uint64_t *unc_objs,
+			    uint64_t *unc_bytes)
+{
+	for (size_t i = 0; i < km->obj_cap; i++) {
+		const struct kobj *ob = &km->objs[i];
+		struct kstk *st;
+
+		if (!ob->ptr)
+			continue;
+		if (ob->lossgen < km->lossgen) {
+			*unc_objs += ob->objs;
+			*unc_bytes += ob->size;
+			continue;
+		}
+		if (ob->stack == UINT32_MAX)
+			continue;
+		st = &km->stks[ob->stack];
+		st->out_bytes += ob->size;
+		st->out_objs += ob->objs;
+		if (ob->time < st->oldest)
+			st->oldest = ob->time;
+		add_comm(st->comms, &st->nr_comms, pp_session__comm(s, ob->tid));
+	}
+}
+
+/*
  * The rows for the report: kmemleak the outstanding objects (certain ones),
  * kmemprof the allocations of the interval (@total: of the whole run).
  * Return: the rows (*@nr of them, merged, sorted by bytes), NULL if none.
@@ -1136,26 +1343,7 @@ static struct krow *make_rows(struct pp_session *s, struct kmem *km, int total, 
 				add_comm(st->comms, &st->nr_comms, stack_comm(s, st));
 		}
 	} else if (km->mode == PP_KMEM_LEAK) {
-		for (size_t i = 0; i < km->obj_cap; i++) {
-			const struct kobj *ob = &km->objs[i];
-			struct kstk *st;
-
-			if (!ob->ptr)
-				continue;
-			if (ob->lossgen < km->lossgen) {
-				(*unc_objs)++;
-				*unc_bytes += ob->size;
-				continue;
-			}
-			if (ob->stack == UINT32_MAX)
-				continue;
-			st = &km->stks[ob->stack];
-			st->out_bytes += ob->size;
-			st->out_objs++;
-			if (ob->time < st->oldest)
-				st->oldest = ob->time;
-			add_comm(st->comms, &st->nr_comms, pp_session__comm(s, ob->tid));
-		}
+		sum_outstanding(s, km, unc_objs, unc_bytes);
 	} else {
 		for (size_t i = 0; i < km->nr_stks; i++) {
 			struct kstk *st = &km->stks[i];
@@ -1263,6 +1451,10 @@ static void print_rows(struct pp_session *s, struct kmem *km, struct krow *rows,
 		}
 		pp_json__u64(s, "failed", km->failed);
 		pp_json__u64(s, "lost_windows", km->lost_windows);
+		if (km->samples) {
+			pp_json__u64(s, "sample_bytes", km->mean);
+			pp_json__u64(s, "samples", km->samples);
+		}
 		pp_json__end(s);
 		for (size_t i = 0; i < n && i < shown; i++) {
 			const struct krow *r = &rows[i];
@@ -1309,6 +1501,10 @@ static void print_rows(struct pp_session *s, struct kmem *km, struct krow *rows,
 		pp_out__printf(out, "%s: %s in %llu allocations, %zu stacks\n", when,
 			       human_bytes(b1, sizeof(b1), bytes), (unsigned long long)count, n);
 	}
+	if (km->samples && km->mean > 1)
+		pp_out__printf(out, "sampled: one allocation every %s on average, %llu samples: bytes and "
+			       "counts are estimates\n", human_bytes(b1, sizeof(b1), km->mean),
+			       (unsigned long long)km->samples);
 	for (size_t i = 0; i < n && i < shown; i++) {
 		const struct krow *r = &rows[i];
 		const struct kstk *st = &km->stks[r->stack];
@@ -1424,6 +1620,56 @@ static void flame(struct pp_session *s, struct kmem *km, const char *name)
 	pp_flame__free(fg);
 }
 
+/*
+ * --pprof: per stack the four values of a heap profile, as Go's: what was
+ * allocated over the run (alloc_objects, alloc_space) and what is still
+ * allocated at the end (inuse_objects, inuse_space), --sample's estimates
+ * when sampled.
+ */
+static void write_pprof(struct pp_session *s, struct kmem *km, uint64_t now, const char *path)
+{
+	struct pp_pprof_desc d = {
+		.types = { { "alloc_objects", "count" }, { "alloc_space", "bytes" },
+			   { "inuse_objects", "count" }, { "inuse_space", "bytes" } },
+		.nr_types = 4,
+		.period_type = { "space", "bytes" },
+		.period = km->mean > 1 ? (int64_t)km->mean : 0,
+		.default_type = km->mode == PP_KMEM_LEAK ? "inuse_space" : "alloc_space",
+		.comment = km->mode == PP_KMEM_LEAK ? "pp kmemleak" : "pp kmemprof",
+	};
+	struct pp_pprof *pp = pp_pprof__new(&d);
+	uint64_t unc_objs = 0, unc_bytes = 0;
+
+	if (!pp) {
+		pp_session__fail(s, -ENOMEM);
+		return;
+	}
+	for (size_t i = 0; i < km->nr_stks; i++) {
+		struct kstk *st = &km->stks[i];
+
+		st->out_bytes = km->bpf ? st->live_bytes : 0;
+		st->out_objs = km->bpf ? st->live_objs : 0;
+		st->nr_comms = 0;
+	}
+	if (!km->bpf)
+		sum_outstanding(s, km, &unc_objs, &unc_bytes);
+	for (size_t i = 0; i < km->nr_stks; i++) {
+		const struct kstk *st = &km->stks[i];
+		int64_t v[4] = { (int64_t)st->tot_calls, (int64_t)st->tot_bytes, (int64_t)st->out_objs,
+				 (int64_t)st->out_bytes };
+
+		if (!st->tot_calls && !st->out_objs)
+			continue;
+		if (pp_pprof__add(pp, s, st->pid, st->tid, stack_comm(s, st), km->ips + st->off,
+				  km->kern + st->off, st->nr, NULL, 0, v)) {
+			pp_session__fail(s, -ENOMEM);
+			break;
+		}
+	}
+	pp_pprof__report(pp, s, pp_session__stats(s)->first_ts, now, path);
+	pp_pprof__free(pp);
+}
+
 /** pp_kmem__interval() - -i: kmemleak what is outstanding now, kmemprof the interval's allocations. */
 void pp_kmem__interval(struct pp_session *s, uint64_t now)
 {
@@ -1459,9 +1705,20 @@ void pp_kmem__report(struct pp_session *s)
 				 (unsigned long long)km->bpf_stacks_lost);
 	if (km->mode == PP_KMEM_LEAK || !o->interval_ns)
 		show(s, km, now, 1, km->mode == PP_KMEM_LEAK ? "at the end" : "total");
+	if (km->sampler_samples - km->sampler_untracked > km->samples)
+		pp_session__warn(s, "the sampler reported %llu samples in the processes that exited, the "
+				 "file holds %llu: %llu or more were lost on the way",
+				 (unsigned long long)(km->sampler_samples - km->sampler_untracked),
+				 (unsigned long long)km->samples,
+				 (unsigned long long)(km->sampler_samples - km->sampler_untracked - km->samples));
+	if (km->sampler_untracked)
+		pp_session__warn(s, "%llu sampled blocks could not be tracked by the sampler (no memory): "
+				 "their frees were not reported", (unsigned long long)km->sampler_untracked);
 	pp_out__flush(pp_session__out(s));
 	if (o->flame_graph)
 		flame(s, km, o->flame_graph);
+	if (pp_opts__mod(o, "pprof"))
+		write_pprof(s, km, now, pp_opts__mod(o, "pprof"));
 }
 
 /** pp_kmem__deinit() - free the state; accepts none. */

@@ -10,6 +10,7 @@
 #define PP_ANALYZERS_KMEM_H
 
 #include "pp/replay.h"
+#include "pprof.h"
 
 /* Which report the core feeds. */
 enum pp_kmem_mode {
@@ -24,7 +25,10 @@ enum pp_kmem_mode {
 	{ "user", 0, 0, "libc's allocators (malloc, free, ...) through uprobes, not the kernel's" }, \
 	{ "libc", 0, 1, "PATH  the libc to probe with --user (default: the one the target maps)" }, \
 	{ "bpf", 0, 0, "with --user: sum in the kernel (BPF), a small file and less overhead" }, \
-	{ "top", 0, 1, "N  stacks printed (default 20, 0: all)" }
+	{ "sample", 0, PP_ARG_OPTIONAL, "BYTES  with --user -- CMD: one allocation every BYTES on average " \
+	  "(default 512K; 1: every call), weighted, through pp's preloaded sampler" }, \
+	{ "top", 0, 1, "N  stacks printed (default 20, 0: all)" }, \
+	PP_PPROF_MOD_OPT
 
 /** pp_kmem__events() - ->events of both profilers (@mode: enum pp_kmem_mode). */
 int pp_kmem__events(const struct pp_opts *o, struct pp_event_reqs *out);

@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -22,23 +25,97 @@ static void close_fd(int *fd)
 }
 
 /**
+ * pp_workload__lib() - the path of pp's library @name.
+ * @name: "libpp-heap.so"; @buf, @len: receive the path.
+ * Return: 0, or -ENOENT.
+ */
+int pp_workload__lib(const char *name, char *buf, size_t len)
+{
+	const char *dir = getenv("PP_LIB_DIR");
+	char exe[4096], *slash;
+	ssize_t n;
+
+	if (dir && *dir) {
+		if ((size_t)snprintf(buf, len, "%s/%s", dir, name) < len && !access(buf, R_OK))
+			return 0;
+		return -ENOENT;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if ((size_t)snprintf(buf, len, "%s/%s", exe, name) < len && !access(buf, R_OK))
+		return 0;
+	if ((size_t)snprintf(buf, len, "%s/../lib/pp/%s", exe, name) < len && !access(buf, R_OK))
+		return 0;
+	return -ENOENT;
+}
+
+/*
+ * The child's environment: ours, with @preload put first in LD_PRELOAD and
+ * @env ("NAME=VALUE") set. Built before fork(); the strings are @strs'.
+ * Return: the array (free it, and @strs), or NULL without memory.
+ */
+static char **child_env(const char *preload, const char *env, char **strs)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = 0, m = 0, envlen = env ? strcspn(env, "=") + 1 : 0;
+	char **out, *ld = NULL;
+
+	for (char **e = environ; *e; e++)
+		n++;
+	out = calloc(n + 3, sizeof(*out));
+	if (!out)
+		return NULL;
+	if (preload && asprintf(&ld, "LD_PRELOAD=%s%s%s", preload, old && *old ? ":" : "",
+				old ? old : "") < 0) {
+		free(out);
+		return NULL;
+	}
+	for (char **e = environ; *e; e++) {
+		if ((ld && !strncmp(*e, "LD_PRELOAD=", 11)) || (env && !strncmp(*e, env, envlen)))
+			continue;
+		out[m++] = *e;
+	}
+	if (ld)
+		out[m++] = ld;
+	if (env)
+		out[m++] = (char *)env;
+	*strs = ld;
+	return out;
+}
+
+/**
  * pp_workload__start() - fork @argv[0] held before exec.
- * @w: filled here; @argv: NULL-terminated command.
+ * @w: filled here; @argv: NULL-terminated command;
+ * @preload, @env: see pp/workload.h (NULL: none).
  * Return: 0, or -errno.
  */
-int pp_workload__start(struct pp_workload *w, char **argv)
+int pp_workload__start(struct pp_workload *w, char **argv, const char *preload, const char *env)
 {
+	char **envp = environ, *strs = NULL;
 	int go[2], ep[2], err;
 
 	w->pid = -1;
 	w->go_fd = w->err_fd = -1;
-	if (pipe2(go, O_CLOEXEC))
-		return -errno;
+	if ((preload && *preload) || (env && *env)) {
+		envp = child_env(preload && *preload ? preload : NULL, env && *env ? env : NULL, &strs);
+		if (!envp)
+			return -ENOMEM;
+	}
+	if (pipe2(go, O_CLOEXEC)) {
+		err = -errno;
+		goto fail;
+	}
 	if (pipe2(ep, O_CLOEXEC)) {
 		err = -errno;
 		close(go[0]);
 		close(go[1]);
-		return err;
+		goto fail;
 	}
 	w->pid = fork();
 	if (w->pid < 0) {
@@ -47,7 +124,7 @@ int pp_workload__start(struct pp_workload *w, char **argv)
 		close(go[1]);
 		close(ep[0]);
 		close(ep[1]);
-		return err;
+		goto fail;
 	}
 	if (!w->pid) {
 		char c;
@@ -60,7 +137,7 @@ int pp_workload__start(struct pp_workload *w, char **argv)
 		signal(SIGPIPE, SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, envp);
 		e = errno;
 		if (write(ep[1], &e, sizeof(e)) < 0)
 			_exit(127);
@@ -70,7 +147,13 @@ int pp_workload__start(struct pp_workload *w, char **argv)
 	close(ep[1]);
 	w->go_fd = go[1];
 	w->err_fd = ep[0];
-	return 0;
+	err = 0;
+fail:
+	if (envp != environ) {
+		free(envp);
+		free(strs);
+	}
+	return err;
 }
 
 /**

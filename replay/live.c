@@ -502,7 +502,7 @@ int pp_live__open(struct pp_session *s)
 		nr_procs = 0;
 	}
 	if (o->workload) {
-		ret = pp_workload__start(&lv->wl, o->workload);
+		ret = pp_workload__start(&lv->wl, o->workload, rq.preload, rq.preload_env);
 		if (ret) {
 			fprintf(stderr, "pp-analyze: cannot start %s: %s\n", o->workload[0],
 				strerror(-ret));

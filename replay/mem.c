@@ -55,11 +55,11 @@ uint64_t pp_mem__default(void)
 }
 
 /**
- * pp_mem__parse() - a size: an integer with an optional K, M, G or T suffix
- * (powers of 1024, an optional "iB" or "B" after it); PP_MEM_MIN at least.
+ * pp_opts__bytes() - a size: an integer with an optional K, M, G or T
+ * suffix (powers of 1024, an optional "iB" or "B" after it).
  * Return: 0 or -EINVAL.
  */
-int pp_mem__parse(const char *s, uint64_t *out)
+int pp_opts__bytes(const char *s, uint64_t *out)
 {
 	static const char units[] = "KMGT";
 	unsigned long long v;
@@ -83,8 +83,19 @@ int pp_mem__parse(const char *s, uint64_t *out)
 	}
 	if (*end || v > (UINT64_MAX >> shift))
 		return -EINVAL;
-	v <<= shift;
-	if (v < PP_MEM_MIN)
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/**
+ * pp_mem__parse() - a size as pp_opts__bytes() reads it, PP_MEM_MIN at least.
+ * Return: 0 or -EINVAL.
+ */
+int pp_mem__parse(const char *s, uint64_t *out)
+{
+	uint64_t v;
+
+	if (pp_opts__bytes(s, &v) || v < PP_MEM_MIN)
 		return -EINVAL;
 	*out = v;
 	return 0;

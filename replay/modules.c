@@ -12,6 +12,13 @@
 #include "pp/analyzer.h"
 #include "pp/evspec.h"
 #include "pp/replay.h"
+#include "pp/workload.h"
+
+/** pp_analyzer__lib() - the path of pp's library @name (see pp/analyzer.h). */
+int pp_analyzer__lib(const char *name, char *buf, size_t len)
+{
+	return pp_workload__lib(name, buf, len);
+}
 
 /**
  * pp_analyzer__record_events() - the events `pp-record PROFILER [options]` opens.
@@ -211,12 +218,14 @@ void pp_analyzer__help(const struct pp_analyzer *a, FILE *f)
 		for (const struct pp_mod_opt *m = a->mod_opts; m->name; m++) {
 			const char *h = m->help ? m->help : "", *sep = strstr(h, "  ");
 			int vl = m->has_arg && sep ? (int)(sep - h) : 0;
+			int opt = m->has_arg == PP_ARG_OPTIONAL;
 			char flag[64], sh[8] = "    ";
 
 			if (m->short_name)
 				snprintf(sh, sizeof(sh), "-%c, ", m->short_name);
 			/* "VALUE  text": the value name goes after the flag. */
-			snprintf(flag, sizeof(flag), "%s--%s%s%.*s", sh, m->name, vl ? " " : "", vl, h);
+			snprintf(flag, sizeof(flag), "%s--%s%s%.*s%s", sh, m->name,
+				 !vl ? "" : opt ? "[=" : " ", vl, h, vl && opt ? "]" : "");
 			fprintf(f, "  %-28s %s\n", flag, vl ? sep + 2 : h);
 		}
 	}

@@ -117,7 +117,7 @@ static int add_mod(const struct pp_analyzer *a, int argc, char **argv, int *i, c
 
 	if (!m)
 		return opt_err(err, errlen, "unknown option '%s' (see pp-analyze %s help)", arg, a->name);
-	if (m->has_arg && !val) {
+	if (m->has_arg == PP_ARG_REQUIRED && !val) {
 		if (*i + 1 >= argc)
 			return opt_err(err, errlen, "option '%s' needs a value", arg);
 		val = argv[++*i];

@@ -365,7 +365,7 @@ static void set_targets(const struct opts *o, struct pp_evdescs *es, struct targ
 		fprintf(stderr, "pp-record: %s: events of every task on every CPU, kept for the "
 			"targets at analysis\n", o->profiler ? o->profiler : "profiler event");
 	if (o->workload) {
-		err = pp_workload__start(wl, o->workload);
+		err = pp_workload__start(wl, o->workload, o->preload, o->preload_env);
 		if (err)
 			die("cannot start the workload: %s", strerror(-err));
 		ro->child = wl->pid;

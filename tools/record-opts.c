@@ -322,6 +322,8 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 	 */
 	o->agg_kind = reqs.agg;
 	snprintf(o->agg_path, sizeof(o->agg_path), "%s", reqs.agg_path);
+	snprintf(o->preload, sizeof(o->preload), "%s", reqs.preload);
+	snprintf(o->preload_env, sizeof(o->preload_env), "%s", reqs.preload_env);
 }
 
 void die_usage(const char *fmt, ...)

@@ -41,11 +41,15 @@ enum pp_opt_bit {
  * struct pp_mod_opt - one option a module accepts beyond the common ones.
  * @name: long name without dashes ("filter"), also the pp_opts__mod() key.
  * @short_name: one-letter form ('S' for -S), 0 when none.
- * @has_arg: takes a value (--filter GLOB, --filter=GLOB, -xVALUE).
+ * @has_arg: 0 a flag; PP_ARG_REQUIRED takes a value (--filter GLOB,
+ *           --filter=GLOB, -xVALUE); PP_ARG_OPTIONAL takes one only after '='
+ *           (--sample, --sample=1M).
  * @help: one line for `pp-analyze PROFILER help`, e.g. "GLOB[,GLOB]  comm globs".
  *
  * A table ends with an entry whose @name is NULL.
  */
+enum { PP_ARG_REQUIRED = 1, PP_ARG_OPTIONAL = 2 };
+
 struct pp_mod_opt {
 	const char *name;
 	char short_name;
@@ -151,6 +155,13 @@ struct pp_opts {
  * Return: the value, "" for a flag that was given, NULL when absent.
  */
 const char *pp_opts__mod(const struct pp_opts *o, const char *name);
+
+/**
+ * pp_opts__bytes() - a size option's value: digits with an optional K, M,
+ * G or T suffix (powers of 1024; "512K", "1MiB", "4096").
+ * Return: 0 or -EINVAL.
+ */
+int pp_opts__bytes(const char *s, uint64_t *out);
 
 /**
  * pp_opts__mod_nth() - the @n-th occurrence of a repeatable module option.
@@ -441,6 +452,15 @@ int pp_analyzer__source_events(const char *entry, const struct pp_analyzer *host
  * Return: 1 or 0.
  */
 int pp_analyzer__pmu_has(const char *root, const char *pmu, const char *file);
+
+/**
+ * pp_analyzer__lib() - for a module's ->events() that has the COMMAND load
+ * a library of pp's (pp_event_reqs.preload): its path, found as
+ * pp_workload__lib() finds it.
+ * @name: "libpp-heap.so"; @buf, @len: receive the path.
+ * Return: 0, or -ENOENT.
+ */
+int pp_analyzer__lib(const char *name, char *buf, size_t len);
 
 /**
  * pp_analyzer__find() - look a module up by name in the static registry.

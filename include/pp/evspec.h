@@ -196,6 +196,10 @@ enum pp_agg {
  * tool prefix: the tool that asked (pp-record, pp-analyze --live) prints it.
  * @input_used: 1 when events() took the positional word as its argument
  * (`pp-record breakpoint 0x601040/8:w`), which then names no file.
+ * @preload, @preload_env: a library of pp's the COMMAND must load
+ * (LD_PRELOAD, before any the user gave) and one NAME=VALUE it reads
+ * (kmemleak --user --sample: libpp-heap.so, PP_HEAP_SAMPLE=BYTES); "" none.
+ * The events probe that library, so they need a COMMAND to start.
  */
 struct pp_event_reqs {
 	struct pp_event_req req[PP_MAX_EVENT_REQS];
@@ -205,6 +209,8 @@ struct pp_event_reqs {
 	int input_used;
 	int agg;
 	char agg_path[400];
+	char preload[400];
+	char preload_env[64];
 	char err[192];
 };
 

@@ -7,6 +7,7 @@
 #ifndef PP_WORKLOAD_H
 #define PP_WORKLOAD_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /**
@@ -24,11 +25,23 @@ struct pp_workload {
 /**
  * pp_workload__start() - fork @argv[0] (PATH searched) held before exec.
  * @w: filled here; @argv: NULL-terminated.
+ * @preload: a library the command loads first (put before the LD_PRELOAD
+ *           it inherits), or NULL.
+ * @env: one "NAME=VALUE" added to (or replacing in) its environment, or NULL.
  *
  * The child takes SIGINT, SIGTERM and SIGPIPE with their default action.
  * Return: 0, or -errno (@w->pid is -1).
  */
-int pp_workload__start(struct pp_workload *w, char **argv);
+int pp_workload__start(struct pp_workload *w, char **argv, const char *preload, const char *env);
+
+/**
+ * pp_workload__lib() - where pp's library @name ("libpp-heap.so") is:
+ * $PP_LIB_DIR, else beside the running program (a build directory), else
+ * in ../lib/pp from it (an installed pp).
+ * @buf, @len: receive the path.
+ * Return: 0, or -ENOENT.
+ */
+int pp_workload__lib(const char *name, char *buf, size_t len);
 
 /**
  * pp_workload__go() - let the child exec and wait until it did.
