@@ -392,6 +392,9 @@ int pp_kmem__events(const struct pp_opts *o, struct pp_event_reqs *out)
 				 pid ? "mapped by process " : "found", pid ? o->pids : "");
 			return -ENOENT;
 		}
+		snprintf(out->trap_note, sizeof(out->trap_note), "each allocator call traps into the "
+			 "kernel at its entry and return%s; a COMMAND run with --sample pays that once "
+			 "per 512 KiB", bpf ? ", where a BPF program runs" : "");
 		if (bpf) {
 			/* no event: the aggregator (.bpf_agg) probes this libc */
 			if (strlen(libc) >= sizeof(out->agg_path)) {

@@ -364,6 +364,15 @@ static void set_targets(const struct opts *o, struct pp_evdescs *es, struct targ
 	if (ro->widen && !o->quiet)
 		fprintf(stderr, "pp-record: %s: events of every task on every CPU, kept for the "
 			"targets at analysis\n", o->profiler ? o->profiler : "profiler event");
+	if (o->trap_note[0] && !o->quiet) {
+		uint64_t ns;
+
+		if (!pp_uprobe_cost(&ns))
+			fprintf(stderr, "pp-record: %s: %s (the traps, measured here: %.1f us a call)\n", o->profiler,
+				o->trap_note, (double)ns / 1000.0);
+		else
+			fprintf(stderr, "pp-record: %s: %s\n", o->profiler, o->trap_note);
+	}
 	if (o->workload) {
 		err = pp_workload__start(wl, o->workload, o->preload, o->preload_env);
 		if (err)

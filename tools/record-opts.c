@@ -324,6 +324,7 @@ static void record_profiler(struct opts *o, int argc, char **argv)
 	snprintf(o->agg_path, sizeof(o->agg_path), "%s", reqs.agg_path);
 	snprintf(o->preload, sizeof(o->preload), "%s", reqs.preload);
 	snprintf(o->preload_env, sizeof(o->preload_env), "%s", reqs.preload_env);
+	snprintf(o->trap_note, sizeof(o->trap_note), "%s", reqs.trap_note);
 }
 
 void die_usage(const char *fmt, ...)

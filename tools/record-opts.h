@@ -53,6 +53,7 @@ struct opts {
 	char agg_path[400];	/* the binary it probes (pp_event_reqs.agg_path) */
 	char preload[400];	/* a library of pp's the COMMAND loads (pp_event_reqs.preload) */
 	char preload_env[64];	/* and what it reads from the environment */
+	char trap_note[192];	/* its probes trap on every call: what (pp_event_reqs.trap_note) */
 	const char *bpf_output;	/* --bpf-output SRC: a BPF event source */
 	int system_wide;	/* a module's events must see every task (pp_event_reqs) */
 	uint64_t rotate_ns, rotate_bytes;	/* --rotate TIME|SIZE */

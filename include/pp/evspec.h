@@ -196,6 +196,9 @@ enum pp_agg {
  * tool prefix: the tool that asked (pp-record, pp-analyze --live) prints it.
  * @input_used: 1 when events() took the positional word as its argument
  * (`pp-record breakpoint 0x601040/8:w`), which then names no file.
+ * @trap_note: set when every call of a probed function traps into the
+ * kernel (kmemleak --user: the allocators): what that is, in a few words;
+ * pp-record measures a trap here (pp_uprobe_cost()) and says it once.
  * @preload, @preload_env: a library of pp's the COMMAND must load
  * (LD_PRELOAD, before any the user gave) and one NAME=VALUE it reads
  * (kmemleak --user --sample: libpp-heap.so, PP_HEAP_SAMPLE=BYTES); "" none.
@@ -211,6 +214,7 @@ struct pp_event_reqs {
 	char agg_path[400];
 	char preload[400];
 	char preload_env[64];
+	char trap_note[192];
 	char err[192];
 };
 
@@ -363,6 +367,15 @@ int pp_uprobe_attr(struct perf_event_attr *attr, const char *func, const char *p
  * probe cannot be made.
  */
 long long pp_uprobe_attr_tracepoint(const struct perf_event_attr *attr, char *name, size_t len);
+
+/**
+ * pp_uprobe_cost() - what a uprobe and a uretprobe on one function cost a
+ * call here: measured on a function of the running program (best of 3
+ * rounds of 300 calls, less the same calls without the probes).
+ * @ns: receives the nanoseconds per call.
+ * Return: 0, or -errno (no uprobe PMU, a program without its symbols).
+ */
+int pp_uprobe_cost(uint64_t *ns);
 
 /** pp_kprobe_attr() - fill @attr for a kprobe on @func. Return: 0, -EOPNOTSUPP if no kprobe PMU. */
 int pp_kprobe_attr(struct perf_event_attr *attr, const char *func, int ret);
