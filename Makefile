@@ -300,6 +300,7 @@ run: deps
 bench: all $(O)/bench/format-bench $(O)/bench/rate-gen test-bins
 	$(Q)tests/bench/bench.sh $(O)
 	$(Q)python3 tests/bench/mem-bench.py $(O)
+	$(Q)python3 tests/bench/heap-bench.py $(O)
 
 $(O)/bench/format-bench: tests/bench/format-bench.c $(FORMAT_LIB)
 	$(call msg,CC,$@)

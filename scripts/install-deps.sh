@@ -25,6 +25,7 @@ PKGS+=(tmux)   # e2e analyze-live-top.sh: profile --live --top drawn in a real t
 PKGS+=(libgoogle-perftools4)   # tcmalloc's heap checker runs pp-analyze --symbols (tests/e2e/mem-pprof-symbols.sh)
 PKGS+=(nodejs)   # e2e svg-flamegraph.sh: the flame graph's script run in node
 PKGS+=(bc time)   # e2e analyze-time-window.sh (bc), record-pid-exit.sh (/usr/bin/time): not in a bare Debian
+PKGS+=(heaptrack)   # make bench: the heap profiler pp's sampled mode is measured against
 
 missing_of() {	# package... -> the ones not installed, one per line
 	printf '%s\n' "$@" | grep -vxF -f <(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null |
