@@ -35,10 +35,13 @@ for f in $(sort "$TMP/t.ls"); do
 	grep -q '^index: *footer and index' "$TMP/info" || { cat "$TMP/info"; fail "$f not closed"; }
 	c=$(count "$TMP/t/$f")
 	[ -n "$c" ] || fail "$f: no count"
+	sum=$((sum + c))
+	# a second in which a loaded host did not run the helper makes a file
+	# without events (the first, while the helper waits for a CPU to exec)
+	[ "$c" = 0 ] && continue
 	first=$($AN trace "$TMP/t/$f" | ts | head -1)
 	awk -v a="$prev" -v b="$first" 'BEGIN { exit !(b > a) }' || fail "$f starts at $first, not after $prev"
 	prev=$($AN trace "$TMP/t/$f" | ts | tail -1)
-	sum=$((sum + c))
 done
 [ $sum = $N ] || fail "the files hold $sum events, the workload made $N"
 
