@@ -364,15 +364,6 @@ static void set_targets(const struct opts *o, struct pp_evdescs *es, struct targ
 	if (ro->widen && !o->quiet)
 		fprintf(stderr, "pp-record: %s: events of every task on every CPU, kept for the "
 			"targets at analysis\n", o->profiler ? o->profiler : "profiler event");
-	if (o->trap_note[0] && !o->quiet) {
-		uint64_t ns;
-
-		if (!pp_uprobe_cost(&ns))
-			fprintf(stderr, "pp-record: %s: %s (the traps, measured here: %.1f us a call)\n", o->profiler,
-				o->trap_note, (double)ns / 1000.0);
-		else
-			fprintf(stderr, "pp-record: %s: %s\n", o->profiler, o->trap_note);
-	}
 	if (o->workload) {
 		err = pp_workload__start(wl, o->workload, o->preload, o->preload_env);
 		if (err)
@@ -398,6 +389,23 @@ static void set_targets(const struct opts *o, struct pp_evdescs *es, struct targ
 		for (i = 0; i < es->nr; i++)
 			es->v[i].attr.inherit = 1;
 	}
+}
+
+/*
+ * What the profiler's probes cost the target, measured here, said once the
+ * recording is on (pp_event_reqs.trap_note).
+ */
+static void trap_note(const struct opts *o)
+{
+	uint64_t ns;
+
+	if (!o->trap_note[0] || o->quiet)
+		return;
+	if (!pp_uprobe_cost(&ns))
+		fprintf(stderr, "pp-record: %s: %s (the traps, measured here: %.1f us a call)\n",
+			o->profiler, o->trap_note, (double)ns / 1000.0);
+	else
+		fprintf(stderr, "pp-record: %s: %s\n", o->profiler, o->trap_note);
 }
 
 /**
@@ -451,6 +459,7 @@ int main(int argc, char **argv)
 	t0 = pp_mono_ns();
 	if (pp_recorder__start(rec, msg, sizeof(msg)))
 		die("%s", msg);
+	trap_note(&o);
 	err = pp_workload__go_while(&wl, drain_idle, rec);
 	if (err) {
 		/* nothing was recorded: the old FILE stays, the temporary goes */

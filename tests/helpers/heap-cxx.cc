@@ -12,6 +12,10 @@ struct Obj {
 	char b[48];
 };
 
+/* C names, as the test looks them up */
+extern "C" void new_arrays(long n);
+extern "C" void new_objects(long n);
+
 __attribute__((noinline)) void new_arrays(long n)
 {
 	for (long i = 0; i < n; i++) {
