@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,32 @@ static int find_libc(uint32_t pid, char *buf, size_t len)
 static char ev_pool[8192];
 
 /*
+ * Add a user probe (exclude_kernel; with a stack when @callchain) whose spec
+ * is @fmt's, kept in ev_pool from *@used on. Return: 0, or -E2BIG with
+ * out->err set.
+ */
+__attribute__((format(printf, 4, 5)))
+static int add_probe(struct pp_event_reqs *out, size_t *used, int callchain, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(ev_pool + *used, sizeof(ev_pool) - *used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(ev_pool) - *used || out->nr >= PP_MAX_EVENT_REQS) {
+		snprintf(out->err, sizeof(out->err), "a probed path is too long");
+		return -E2BIG;
+	}
+	out->req[out->nr].spec = ev_pool + *used;
+	out->req[out->nr].callchain = callchain;
+	out->req[out->nr].exclude_kernel = 1;
+	out->nr++;
+	*used += (size_t)n + 1;
+	return 0;
+}
+
+/*
  * --sample[=BYTES]: the COMMAND loads pp's sampler, which reports one block
  * every BYTES allocated on average through its probes; frees of those
  * blocks come through another.
@@ -306,18 +333,10 @@ static int heap_events(const struct pp_opts *o, const char *val, struct pp_event
 	}
 	for (size_t i = 0; i < sizeof(heap_probes) / sizeof(heap_probes[0]); i++) {
 		int alloc = heap_probes[i].role == KR_SALLOC;
-		int n = snprintf(ev_pool + used, sizeof(ev_pool) - used, "uprobe:%s@%s//regs/%s",
-				 heap_probes[i].name, out->preload, alloc ? "stack/" : "");
 
-		if (n < 0 || (size_t)n >= sizeof(ev_pool) - used) {
-			snprintf(out->err, sizeof(out->err), "the sampler's path is too long");
+		if (add_probe(out, &used, alloc, "uprobe:%s@%s//regs/%s", heap_probes[i].name,
+			      out->preload, alloc ? "stack/" : ""))
 			return -E2BIG;
-		}
-		out->req[out->nr].spec = ev_pool + used;
-		out->req[out->nr].callchain = alloc;
-		out->req[out->nr].exclude_kernel = 1;
-		out->nr++;
-		used += (size_t)n + 1;
 	}
 	snprintf(out->preload_env, sizeof(out->preload_env), HEAP_ENV "=%llu", (unsigned long long)mean);
 	out->task_only = 1;
@@ -407,34 +426,21 @@ int pp_kmem__events(const struct pp_opts *o, struct pp_event_reqs *out)
 		}
 		for (int f = 0; f < UF_NR; f++) {
 			for (int ret = 0; ret < 2; ret++) {
-				int n;
-
 				if (ret && f == UF_FREE)
 					continue;
 				/*
 				 * posix_memalign's pointer is in its caller's memory,
 				 * mostly a local variable: the return takes the top of
-				 * the stack along.
+				 * the stack along. The stack at the return: at the
+				 * entry, the caller's frame is not yet on the
+				 * frame-pointer chain (libc's allocators push none),
+				 * so the function calling malloc would be missing.
 				 */
-				n = snprintf(ev_pool + used, sizeof(ev_pool) - used, "%s:%s@%s//%sregs/%s",
-					     ret ? "uretprobe" : "uprobe", ufunc_names[f], libc,
-					     ret ? "stack/" : "",
-					     ret && f == UF_POSIX_MEMALIGN ? "ustack=" KMEM_USTACK "/" : "");
-				if (n < 0 || (size_t)n >= sizeof(ev_pool) - used) {
-					snprintf(out->err, sizeof(out->err), "--libc path too long");
+				if (add_probe(out, &used, ret, "%s:%s@%s//%sregs/%s",
+					      ret ? "uretprobe" : "uprobe", ufunc_names[f], libc,
+					      ret ? "stack/" : "",
+					      ret && f == UF_POSIX_MEMALIGN ? "ustack=" KMEM_USTACK "/" : ""))
 					return -E2BIG;
-				}
-				out->req[out->nr].spec = ev_pool + used;
-				/*
-				 * The stack at the return: at the entry, the caller's
-				 * frame is not yet on the frame-pointer chain (libc's
-				 * allocators push none), so the function calling
-				 * malloc would be missing.
-				 */
-				out->req[out->nr].callchain = ret;
-				out->req[out->nr].exclude_kernel = 1;
-				out->nr++;
-				used += (size_t)n + 1;
 			}
 		}
 		out->task_only = 1;	/* uprobes on the targets, not on every process */
