@@ -74,6 +74,11 @@ static void keep(struct ring *r, void *p, size_t n)
 	}
 
 	*(char *)p = 1;		/* a use the compiler cannot drop */
+	/* an interposer that put a header before blocks would break this */
+	if (!touch && malloc_usable_size(p) < n) {
+		fprintf(stderr, "heap-truth: malloc_usable_size %zu < %zu\n", malloc_usable_size(p), n);
+		exit(1);
+	}
 	if (touch) {
 		uint64_t sum = 0;
 
