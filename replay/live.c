@@ -684,11 +684,14 @@ static void live_ft_emit(void *ctx, const struct perf_event_header *h, int tag, 
 /*
  * Move what each ring holds into its stream, after the records not merged
  * yet; @final: the events are off, read the ftrace rings to the end.
+ * @fullest: receives the most bytes one ring held, may be NULL.
  */
-static int live_drain(struct pp_session *s, struct live *lv, int final)
+static int live_drain(struct pp_session *s, struct live *lv, int final, uint64_t *fullest)
 {
 	int ret = 0;
 
+	if (fullest)
+		*fullest = 0;
 	for (int i = 0; i < lv->el->nr_cpus; i++) {
 		struct pp_perf_ring *r = &lv->el->rings[i];
 		struct pp_stream *st = &s->streams[i];
@@ -700,6 +703,8 @@ static int live_drain(struct pp_session *s, struct live *lv, int final)
 		avail = pp_perf_ring__read_begin(r);
 		if (!avail)
 			continue;
+		if (fullest && avail > *fullest)
+			*fullest = avail;
 		stream_compact(st);
 		if (stream_room(st, avail)) {
 			/* Cannot keep up: the ring's records are dropped, and said so. */
@@ -736,15 +741,16 @@ static void live_idle(void *ctx)
 {
 	struct pp_session *s = ctx;
 
-	live_drain(s, s->live, 0);
+	live_drain(s, s->live, 0, NULL);
 }
 
 /*
  * Wait for the rings and drain them at SCHED_FIFO (@on), the rest at the
  * base policy: as pp-record's drain, it runs as soon as a ring's watermark
  * wakes it under a storm of wake-ups, when a normal task waits behind
- * every busy one while the rings fill; the analysis does not hold a CPU
- * at realtime priority. Where it is refused it stays off.
+ * every busy one while the rings fill. The analysis keeps the realtime
+ * policy only while the events come fast (live_run()), as pp-record's
+ * writer does while chunks wait. Where it is refused it stays off.
  */
 static void live_rt(struct live *lv, int on)
 {
@@ -771,7 +777,7 @@ static int watch_alive(const struct live *lv)
 static int live_run(struct pp_session *s)
 {
 	struct live *lv = s->live;
-	uint64_t deadline = 0, now;
+	uint64_t deadline = 0, now, ring_bytes;
 	int ret, done = 0;
 
 	if (!lv || !lv->el)
@@ -798,8 +804,10 @@ static int live_run(struct pp_session *s)
 		return ret;
 	}
 	lv->rt = 1;
+	ring_bytes = (uint64_t)lv->el->mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 	while (!s->stop && !done) {
 		int timeout = LIVE_POLL_MS, hup = 0;
+		uint64_t fullest;
 
 		now = mono_ns();
 		if (deadline && deadline <= now)
@@ -818,8 +826,14 @@ static int live_run(struct pp_session *s)
 		if (lv->nr_watch && !watch_alive(lv))
 			done = 1;	/* -p/-t: every target is gone */
 		now = mono_ns();
-		live_drain(s, lv, 0);
-		live_rt(lv, 0);
+		live_drain(s, lv, 0, &fullest);
+		/*
+		 * A ring an eighth full since the last round: the analysis
+		 * stays at SCHED_FIFO, or on a host with scores of runnable
+		 * tasks it waits a CFS period behind them (hundreds of ms)
+		 * while the rings overflow. Slower events: the base policy.
+		 */
+		live_rt(lv, fullest >= ring_bytes / 8);
 		pp_bpf_agg_feed__poll(s, now);
 		if (now > LIVE_SLACK_NS) {
 			pp_session__merge(s, now - LIVE_SLACK_NS);
@@ -832,7 +846,8 @@ static int live_run(struct pp_session *s)
 	/* Stopped by a signal or a limit: still deliver what was read, unless -N says no. */
 	if (!(s->opts.max_events && s->delivered >= s->opts.max_events))
 		s->stop = 0;
-	live_drain(s, lv, 1);
+	live_rt(lv, 0);
+	live_drain(s, lv, 1, NULL);
 	pp_session__merge(s, UINT64_MAX);
 	pp_bpf_agg_feed__drain(s);
 	now = mono_ns();
