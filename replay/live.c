@@ -533,6 +533,24 @@ int pp_live__open(struct pp_session *s)
 		e->attr.inherit = !lv->widen && (lv->follow || o->pids);
 		e->attr.enable_on_exec = lv->follow;
 	}
+	/* The events, formats, machine and tasks through the file's loaders. */
+	tep_set_long_size(s->tep, sizeof(long));
+	tep_set_file_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+			       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	load_machine(s, lv);
+	load_formats(s, lv);
+	/*
+	 * The tasks and their maps before the events are opened: reading
+	 * /proc and every DSO's symbols takes a while on a loaded host, and
+	 * once open the events are enabled at once (or at the COMMAND's
+	 * exec), so whoever watches for our perf fds knows they are on.
+	 */
+	if (!lv->follow)
+		load_tasks(s, procs, nr_procs);
+	if (lv->need_syms || s->a.bpf_agg)	/* a BPF aggregate has stacks too */
+		load_symbols(s, procs, lv->follow ? 0 : nr_procs);
 	ret = pp_perf_evlist__open(lv->el);
 	if (ret) {
 		open_error(lv, ret);
@@ -555,14 +573,6 @@ int pp_live__open(struct pp_session *s)
 			goto out;
 		}
 	}
-	/* The events, formats, machine and tasks through the file's loaders. */
-	tep_set_long_size(s->tep, sizeof(long));
-	tep_set_file_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
-			       TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
-				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	load_machine(s, lv);
-	load_formats(s, lv);
 	for (int i = 0; i < lv->el->nr_evsels; i++) {
 		struct pp_perf_evsel *e = &lv->el->evsels[i];
 		uint64_t *ids = malloc(sizeof(*ids) * (size_t)(e->nr_ids ? e->nr_ids : 1));
@@ -588,10 +598,6 @@ int pp_live__open(struct pp_session *s)
 	ret = pp_bpf_agg_feed__open_live(s, o->workload ? lv->wl.pid : 0);
 	if (ret)
 		goto out;
-	if (!lv->follow)
-		load_tasks(s, procs, nr_procs);
-	if (lv->need_syms || s->a.bpf_agg)	/* a BPF aggregate has stacks too */
-		load_symbols(s, procs, lv->follow ? 0 : nr_procs);
 	/* One stream per ring (per perf ring, then per ftrace ring). */
 	s->nr_streams = (size_t)lv->el->nr_cpus * (lv->ft ? 2 : 1);
 	s->streams = calloc(s->nr_streams, sizeof(*s->streams));
