@@ -229,12 +229,13 @@ static void setup(void)
 	mean = parse_mean(getenv("PP_HEAP_SAMPLE"));
 	mode = mean == 1 ? MODE_EXACT : MODE_SAMPLE;
 	if (mode == MODE_SAMPLE) {
-		filter = mmap(NULL, (size_t)1 << FILTER_BITS, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (filter == MAP_FAILED) {
-			filter = NULL;
+		uint8_t *f = mmap(NULL, (size_t)1 << FILTER_BITS, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (f == MAP_FAILED)
 			mode = MODE_OFF;	/* nothing sampled, nothing wrong */
-		}
+		else	/* free() takes a filter as "set up": real.free is there */
+			__atomic_store_n(&filter, f, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&state, ST_READY, __ATOMIC_RELEASE);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
@@ -532,7 +533,7 @@ __attribute__((noinline)) static void free_slow(void *p)
 
 EXPORT void free(void *p)
 {
-	const uint8_t *f = filter;
+	const uint8_t *f = __atomic_load_n(&filter, __ATOMIC_ACQUIRE);
 
 	if (likely(f && !f[filter_slot((uint64_t)(uintptr_t)p)] && !in_arena(p))) {
 		real.free(p);
