@@ -1089,11 +1089,19 @@ static void dso_sort(struct dso *d)
 	d->sorted = 1;
 }
 
+/* Of two aliases of @d, is @a the one to name (a name before none)? */
+static int alias_better(const struct dso *d, size_t a, size_t b)
+{
+	if (!d->syms[a].name[0] || !d->syms[b].name[0])
+		return !d->syms[b].name[0];
+	return pp_sym_order(d->syms[a].name, d->syms[b].name) > 0;
+}
+
 /*
  * Index of the symbol of @d holding file offset @off, or nr_syms. The
- * last one starting at or below @off (of equal starts, the last in the
- * table, as a stable sort leaves it) holds it within its size, or up to
- * the next symbol when it has none.
+ * last one starting at or below @off holds it within its size, or up to
+ * the next symbol when it has none; of aliases (equal starts), the one
+ * perf names the frame by (pp_sym_order()), which the file then holds.
  */
 static size_t usym_find(struct dso *d, uint64_t off)
 {
@@ -1109,7 +1117,8 @@ static size_t usym_find(struct dso *d, uint64_t off)
 
 			for (i = 0; i < d->nr_syms; i++)
 				if (d->syms[i].start <= off &&
-				    (best == d->nr_syms || d->syms[i].start >= d->syms[best].start))
+				    (best == d->nr_syms || d->syms[i].start > d->syms[best].start ||
+				     (d->syms[i].start == d->syms[best].start && alias_better(d, i, best))))
 					best = i;
 			return best;
 		}
@@ -1125,6 +1134,9 @@ static size_t usym_find(struct dso *d, uint64_t off)
 		else
 			hi = mid;
 	}
+	for (i = lo; i > 0 && d->syms[i - 1].start == d->syms[lo].start; i--)
+		if (alias_better(d, i - 1, lo))
+			lo = i - 1;
 	return lo;
 }
 

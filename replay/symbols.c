@@ -310,26 +310,16 @@ void pp_symtab__free(struct pp_symtab *t)
 /*
  * By address; aliases at one address (libc's __GI_____strtol_l_internal and
  * __GI_____strtoll_l_internal) in perf's order of preference, the preferred
- * last, as sym_find() takes the last: fewer leading underscores, then the
- * longer name, then by name. qsort alone left the choice to chance, and
- * perf script named another alias than pp.
+ * last, as sym_find() takes the last (pp_sym_order()). qsort alone left
+ * the choice to chance, and perf script named another alias than pp.
  */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct pp_sym *x = a, *y = b;
-	size_t ux, uy, lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	ux = strspn(x->name, "_");
-	uy = strspn(y->name, "_");
-	if (ux != uy)
-		return ux > uy ? -1 : 1;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return pp_sym_order(x->name, y->name);
 }
 
 /**

@@ -35,6 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PP_ELF_BUILD_ID_MAX	20
 #define PP_ELF_MAX_SEGS		16	/* PT_LOAD segments kept */
@@ -219,5 +220,25 @@ void *pp_elf__take_strings(struct pp_elf *e, size_t *len);
  * Return: 0 or -errno.
  */
 int pp_elf_file_crc32(const char *path, uint32_t *crc);
+
+/**
+ * pp_sym_order() - of two function names at one address, the one perf
+ * names a frame by (its choose_best_symbol(), for names only): fewer
+ * leading underscores, then the longer name, then the greater by strcmp
+ * (libc's __GI_____strtoll_l_internal over __GI_____strtol_l_internal).
+ * Return: > 0 when @a is preferred, < 0 when @b is, 0 when equal.
+ */
+static inline int pp_sym_order(const char *a, const char *b)
+{
+	size_t ua = strspn(a, "_"), ub = strspn(b, "_"), la, lb;
+
+	if (ua != ub)
+		return ua < ub ? 1 : -1;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la != lb)
+		return la > lb ? 1 : -1;
+	return strcmp(a, b);
+}
 
 #endif /* PP_ELF_H */
