@@ -85,7 +85,8 @@ uint32_t pp_unwind__user(struct pp_unwind *u, uint32_t pid, uint32_t tid,
  * pp_syms__scan_side() - learn maps from MMAP2, FORK and exec COMM records
  * of other streams ahead of their chunks, so that a stack unwound before
  * them finds its process's maps (the same records scanned again later
- * change nothing); samples are skipped. @u forgets each changed process.
+ * change nothing); samples are skipped. @u (NULL when
+ * nothing is unwound) forgets each changed process.
  */
 void pp_syms__scan_side(struct pp_syms *s, struct pp_unwind *u, const void *data, size_t len,
 			uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx);

@@ -645,10 +645,12 @@ static int ft_transcode(struct pp_recorder *r, struct qitem *it)
 }
 
 /*
- * --call-graph=dwarf: learn the maps every CPU's stream told so far. A
- * process that moved to another CPU has its stacks in that CPU's chunk,
- * which may be written before the chunk with its exec's maps; the same
- * records, scanned again in their own chunk, change nothing.
+ * Learn the maps every CPU's stream told so far, before a chunk's stacks
+ * are unwound (--call-graph=dwarf) or their symbols looked up. A process
+ * that moved to another CPU has its stacks in that CPU's chunk, which may
+ * be written before the chunk with its exec's maps (an address waits only
+ * UPEND_SCANS scans for its map: then it has no symbol in the file); the
+ * same records, scanned again in their own chunk, change nothing.
  */
 static void side_learn(struct pp_recorder *r)
 {
@@ -732,6 +734,7 @@ static uint64_t write_item(struct pp_recorder *r, struct qitem *it, int backlog)
 		r->data_stored += out_len;
 		r->data_chunks++;
 		if (!err && r->scan_syms && !r->unw && it->desc.encoding != PP_DATA_FTRACE) {
+			side_learn(r);
 			pp_syms__scan(r->syms, it->data, it->len, sample_type_of, r);	/* records */
 			write_syms(r);
 		} else if (!err && r->unw) {
@@ -947,7 +950,8 @@ static inline void stream_take(struct pp_recorder *r, struct stream *s,
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_COMM:
-		if (r->unw && (h->type != PERF_RECORD_COMM || (h->misc & PERF_RECORD_MISC_COMM_EXEC))) {
+		if ((r->unw || r->scan_syms) &&
+		    (h->type != PERF_RECORD_COMM || (h->misc & PERF_RECORD_MISC_COMM_EXEC))) {
 			pthread_mutex_lock(&r->lock);
 			pp_buf__append(&r->side, h, h->size);
 			pthread_mutex_unlock(&r->lock);

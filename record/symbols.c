@@ -1664,7 +1664,7 @@ void pp_syms__scan_side(struct pp_syms *s, struct pp_unwind *u, const void *data
 		uint32_t changed = r.type == PERF_RECORD_SAMPLE ? 0 :
 				   scan_rec(s, &r, sample_type_of, ctx, 0);
 
-		if (changed)
+		if (changed && u)
 			pp_unwind__forget(u, changed);
 	}
 }
