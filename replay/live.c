@@ -38,7 +38,6 @@
 
 #define LIVE_SLACK_NS		2000000ull	/* publication delay allowed for */
 #define LIVE_POLL_MS		100
-#define LIVE_SLICE_NS		5000000ull	/* delivered between two drains of a round */
 #define LIVE_STREAM_MAX		(256u << 20)	/* per-stream buffer cap */
 
 struct live {
@@ -767,21 +766,6 @@ static void live_rt(struct live *lv, int on)
 		lv->rt = 0;
 }
 
-/*
- * Deliver the records from @from to @to, LIVE_SLICE_NS of them at a time,
- * draining the rings between slices: a round that holds many events (a
- * busy host) takes long to analyze, and the rings would fill meanwhile.
- */
-static void deliver(struct pp_session *s, struct live *lv, uint64_t from, uint64_t to)
-{
-	while (from + LIVE_SLICE_NS < to) {
-		from += LIVE_SLICE_NS;
-		pp_session__merge(s, from);
-		live_drain(s, lv, 0, NULL);
-	}
-	pp_session__merge(s, to);
-}
-
 /* Is one of the widened -p processes still there? */
 static int watch_alive(const struct live *lv)
 {
@@ -799,7 +783,7 @@ static int watch_alive(const struct live *lv)
 static int live_run(struct pp_session *s)
 {
 	struct live *lv = s->live;
-	uint64_t deadline = 0, now, ring_bytes, delivered;
+	uint64_t deadline = 0, now, ring_bytes;
 	int ret, done = 0;
 
 	if (!lv || !lv->el)
@@ -827,7 +811,6 @@ static int live_run(struct pp_session *s)
 	}
 	lv->rt = 1;
 	ring_bytes = (uint64_t)lv->el->mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
-	delivered = lv->start;
 	while (!s->stop && !done) {
 		int timeout = LIVE_POLL_MS, hup = 0;
 		uint64_t fullest;
@@ -859,9 +842,8 @@ static int live_run(struct pp_session *s)
 		live_rt(lv, fullest >= ring_bytes / 8);
 		pp_bpf_agg_feed__poll(s, now);
 		if (now > LIVE_SLACK_NS) {
-			deliver(s, lv, delivered, now - LIVE_SLACK_NS);
-			delivered = now - LIVE_SLACK_NS;
-			pp_session__tick(s, delivered);
+			pp_session__merge(s, now - LIVE_SLACK_NS);
+			pp_session__tick(s, now - LIVE_SLACK_NS);
 		}
 	}
 	pp_perf_evlist__disable(lv->el);
