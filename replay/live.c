@@ -8,11 +8,12 @@
  * fed to the loader the file source uses, the machine description and the
  * task table likewise, so an analyzer sees exactly what a replay shows it.
  *
- * Each round drains every ring into its stream's buffer (one copy, no
- * allocation once the buffers have grown), then merges the records older
- * than a watermark taken just before the drain, minus a small slack for
- * records the kernel timestamped but had not yet published; the rest waits
- * for the next round. On stop everything left is merged.
+ * A thread of its own drains the rings (replay/live-drain.c); each round
+ * appends what it handed over to the streams' buffers, then merges the
+ * records older than the start of its last pass over the rings, minus a
+ * small slack for records the kernel timestamped but had not yet
+ * published; the rest waits for the next round. On stop everything left is
+ * merged.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -34,6 +35,7 @@
 #include "pp/perf.h"
 #include "pp/tracefs.h"
 #include "pp/workload.h"
+#include "live-drain.h"
 #include "replay-internal.h"
 
 #define LIVE_SLACK_NS		2000000ull	/* publication delay allowed for */
@@ -53,6 +55,8 @@ struct live {
 	int use_ftrace;		/* --ftrace: tracepoints from a tracefs instance */
 	int rt;			/* it may wait for and drain the rings at SCHED_FIFO */
 	struct pp_ftrace *ft;	/* their source; streams[nr_cpus + i] are its CPUs' */
+	struct pp_live_drain *drain;	/* the thread that reads the rings (live-drain.c) */
+	struct pp_live_batch *batch;	/* what it handed over last */
 	uint64_t start;
 };
 
@@ -417,6 +421,8 @@ static void live_free(struct live *lv)
 {
 	if (!lv)
 		return;
+	pp_live_drain__free(lv->drain);	/* before the rings it reads */
+	pp_live_batch__free(lv->batch);
 	pp_workload__stop(&lv->wl, NULL);
 	free(lv->watch);
 	pp_ftrace__free(lv->ft);
@@ -657,106 +663,40 @@ static int stream_room(struct pp_stream *st, size_t more)
 	return 0;
 }
 
-/* Records appended to @st: merge them from its head on. */
-static void stream_filled(struct pp_session *s, struct pp_stream *st)
-{
-	st->data = st->buf;
-	if (!st->head)
-		pp_session__stream_advance(s, st);
-}
-
-struct live_ft {
-	struct pp_session *s;
-	struct pp_stream *st;
-	int err;
-};
-
-/* A record made of an ftrace event, appended to its CPU's stream. */
-static void live_ft_emit(void *ctx, const struct perf_event_header *h, int tag, uint64_t ts)
-{
-	struct live_ft *c = ctx;
-
-	(void)tag;
-	(void)ts;
-	if (stream_room(c->st, h->size)) {
-		c->s->stats.lost_recorder++;	/* cannot keep up: dropped, and said so */
-		c->err = -ENOMEM;
-		return;
-	}
-	memcpy(c->st->buf + c->st->len, h, h->size);
-	c->st->len += h->size;
-}
-
 /*
- * Move what each ring holds into its stream, after the records not merged
- * yet; @final: the events are off, read the ftrace rings to the end.
- * @fullest: receives the most bytes one ring held, may be NULL.
+ * Append what the drain thread handed over to each stream, after the
+ * records not merged yet, and merge from each stream's head on.
  */
-static int live_drain(struct pp_session *s, struct live *lv, int final, uint64_t *fullest)
+static void live_deliver(struct pp_session *s, struct pp_live_batch *b)
 {
-	int ret = 0;
-
-	if (fullest)
-		*fullest = 0;
-	for (int i = 0; i < lv->el->nr_cpus; i++) {
-		struct pp_perf_ring *r = &lv->el->rings[i];
+	s->stats.lost_recorder += b->lost;
+	for (int i = 0; i < b->nr; i++) {
+		struct pp_live_pend *p = &b->pend[i];
 		struct pp_stream *st = &s->streams[i];
-		const struct perf_event_header *h;
-		uint64_t avail;
 
-		if (!r->meta)
+		if (!p->len)
 			continue;
-		avail = pp_perf_ring__read_begin(r);
-		if (!avail)
-			continue;
-		if (fullest && avail > *fullest)
-			*fullest = avail;
 		stream_compact(st);
-		if (stream_room(st, avail)) {
-			/* Cannot keep up: the ring's records are dropped, and said so. */
-			s->stats.lost_recorder++;
-			r->tail = r->head;
-			pp_perf_ring__read_end(r);
-			ret = -ENOMEM;
-			continue;
+		if (stream_room(st, p->len)) {
+			s->stats.lost_recorder++;	/* cannot keep up: dropped, and said so */
+		} else {
+			memcpy(st->buf + st->len, p->buf, p->len);
+			st->len += p->len;
+			st->data = st->buf;
+			if (!st->head)
+				pp_session__stream_advance(s, st);
 		}
-		while ((h = pp_perf_ring__next(r))) {
-			memcpy(st->buf + st->len, h, h->size);
-			st->len += h->size;
-		}
-		pp_perf_ring__read_end(r);
-		stream_filled(s, st);
+		p->len = 0;
 	}
-	for (int i = 0; lv->ft && i < lv->el->nr_cpus; i++) {
-		struct live_ft c = { s, &s->streams[lv->el->nr_cpus + i], 0 };
-		size_t len;
-
-		stream_compact(c.st);
-		len = c.st->len;
-		pp_ftrace__read(lv->ft, i, final, live_ft_emit, &c);
-		if (c.err)
-			ret = c.err;
-		if (c.st->len != len)
-			stream_filled(s, c.st);
-	}
-	return ret;
-}
-
-/* While the COMMAND waits to exec (its loader can fill a small ring): drain. */
-static void live_idle(void *ctx)
-{
-	struct pp_session *s = ctx;
-
-	live_drain(s, s->live, 0, NULL);
 }
 
 /*
- * Wait for the rings and drain them at SCHED_FIFO (@on), the rest at the
- * base policy: as pp-record's drain, it runs as soon as a ring's watermark
- * wakes it under a storm of wake-ups, when a normal task waits behind
- * every busy one while the rings fill. The analysis keeps the realtime
- * policy only while the events come fast (live_run()), as pp-record's
- * writer does while chunks wait. Where it is refused it stays off.
+ * Analyze at SCHED_FIFO (@on) or at the base policy. The drain thread reads
+ * the rings whatever the analysis does, but what it reads waits in memory
+ * until analyzed: while the events come fast the analysis keeps the
+ * realtime policy, as pp-record's writer does while chunks wait, or on a
+ * host with scores of runnable tasks it waits a CFS period behind them
+ * (hundreds of ms) per round. Where it is refused it stays off.
  */
 static void live_rt(struct live *lv, int on)
 {
@@ -804,7 +744,14 @@ static int live_run(struct pp_session *s)
 	if (s->opts.duration_ns)
 		deadline = lv->start + s->opts.duration_ns;
 	pp_session__tick(s, lv->start);
-	ret = pp_workload__go_while(&lv->wl, live_idle, s);
+	ret = pp_live_drain__start(&lv->drain, lv->el, lv->ft);
+	if (!ret && !(lv->batch = pp_live_batch__new(lv->drain)))
+		ret = -ENOMEM;
+	if (ret) {
+		fprintf(stderr, "pp-analyze: cannot start reading the rings: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = pp_workload__go(&lv->wl);
 	if (ret) {
 		fprintf(stderr, "pp-analyze: cannot run %s: %s\n", s->opts.workload[0], strerror(-ret));
 		return ret;
@@ -812,8 +759,8 @@ static int live_run(struct pp_session *s)
 	lv->rt = 1;
 	ring_bytes = (uint64_t)lv->el->mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 	while (!s->stop && !done) {
-		int timeout = LIVE_POLL_MS, hup = 0;
-		uint64_t fullest;
+		int timeout = LIVE_POLL_MS;
+		uint64_t wm;
 
 		now = mono_ns();
 		if (deadline && deadline <= now)
@@ -823,27 +770,21 @@ static int live_run(struct pp_session *s)
 		if (s->opts.interval_ns && s->next_tick > now &&
 		    (s->next_tick - now) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((s->next_tick - now) / 1000000) + 1;
-		live_rt(lv, 1);
-		pp_perf_evlist__poll(lv->el, timeout, &hup);
+		pp_live_drain__take(lv->drain, timeout, lv->batch);
 		if (lv->wl.pid > 0 && waitpid(lv->wl.pid, NULL, WNOHANG) == lv->wl.pid) {
 			lv->wl.pid = -1;
 			done = 1;
 		}
 		if (lv->nr_watch && !watch_alive(lv))
 			done = 1;	/* -p/-t: every target is gone */
-		now = mono_ns();
-		live_drain(s, lv, 0, &fullest);
-		/*
-		 * A ring an eighth full since the last round: the analysis
-		 * stays at SCHED_FIFO, or on a host with scores of runnable
-		 * tasks it waits a CFS period behind them (hundreds of ms)
-		 * while the rings overflow. Slower events: the base policy.
-		 */
-		live_rt(lv, fullest >= ring_bytes / 8);
-		pp_bpf_agg_feed__poll(s, now);
-		if (now > LIVE_SLACK_NS) {
-			pp_session__merge(s, now - LIVE_SLACK_NS);
-			pp_session__tick(s, now - LIVE_SLACK_NS);
+		live_deliver(s, lv->batch);
+		/* A ring an eighth full at a pass: the events come fast. */
+		live_rt(lv, lv->batch->fullest >= ring_bytes / 8);
+		wm = lv->batch->drained_to;
+		pp_bpf_agg_feed__poll(s, wm);
+		if (wm > LIVE_SLACK_NS) {
+			pp_session__merge(s, wm - LIVE_SLACK_NS);
+			pp_session__tick(s, wm - LIVE_SLACK_NS);
 		}
 	}
 	pp_perf_evlist__disable(lv->el);
@@ -853,7 +794,8 @@ static int live_run(struct pp_session *s)
 	if (!(s->opts.max_events && s->delivered >= s->opts.max_events))
 		s->stop = 0;
 	live_rt(lv, 0);
-	live_drain(s, lv, 1, NULL);
+	pp_live_drain__finish(lv->drain, lv->batch);
+	live_deliver(s, lv->batch);
 	pp_session__merge(s, UINT64_MAX);
 	pp_bpf_agg_feed__drain(s);
 	now = mono_ns();
