@@ -139,11 +139,8 @@ static void drain_pass(struct pp_live_drain *d, int final)
 static void *drain_thread(void *arg)
 {
 	struct pp_live_drain *d = arg;
-	struct sched_param sp = { .sched_priority = 2 };
 	int final = 0;
 
-	/* Above the analysis (which takes priority 1 while busy); refused: stays normal. */
-	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	while (!final) {
 		uint64_t v;
 
@@ -169,6 +166,31 @@ static void kick(struct pp_live_drain *d)
 
 	if (write(d->kick, &one, sizeof(one)) < 0)
 		return;		/* the counter is full: a kick is pending anyway */
+}
+
+/*
+ * The thread, created at SCHED_FIFO priority 2 (above the analysis, which
+ * takes priority 1 while busy): made at the normal policy and raised from
+ * inside, it could wait behind every runnable task on a loaded host for its
+ * first run while the command filled the rings. Where the policy is
+ * refused, at the normal one.
+ */
+static int drain_create(struct pp_live_drain *d)
+{
+	struct sched_param sp = { .sched_priority = 2 };
+	pthread_attr_t at;
+	int ret = -1;
+
+	if (!pthread_attr_init(&at)) {
+		if (!pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED) &&
+		    !pthread_attr_setschedpolicy(&at, SCHED_FIFO) &&
+		    !pthread_attr_setschedparam(&at, &sp))
+			ret = pthread_create(&d->th, &at, drain_thread, d);
+		pthread_attr_destroy(&at);
+	}
+	if (ret)
+		ret = pthread_create(&d->th, NULL, drain_thread, d);
+	return -ret;
 }
 
 int pp_live_drain__start(struct pp_live_drain **out, struct pp_perf_evlist *el,
@@ -198,7 +220,7 @@ int pp_live_drain__start(struct pp_live_drain **out, struct pp_perf_evlist *el,
 	/* Signals (SIGINT, SIGCHLD) stay with the session's thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = -pthread_create(&d->th, NULL, drain_thread, d);
+	ret = drain_create(d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		goto fail;
