@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pp/ftpages.h"
+#include "pp/records.h"
 #include "format-internal.h"
 
 #define COMMIT_MASK	((1u << 27) - 1)
@@ -113,58 +114,15 @@ void pp_ftpages__set_clock(struct pp_ftpages *d, int64_t offset)
 	d->clock_offset = offset;
 }
 
-static inline uint8_t *put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-	return p + 8;
-}
-
-static inline uint8_t *put32x2(uint8_t *p, uint32_t a, uint32_t b)
-{
-	memcpy(p, &a, 4);
-	memcpy(p + 4, &b, 4);
-	return p + 8;
-}
-
-/*
- * The fields a sample and a sample_id trailer share, in perf's order: pid
- * and tid, time, id, stream id, CPU (those @sample_type has).
- */
-static inline uint8_t *put_ident(uint8_t *p, uint64_t sample_type, uint32_t pid, uint32_t tid,
-				 uint64_t ts, uint64_t id, uint32_t cpu)
-{
-	if (sample_type & PERF_SAMPLE_TID)
-		p = put32x2(p, pid, tid);
-	if (sample_type & PERF_SAMPLE_TIME)
-		p = put64(p, ts);
-	if (sample_type & PERF_SAMPLE_ID)
-		p = put64(p, id);
-	if (sample_type & PERF_SAMPLE_STREAM_ID)
-		p = put64(p, id);
-	if (sample_type & PERF_SAMPLE_CPU)
-		p = put32x2(p, cpu, 0);
-	return p;
-}
-
 void pp_ftpages__lost(struct pp_ftpages *d, uint64_t lost, uint64_t ts, pp_ftpage_emit_fn emit,
 		      void *ctx)
 {
 	const struct pp_ftpage_type *e = &d->types[0];
-	struct perf_event_header *h = (void *)d->rec;
-	uint8_t *p = (uint8_t *)(h + 1);
 
 	if (!d->nr_types)
 		return;
-	p = put64(p, e->id);
-	p = put64(p, lost);
-	/* sample_id_all: the sample's identity fields, then the identifier */
-	p = put_ident(p, e->sample_type, UINT32_MAX, UINT32_MAX, ts, e->id, d->cpu);
-	if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
-		p = put64(p, e->id);
-	h->type = PERF_RECORD_LOST;
-	h->misc = 0;
-	h->size = (uint16_t)(p - (uint8_t *)d->rec);
-	emit(ctx, h, -1, ts);
+	pp_sample__lost_record(d->rec, e->sample_type, e->id, lost, ts, d->cpu);
+	emit(ctx, (struct perf_event_header *)d->rec, -1, ts);
 }
 
 static uint64_t rd_long(const struct pp_ftpages *d, const uint8_t *p)
@@ -383,15 +341,15 @@ int pp_ftpages__page(struct pp_ftpages *d, const void *page, size_t len, pp_ftpa
 		}
 		d->last_ts = t;
 		if (e->sample_type & PERF_SAMPLE_IDENTIFIER)
-			p = put64(p, e->id);
+			p = pp_sample_put64(p, e->id);
 		if (e->sample_type & PERF_SAMPLE_IP)
-			p = put64(p, 0);
-		p = put_ident(p, e->sample_type,
+			p = pp_sample_put64(p, 0);
+		p = pp_sample_put_ident(p, e->sample_type,
 			      tid <= 0 ? (uint32_t)tid :
 			      pid_of ? pid_of(pid_ctx, tid) : PP_FTPAGE_PID_UNKNOWN,
 			      (uint32_t)tid, t, e->id, d->cpu);
 		if (e->sample_type & PERF_SAMPLE_PERIOD)
-			p = put64(p, 1);
+			p = pp_sample_put64(p, 1);
 		if (e->sample_type & PERF_SAMPLE_RAW) {
 			/* u32 size, then the data, padded as perf pads it to 8 */
 			uint32_t raw = ((size + 4 + 7) & ~7u) - 4;

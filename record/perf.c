@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -21,6 +22,8 @@
 
 #include "pp/perf.h"
 #include "pp/evspec.h"
+#include "pp/records.h"
+#include "pp/sample.h"
 #include "pp/tracefs.h"
 
 #define BOUNCE_SIZE	65536	/* perf_event_header.size is a u16 */
@@ -182,6 +185,8 @@ const struct perf_event_header *pp_perf_ring__next(struct pp_perf_ring *r)
 		h = (const struct perf_event_header *)r->bounce;
 	}
 	r->tail += size;
+	if (h->type == PERF_RECORD_LOST && size >= 24)
+		r->lost_told += pp_sample_rd64((const uint8_t *)h + 16);
 	/* the kernel wrote the ring on its CPU: ask for the lines ahead early */
 	__builtin_prefetch(r->data + ((r->tail + 384) & r->mask));
 	return h;
@@ -377,6 +382,36 @@ static int idmap_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * Open @e on @cpu for @pid: an inherited uprobe as its tracepoint, and
+ * counting its drops (PERF_FORMAT_LOST) where the kernel can; the attr the
+ * caller keeps is the one it gave.
+ */
+static int open_one(struct pp_perf_evlist *el, struct pp_perf_evsel *e, pid_t pid, int cpu)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	if (!e->attr.size)
+		e->attr.size = sizeof(e->attr);
+	a = e->attr;
+	if (e->probe_tp) {
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = e->probe_tp;
+		a.config1 = a.config2 = 0;
+	}
+	if (!el->no_lost_format && !(a.read_format & PERF_FORMAT_GROUP))
+		a.read_format |= PERF_FORMAT_LOST;
+	fd = pp_perf_event__open(&a, pid, cpu, -1, el->open_flags);
+	if (fd == -EINVAL && a.read_format != e->attr.read_format) {
+		/* before Linux 6.0: no count of drops */
+		el->no_lost_format = 1;
+		a.read_format = e->attr.read_format;
+		fd = pp_perf_event__open(&a, pid, cpu, -1, el->open_flags);
+	}
+	return fd;
+}
+
 /**
  * pp_perf_evlist__open() - open, mmap, redirect, filter, read ids.
  * @el: list.
@@ -462,16 +497,7 @@ int pp_perf_evlist__open(struct pp_perf_evlist *el)
 					n++;
 					continue;
 				}
-				if (e->probe_tp) {
-					struct perf_event_attr a = e->attr;
-
-					a.type = PERF_TYPE_TRACEPOINT;
-					a.config = e->probe_tp;
-					a.config1 = a.config2 = 0;
-					fd = pp_perf_event__open(&a, pid, cpu, -1, el->open_flags);
-				} else {
-					fd = pp_perf_event__open(&e->attr, pid, cpu, -1, el->open_flags);
-				}
+				fd = open_one(el, e, pid, cpu);
 				if (fd < 0 && fd == -ESRCH && el->nr_threads)
 					continue;	/* the thread is gone */
 				if (fd < 0) {
@@ -567,6 +593,46 @@ static int for_each_fd(struct pp_perf_evlist *el, int (*fn)(int fd))
 int pp_perf_evlist__enable(struct pp_perf_evlist *el)
 {
 	return for_each_fd(el, pp_perf_event__enable);
+}
+
+/* See include/pp/perf.h. */
+uint16_t pp_perf_evlist__untold_lost(struct pp_perf_evlist *el, int ci, void *buf)
+{
+	int nt = nthr(el);
+	uint64_t lost = 0, id = 0, sample_type = 0, v[8];
+	clockid_t clk = CLOCK_MONOTONIC;
+	struct timespec ts;
+
+	if (el->no_lost_format || ci < 0 || ci >= el->nr_cpus || !el->rings[ci].meta)
+		return 0;
+	for (int ei = 0; ei < el->nr_evsels; ei++) {
+		struct pp_perf_evsel *e = &el->evsels[ei];
+
+		for (int ti = 0; e->fds && ti < nt; ti++) {
+			int idx = ci * nt + ti, fd = e->fds[idx];
+			ssize_t n;
+
+			if (fd < 0 || (e->attr.read_format & PERF_FORMAT_GROUP))
+				continue;
+			/* value, the times and id asked for, then the drops last */
+			n = read(fd, v, sizeof(v));
+			if (n < 16 || n % 8)
+				continue;
+			lost += v[n / 8 - 1];
+			if (!id) {
+				id = e->ids[idx];
+				sample_type = e->attr.sample_type;
+				if (e->attr.use_clockid)
+					clk = e->attr.clockid;
+			}
+		}
+	}
+	if (!id || lost <= el->rings[ci].lost_told)
+		return 0;
+	clock_gettime(clk, &ts);
+	return pp_sample__lost_record(buf, sample_type, id, lost - el->rings[ci].lost_told,
+				      (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+				      (uint32_t)el->rings[ci].cpu);
 }
 
 /** pp_perf_evlist__disable() - disable all. @el: list. Return: 0 or first -errno. */

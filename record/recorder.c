@@ -29,6 +29,7 @@
 #include "pp/meta.h"
 #include "pp/perf.h"
 #include "pp/recorder.h"
+#include "pp/records.h"
 #include "pp/sample.h"
 #include "pp/writer.h"
 #include "record.h"
@@ -1072,6 +1073,12 @@ static void drain_all(struct pp_recorder *r, int final)
 		pp_perf_ring__read_end(ring);
 	}
 	r->drained_max = max;
+	for (ci = 0; final && ci < r->el->nr_cpus; ci++) {
+		uint64_t rec[PP_LOST_RECORD_MAX / 8];
+
+		if (pp_perf_evlist__untold_lost(r->el, ci, rec))
+			stream_add(r, &r->streams[ci], (const struct perf_event_header *)rec, now);
+	}
 	for (ci = 0; r->ft && !r->ft_readers && ci < r->el->nr_cpus; ci++) {
 		struct ft_ctx c = { r, &r->streams[r->el->nr_cpus + ci], ci };
 		uint64_t d;

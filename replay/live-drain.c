@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "pp/perf.h"
+#include "pp/records.h"
 #include "pp/tracefs.h"
 #include "live-drain.h"
 
@@ -123,6 +124,15 @@ static void drain_pass(struct pp_live_drain *d, int final)
 		}
 		pp_perf_ring__read_end(r);
 		moved += avail;
+	}
+	for (int i = 0; final && i < el->nr_cpus; i++) {
+		uint64_t rec[PP_LOST_RECORD_MAX / 8];
+		uint16_t n = pp_perf_evlist__untold_lost(el, i, rec);
+
+		if (n && !pend_room(&d->fill[i], n)) {
+			memcpy(d->fill[i].buf + d->fill[i].len, rec, n);
+			d->fill[i].len += n;
+		}
 	}
 	for (int i = 0; d->ft && i < el->nr_cpus; i++) {
 		struct ft_emit c = { d, &d->fill[el->nr_cpus + i] };

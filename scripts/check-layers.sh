@@ -23,7 +23,7 @@ complain() { echo "check-layers: $*" >&2; bad=1; }
 # Which layer each public header belongs to.
 header_layer() {
 	case "$1" in
-	pp/format.h|pp/ftpages.h|pp/io.h|pp/meta.h|pp/reader.h|pp/writer.h|pp/bpf-agg.h) echo format ;;
+	pp/format.h|pp/ftpages.h|pp/records.h|pp/io.h|pp/meta.h|pp/reader.h|pp/writer.h|pp/bpf-agg.h) echo format ;;
 	pp/perf.h|pp/tracefs.h|pp/workload.h|pp/bpf.h|pp/sample.h|pp/evspec.h|pp/elf.h|pp/host.h|pp/recorder.h) echo record ;;
 	pp/replay.h|pp/analyzer.h) echo replay ;;
 	*) echo unknown ;;

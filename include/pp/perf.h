@@ -64,6 +64,7 @@ struct pp_perf_ring {
 	uint64_t tail;			/* our read cursor, published by read_end() */
 	uint8_t *bounce;		/* 64 KiB: a wrapped record is copied here */
 	uint64_t corrupt;		/* times a bad record size made us skip to head */
+	uint64_t lost_told;		/* events its PERF_RECORD_LOSTs counted */
 	int hup;			/* its fd's task exited: polled edge-triggered */
 };
 
@@ -141,6 +142,7 @@ struct pp_perf_evlist {
 	char err[256];			/* why the last call failed */
 	int err_evsel;			/* which event failed, -1 if none */
 	int err_cpu;			/* on which CPU, -1 if none */
+	int no_lost_format;		/* the kernel has no PERF_FORMAT_LOST (before 6.0) */
 };
 
 /**
@@ -201,6 +203,20 @@ int pp_perf_evlist__open(struct pp_perf_evlist *el);
 int pp_perf_evlist__enable(struct pp_perf_evlist *el);
 /** pp_perf_evlist__disable() - disable every fd. Return: 0 or the first -errno. */
 int pp_perf_evlist__disable(struct pp_perf_evlist *el);
+
+/**
+ * pp_perf_evlist__untold_lost() - after the last read of ring @ci, with the
+ * events off: the events the kernel dropped there that no PERF_RECORD_LOST
+ * told. The kernel writes that record at the ring's next event only: a
+ * ring that filled up just before its events' last one (a command's exit)
+ * loses the rest silently. The events count every drop (PERF_FORMAT_LOST,
+ * Linux 6.0), so the difference is known.
+ * @el: list; @ci: ring index; @buf: PP_LOST_RECORD_MAX bytes (pp/records.h).
+ * Return: the size of the PERF_RECORD_LOST of the difference written to
+ * @buf (stamped now, as the ring's first event), 0 when there is none or
+ * the kernel cannot count.
+ */
+uint16_t pp_perf_evlist__untold_lost(struct pp_perf_evlist *el, int ci, void *buf);
 
 /**
  * pp_perf_evlist__poll() - wait until a ring passes its watermark or @timeout_ms.

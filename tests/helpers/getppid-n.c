@@ -10,12 +10,16 @@
  *   PP_PROGRESS=F keep in F (8 bytes, mapped) the CLOCK_MONOTONIC time in ns
  *                 of the latest getppid(), so a test knows when the last
  *                 call was made even when a loaded host starved us
+ *   PP_STOP_PARENT=1  SIGSTOP our parent first (a recorder that started us:
+ *                 nothing reads the rings until the test resumes it); this
+ *                 makes one getppid() call more
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <signal.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -53,6 +57,8 @@ int main(int argc, char **argv)
 		progress = m;
 		close(fd);
 	}
+	if (getenv("PP_STOP_PARENT"))
+		kill(getppid(), SIGSTOP);
 	for (i = 0; i < n; i++) {
 		do_getppid();
 		if (progress) {
