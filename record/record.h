@@ -62,6 +62,74 @@ void pp_syms__learn(struct pp_syms *s, uint32_t pid, struct pp_buf *tasks, struc
 void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 		   uint64_t (*sample_type_of)(uint64_t id, void *ctx), void *ctx);
 
+/* ---- compact unwind tables (record/cfi.c) ---- */
+
+/* How a row finds the CFA (pp_cfi_row.cfa). */
+enum {
+	PP_CFI_NONE = 0,	/* no FDE covers this code: walk it by frame pointer */
+	PP_CFI_CFA_SP,		/* CFA = SP + cfa_off */
+	PP_CFI_CFA_FP,		/* CFA = FP + cfa_off */
+	PP_CFI_CFA_PLT,		/* x86-64 PLT: SP + 8, + 8 more when (PC & 15) >= arg */
+	PP_CFI_END,		/* the outermost frame: the return address is undefined */
+	PP_CFI_UNSUPPORTED,	/* a rule no walker here follows (an expression, a register) */
+};
+
+/* Where a row finds a register of the caller (pp_cfi_row.fp, .ra). */
+enum {
+	PP_CFI_SAME = 0,	/* unchanged (the frame pointer; aarch64's link register) */
+	PP_CFI_AT,		/* saved at CFA + offset */
+	PP_CFI_UNDEF,		/* not recoverable */
+};
+
+/* The rules from @off on, up to the next row's off. 16 bytes. */
+struct pp_cfi_row {
+	uint32_t off;		/* file offset of the first instruction */
+	uint8_t cfa;		/* PP_CFI_NONE.. */
+	uint8_t fp;		/* rule of the frame pointer (rbp, x29) */
+	uint8_t ra;		/* rule of the return address */
+	uint8_t arg;		/* PP_CFI_CFA_PLT: the threshold */
+	int32_t cfa_off;
+	int16_t fp_off, ra_off;
+};
+
+/* A DSO's rows, sorted by off. */
+struct pp_cfi_table {
+	struct pp_cfi_row *rows;
+	size_t nr;
+	size_t fdes;		/* FDEs read */
+	uint64_t covered;	/* bytes of code the FDEs describe */
+};
+
+/**
+ * pp_cfi__build() - the compact unwind table of the ELF file @path (its
+ * .eh_frame, else .debug_frame), x86-64 or aarch64.
+ * Return: 0, -ENOENT (no CFI), -EOPNOTSUPP (another machine), -errno.
+ */
+int pp_cfi__build(const char *path, struct pp_cfi_table *t);
+struct Elf;
+/** pp_cfi__build_elf() - pp_cfi__build() of an open ELF. */
+int pp_cfi__build_elf(struct Elf *elf, struct pp_cfi_table *t);
+/** pp_cfi__find() - the row that covers file offset @off, or NULL (before the first). */
+const struct pp_cfi_row *pp_cfi__find(const struct pp_cfi_table *t, uint64_t off);
+/** pp_cfi__free() - free the rows; accepts a zeroed table. */
+void pp_cfi__free(struct pp_cfi_table *t);
+
+/* The registers a walk carries from frame to frame. */
+struct pp_cfi_regs {
+	uint64_t pc, sp, fp;
+	uint64_t lr;		/* aarch64's link register; 0 once unknown */
+};
+
+/**
+ * pp_cfi__step() - from the frame of @r to its caller's, by @row (the row
+ * of @r->pc, looked up at pc - 1 for a return address), x86-64 when @x86
+ * else aarch64; @read(@ctx, addr, &v) reads 8 bytes of the stack, 0 on
+ * success.
+ * Return: 0 (r is the caller's), 1 (the outermost frame), -1 (cannot).
+ */
+int pp_cfi__step(const struct pp_cfi_row *row, int x86, struct pp_cfi_regs *r,
+		 int (*read)(void *ctx, uint64_t addr, uint64_t *v), void *ctx);
+
 /* ---- --call-graph=dwarf (record/unwind.c) ---- */
 
 struct pp_unwind;
