@@ -90,6 +90,8 @@ PROBES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 SKELS  := $(patsubst %,$(O)/bpf/%.skel.h,$(PROBES))
 
 .SECONDARY:
+# A failed recipe leaves no file behind (bpftool gen skeleton > $@ would leave an empty one).
+.DELETE_ON_ERROR:
 .PHONY: all clean check-layers test test-nodeps test-stress check-fresh test-bins test_unit test_asan fuzz fuzz-reader \
 	fuzz-replay fuzz-cov run bench deps install
 all: $(PROGS) $(PRELOADS) $(HELPERS)
@@ -152,11 +154,13 @@ $(O)/libpp-heap.so: record/preload/heap.c
 		-Wl,-z,now -Wl,-z,relro -o $@ $< -lpthread
 
 # Test helper programs: built without optimisation so the spin functions keep
-# their names in stacks, with frame pointers for -g sampling.
+# their names in stacks, with frame pointers for -g sampling; nofp-* without
+# them, optimised, as distributions build their libraries.
+HELPER_CFLAGS = $(if $(filter nofp-%,$*),-O2 -fomit-frame-pointer,-O0 -fno-omit-frame-pointer -fno-inline)
 $(O)/tests/helpers/%: tests/helpers/%.c
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -fno-inline -Wall -o $@ $< -lpthread
+	$(Q)$(CC) $(HELPER_CFLAGS) -g -Wall -o $@ $< -lpthread
 # C++ helpers (mangled names for the demangling tests), built the same way.
 CXX ?= g++
 $(O)/tests/helpers/%: tests/helpers/%.cc

@@ -5,12 +5,14 @@
  * PERF_EVENT_IOC_SET_BPF: sampling events (cpu-clock, ...) take a
  * BPF_PROG_TYPE_PERF_EVENT program, tracepoints a BPF_PROG_TYPE_TRACEPOINT
  * one, uprobes and kprobes a BPF_PROG_TYPE_KPROBE one. Returning 0 drops the
- * sample before it reaches the ring.
+ * sample before it reaches the ring. A kept sample's user stack can be
+ * walked here too (bpf/unwind.bpf.h): one program per event does both.
  */
 #include "vmlinux-min.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "filter.h"
+#include "unwind.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -99,20 +101,28 @@ static __always_inline int keep(unsigned long regs_flags)
 	return count(1);
 }
 
+/* A kept sample's user stack, walked here (cfg.unwind), goes just before it. */
+static __always_inline int kept(void *ctx, int k)
+{
+	if (k && cfg.unwind)
+		uw_walk(ctx);
+	return k;
+}
+
 SEC("perf_event")
 int pp_filter_perf(struct bpf_perf_event_data *ctx)
 {
-	return keep(ctx->regs.flags);
+	return kept(ctx, keep(ctx->regs.flags));
 }
 
 SEC("tracepoint")
 int pp_filter_tp(void *ctx)
 {
-	return keep(~0UL);
+	return kept(ctx, keep(~0UL));
 }
 
 SEC("kprobe")
 int pp_filter_kprobe(struct pt_regs *ctx)
 {
-	return keep(ctx->flags);
+	return kept(ctx, keep(ctx->flags));
 }

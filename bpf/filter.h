@@ -26,6 +26,7 @@ struct pp_filter_cfg {
 	unsigned int sched_policy;	/* SCHED_* number */
 	int prio_min;			/* kernel prio (0-139), inclusive */
 	int prio_max;
+	unsigned int unwind;		/* walk kept samples' user stacks (bpf/unwind.bpf.h) */
 };
 
 #endif /* PP_BPF_FILTER_H */

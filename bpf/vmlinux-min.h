@@ -34,7 +34,10 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_STACK_TRACE = 7,
 	BPF_MAP_TYPE_LRU_HASH = 9,
+	BPF_MAP_TYPE_HASH_OF_MAPS = 13,
 };
+#define BPF_F_NO_PREALLOC	(1U << 0)
+#define BPF_F_INNER_MAP		(1U << 12)
 #define BPF_ANY		0
 #define BPF_NOEXIST	1
 #define BPF_F_USER_STACK	(1ULL << 8)

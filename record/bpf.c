@@ -22,6 +22,7 @@
 #include "bpf-internal.h"
 #include "../bpf/filter.h"
 #include "../bpf/stack.h"
+#include "../bpf/unwind.h"
 #include "bpf/filter.skel.h"
 
 static int bpf_verbose;
@@ -147,6 +148,7 @@ void pp_bpf_filter_opts__init(struct pp_bpf_filter_opts *o)
 	o->sched_policy = -1;
 	o->prio_min = -1;
 	o->prio_max = -1;
+	o->unwind = -1;
 }
 
 /** pp_bpf_filter_opts__active() - @o: options. Return: 1 if any check is on. */
@@ -427,9 +429,18 @@ struct pp_bpf_filter *pp_bpf_filter__new(const struct pp_bpf_filter_opts *o, cha
 		c->prio_min = o->prio_min;
 		c->prio_max = o->prio_max;
 	}
+	if (o->unwind > 0) {
+		c->unwind = 1;
+	} else {
+		/* no walk: its maps as small as they go */
+		bpf_map__set_max_entries(f->skel->maps.unwind_rows, 1);
+		bpf_map__set_max_entries(f->skel->maps.unwind_dsos, 1);
+		bpf_map__set_max_entries(f->skel->maps.unwind_procs, 1);
+	}
 	ret = filter_bpf__load(f->skel);
 	if (ret) {
-		pp_bpf_load_error("BPF filter", ret, err, errlen);
+		pp_bpf_load_error(o->unwind > 0 ? "BPF stack walker" : "BPF filter", ret, err,
+				  errlen);
 		goto fail;
 	}
 	return f;
@@ -523,6 +534,16 @@ int pp_bpf_filter__counts(struct pp_bpf_filter *f, uint64_t *kept, uint64_t *dro
 	}
 	free(v);
 	return 0;
+}
+
+/* See record/bpf-internal.h. */
+void pp_bpf_filter__unwind_maps(struct pp_bpf_filter *f, struct pp_bpf_unwind_maps *m)
+{
+	m->rows = bpf_map__fd(f->skel->maps.unwind_rows);
+	m->dsos = bpf_map__fd(f->skel->maps.unwind_dsos);
+	m->procs = bpf_map__fd(f->skel->maps.unwind_procs);
+	m->out = bpf_map__fd(f->skel->maps.unwind_out);
+	m->stats = bpf_map__fd(f->skel->maps.unwind_stats);
 }
 
 /** pp_bpf_filter__free() - free @f; accepts NULL. */

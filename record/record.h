@@ -130,6 +130,37 @@ struct pp_cfi_regs {
 int pp_cfi__step(const struct pp_cfi_row *row, int x86, struct pp_cfi_regs *r,
 		 int (*read)(void *ctx, uint64_t addr, uint64_t *v), void *ctx);
 
+/* ---- the kernel-side walker's maps (record/bpf-unwind.c) ---- */
+
+struct pp_bpf_filter;
+struct pp_unwind_map;
+
+/**
+ * pp_bpf_unwind__add_dso() - load @t as DSO @id's table for the walker of
+ * filter @f (made with pp_bpf_filter_opts.unwind), replacing one of that id.
+ * Return: 0 or -errno (the map of maps is full: -E2BIG).
+ */
+int pp_bpf_unwind__add_dso(struct pp_bpf_filter *f, uint32_t id, const struct pp_cfi_table *t);
+/** pp_bpf_unwind__del_dso() - forget DSO @id's table. */
+void pp_bpf_unwind__del_dso(struct pp_bpf_filter *f, uint32_t id);
+/**
+ * pp_bpf_unwind__set_proc() - process @tgid's executable mappings (at most
+ * PP_UNWIND_MAPS, any order; dso 0: walked by frame pointer).
+ * Return: 0 or -errno.
+ */
+int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid,
+			    const struct pp_unwind_map *maps, unsigned int nr);
+/** pp_bpf_unwind__del_proc() - forget process @tgid. */
+void pp_bpf_unwind__del_proc(struct pp_bpf_filter *f, uint32_t tgid);
+/**
+ * pp_bpf_unwind__set_outputs() - where the walks go: on CPU @cpus[i], the
+ * BPF output event @fds[i] (-1: none), whose records join that CPU's ring.
+ * Return: 0 or -errno.
+ */
+int pp_bpf_unwind__set_outputs(struct pp_bpf_filter *f, const int *cpus, const int *fds, int n);
+/** pp_bpf_unwind__stats() - the walker's counters (PP_UW_STATS of them), summed over CPUs. */
+int pp_bpf_unwind__stats(struct pp_bpf_filter *f, uint64_t *out);
+
 /* ---- --call-graph=dwarf (record/unwind.c) ---- */
 
 struct pp_unwind;

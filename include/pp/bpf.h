@@ -53,6 +53,7 @@ struct pp_bpf_filter_opts {
 	long exclude_pid;		/* drop samples of this process (tgid) */
 	int sched_policy;		/* keep tasks of this policy (SCHED_* number) */
 	int prio_min, prio_max;		/* keep tasks whose kernel prio is within (0-139) */
+	int unwind;			/* > 0: walk kept samples' user stacks too (not a check) */
 };
 
 /* Long options for getopt_long(), in this order; see PP_BPF_FILTER_LONG_OPTIONS. */
