@@ -420,3 +420,59 @@ void pp_sample_layout__init(struct pp_sample_layout *l, uint64_t sample_type)
 	l->callchain = !!(st & PERF_SAMPLE_CALLCHAIN);
 	l->raw = !!(st & PERF_SAMPLE_RAW);
 }
+
+/* See include/pp/sample.h. */
+size_t pp_sample__set_user_chain(const void *rec, size_t size, uint64_t sample_type,
+				 const uint64_t *frames, uint32_t nf, size_t drop_from,
+				 size_t drop_to, void *out, size_t cap)
+{
+	static const uint64_t before_cc = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+		PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	const uint8_t *r = rec;
+	uint8_t *o = out;
+	uint64_t nr, v, ucx = (uint64_t)PERF_CONTEXT_USER;
+	size_t cc = 8 + 8 * (size_t)__builtin_popcountll(sample_type & before_cc), cc_end, keep = 0;
+	size_t at, len;
+	uint16_t sz;
+
+	if (!(sample_type & PERF_SAMPLE_CALLCHAIN) || (sample_type & PERF_SAMPLE_READ) ||
+	    cc + 8 > size)
+		return 0;
+	memcpy(&nr, r + cc, 8);
+	if (nr > (size - cc - 8) / 8)
+		return 0;
+	cc_end = cc + 8 + 8 * nr;
+	if (drop_from == drop_to)
+		drop_from = drop_to = size;
+	if (drop_from < cc_end || drop_from > drop_to || drop_to > size)
+		return 0;
+	/* the kernel part: up to a PERF_CONTEXT_USER (none with exclude_callchain_user) */
+	for (; keep < nr; keep++) {
+		memcpy(&v, r + cc + 8 + 8 * keep, 8);
+		if (v == ucx)
+			break;
+	}
+	len = cc + 8 + 8 * (keep + (nf ? 1 + (size_t)nf : 0)) + (drop_from - cc_end) +
+	      (size - drop_to);
+	if (len > cap || len > 0xffff)
+		return 0;
+	memcpy(o, r, cc);
+	v = keep + (nf ? 1 + (uint64_t)nf : 0);
+	memcpy(o + cc, &v, 8);
+	at = cc + 8;
+	memcpy(o + at, r + cc + 8, 8 * keep);
+	at += 8 * keep;
+	if (nf) {
+		memcpy(o + at, &ucx, 8);
+		memcpy(o + at + 8, frames, 8 * (size_t)nf);
+		at += 8 + 8 * (size_t)nf;
+	}
+	memcpy(o + at, r + cc_end, drop_from - cc_end);
+	at += drop_from - cc_end;
+	memcpy(o + at, r + drop_to, size - drop_to);
+	at += size - drop_to;
+	sz = (uint16_t)at;
+	memcpy(o + 6, &sz, 2);
+	return at;
+}

@@ -1622,34 +1622,11 @@ static size_t unwind_rewrite(struct pp_syms *s, struct pp_unwind *u, uint8_t *re
 	tmp = malloc(size);
 	if (!tmp)
 		return 0;
-	/* header and fields before the callchain, the kernel part, then ours */
-	memcpy(tmp, rec, cc);
-	off = cc;
-	nr = keep + (nf ? 1 + nf : 0);
-	memcpy(tmp + off, &nr, 8);
-	off += 8;
-	memcpy(tmp + off, rec + cc + 8, 8 * keep);
-	off += 8 * keep;
-	if (nf) {
-		memcpy(tmp + off, &ucx, 8);
-		memcpy(tmp + off + 8, frames, 8 * nf);
-		off += 8 + 8 * (size_t)nf;
-	}
-	memcpy(tmp + off, rec + cc_end, regs - cc_end);	/* RAW */
-	off += regs - cc_end;
-	memcpy(tmp + off, rec + tail, size - tail);	/* WEIGHT... and the sample_id */
-	off += size - tail;
-	if (off > size || off > 0xffff) {
-		free(tmp);
-		return 0;
-	}
-	memcpy(rec, tmp, off);
+	/* the kernel part, then ours; the registers and the stack dropped */
+	off = pp_sample__set_user_chain(rec, size, st, frames, nf, regs, tail, tmp, size);
+	if (off)
+		memcpy(rec, tmp, off);
 	free(tmp);
-	{
-		uint16_t sz = (uint16_t)off;
-
-		memcpy(rec + 6, &sz, 2);
-	}
 	return off;
 }
 

@@ -331,6 +331,78 @@ static void check_same(const struct pp_sample_layout *l, uint64_t st, struct rb 
  * callchain or raw size that overruns: the fast path gives what
  * pp_sample__parse() gives, or fails where it fails.
  */
+/*
+ * A walk's frames spliced into a sample (the kernel-side unwinder): the
+ * kernel part kept, a frame-pointer user part replaced, RAW kept, the
+ * record grown; no frames: the user part dropped; a callchain that lies
+ * about its length, or no room: left alone.
+ */
+static void test_set_user_chain(void **state)
+{
+	static const uint64_t walk[4] = { 0x401000, 0x402000, 0x403000, 0x404000 };
+	uint8_t out[1024];
+	struct pp_sample s;
+	struct rb r;
+	size_t n;
+
+	(void)state;
+	build_tp_sample(&r);
+	/* the tracepoint sample, with a user part by frame pointer: two frames */
+	{
+		struct rb u;
+
+		begin(&u, PERF_RECORD_SAMPLE);
+		put(&u, r.b + 8, 40);		/* identifier .. period */
+		put64(&u, 6);
+		put(&u, r.b + 56, 24);		/* the kernel part */
+		put64(&u, PERF_CONTEXT_USER);
+		put64(&u, 0x400100);
+		put64(&u, 0x400200);
+		put(&u, r.b + 80, 16);		/* raw */
+		finish(&u);
+		r = u;
+	}
+	n = pp_sample__set_user_chain(r.b, r.n, ST_TP, walk, 4, 0, 0, out, sizeof(out));
+	assert_int_equal(n, r.n + 16);
+	assert_int_equal(pp_sample__parse(ST_TP, out, n, &s), 0);
+	assert_int_equal(s.nr_callchain, 8);
+	assert_int_equal(s.callchain[0], PERF_CONTEXT_KERNEL);
+	assert_int_equal(s.callchain[2], 0xffffffff81000010ull);
+	assert_int_equal(s.callchain[3], PERF_CONTEXT_USER);
+	assert_memory_equal(&s.callchain[4], walk, sizeof(walk));
+	assert_int_equal(s.raw_size, 12);
+	assert_memory_equal(s.raw, "abcdefghijkl", 12);
+	assert_int_equal(s.tid, 101);
+
+	/* no frames: the kernel part alone */
+	n = pp_sample__set_user_chain(r.b, r.n, ST_TP, walk, 0, 0, 0, out, sizeof(out));
+	assert_int_equal(n, r.n - 24);
+	assert_int_equal(pp_sample__parse(ST_TP, out, n, &s), 0);
+	assert_int_equal(s.nr_callchain, 3);
+	assert_int_equal(s.raw_size, 12);
+
+	/* a byte range after the callchain dropped: the raw block */
+	n = pp_sample__set_user_chain(r.b, r.n, ST_TP, walk, 1, r.n - 16, r.n, out, sizeof(out));
+	assert_int_equal(n, r.n - 16 - 8);
+	/* a range that starts inside the callchain, or runs past the record */
+	assert_int_equal(pp_sample__set_user_chain(r.b, r.n, ST_TP, walk, 1, 60, 70, out,
+						   sizeof(out)), 0);
+	assert_int_equal(pp_sample__set_user_chain(r.b, r.n, ST_TP, walk, 1, r.n - 8, r.n + 8,
+						   out, sizeof(out)), 0);
+	/* no room in @out */
+	assert_int_equal(pp_sample__set_user_chain(r.b, r.n, ST_TP, walk, 4, 0, 0, out, r.n), 0);
+	/* no callchain in the layout, or one longer than the record */
+	assert_int_equal(pp_sample__set_user_chain(r.b, r.n, ST_BASE, walk, 4, 0, 0, out,
+						   sizeof(out)), 0);
+	{
+		uint64_t big = 1000;
+
+		memcpy(r.b + 48, &big, 8);
+		assert_int_equal(pp_sample__set_user_chain(r.b, r.n, ST_TP, walk, 4, 0, 0, out,
+							   sizeof(out)), 0);
+	}
+}
+
 static void test_fast_path_equals_reference(void **state)
 {
 	static const uint64_t bits[] = {
@@ -421,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_sample_id_short),
 		cmocka_unit_test(test_sample_time),
 		cmocka_unit_test(test_fast_path_equals_reference),
+		cmocka_unit_test(test_set_user_chain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -117,6 +117,20 @@ uint64_t pp_sample__id(const void *rec, size_t size);
 size_t pp_sample_id__size(uint64_t sample_type);
 
 /**
+ * pp_sample__set_user_chain() - the sample @rec (@size bytes, @sample_type
+ * with PERF_SAMPLE_CALLCHAIN, without READ) rewritten into @out (@cap
+ * bytes, not @rec): its callchain's kernel part kept (up to a
+ * PERF_CONTEXT_USER), then PERF_CONTEXT_USER and the @nf user @frames (no
+ * user part when @nf is 0), every field after the callchain kept but the
+ * bytes [@drop_from, @drop_to) of @rec (0, 0: none), and the header's size.
+ * Return: the new size, or 0 when @rec's callchain is not what it says or
+ * the record would not fit (@cap, 65,535 bytes).
+ */
+size_t pp_sample__set_user_chain(const void *rec, size_t size, uint64_t sample_type,
+				 const uint64_t *frames, uint32_t nf, size_t drop_from,
+				 size_t drop_to, void *out, size_t cap);
+
+/**
  * pp_sample__time() - the time of any record of an event with @sample_type
  * (sample or sample_id trailer), without a full parse.
  * @sample_type: the attr's sample_type; @rec, @size: the record.
