@@ -4,7 +4,10 @@
 # pp_sleep_here) as state S time of that process. Skips without BPF/BTF.
 # The helper sleeps for 20 s, far longer than the 3 s recorded: a loaded host
 # may take seconds to load the program, and a helper of 2 s had slept half
-# its naps before it was on.
+# its naps before it was on. It runs at SCHED_FIFO: on a loaded host each
+# wake-up of a normal task waits behind the busy ones (a 50 ms nap took 206
+# ms a round beside perf bench sched messaging, 17 naps in 3 s). Then a
+# command followed from its start: exactly its 20 naps.
 set -u
 B=${PP_BUILD:?PP_BUILD not set}
 helper=$B/tests/helpers/bpf-sleeper
@@ -13,7 +16,7 @@ helper=$B/tests/helpers/bpf-sleeper
 [ "$(id -u)" = 0 ] || { echo "skip: needs root for BPF"; exit 77; }
 out=$(mktemp /tmp/pp-e2e-offcpu.XXXXXX)
 trap 'rm -f "$out"' EXIT
-"$helper" 400 50 >/dev/null &
+chrt -f 1 "$helper" 400 50 >/dev/null &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; rm -f "$out"' EXIT
 "$B/pp-analyze" offcpu --live -d 3 -p "$pid" >"$out" 2>&1
@@ -27,4 +30,7 @@ line=$(grep -m1 "^bpf-sleeper $pid/$pid state S:" "$out") || { echo "FAIL: no S 
 count=$(echo "$line" | sed -n 's/.* \([0-9]*\) times.*/\1/p')
 [ -n "$count" ] && [ "$count" -ge 20 ] || { echo "FAIL: only ${count:-0} sleeps seen"; exit 1; }
 grep -q "bpf-sleeper" "$out" || exit 1
-echo "ok: $count sleeps of pid $pid seen"
+"$B/pp-analyze" offcpu --live -- "$helper" 20 50 >"$out" 2>&1 || { cat "$out"; echo "FAIL: offcpu --live -- COMMAND"; exit 1; }
+exact=$(grep -m1 "^bpf-sleeper [0-9]*/[0-9]* state S:" "$out" | sed -n 's/.* \([0-9]*\) times.*/\1/p')
+[ "$exact" = 20 ] || { cat "$out"; echo "FAIL: the followed command's 20 naps seen ${exact:-0} times"; exit 1; }
+echo "ok: $count sleeps of pid $pid seen; the followed command's 20 of 20"
