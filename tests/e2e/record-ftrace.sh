@@ -16,8 +16,8 @@ $CHECK "$TMP/a.trace" > "$TMP/a.out" || fail "checker"
 [ "$(evcount syscalls:sys_enter_getppid "$TMP/a.out")" = 4321 ] || { cat "$TMP/a.out"; fail "follow mode: not 4321 events"; }
 # the records are perf's: the same text as a perf_event recording
 $REC -q -e syscalls:sys_enter_getppid -o "$TMP/p.trace" -- "$HELP/getppid-n" 5 || fail "perf run"
-$ANA trace "$TMP/p.trace" | head -1 | sed 's/^[^ ]* *//; s/[0-9][0-9.]*//g' > "$TMP/p.line"
-$ANA trace "$TMP/a.trace" | head -1 | sed 's/^[^ ]* *//; s/[0-9][0-9.]*//g' > "$TMP/a.line"
+$ANA trace "$TMP/p.trace" | head -1 | sed 's/^[^ ]* *//; s/[0-9][0-9.]*//g; s/  */ /g' > "$TMP/p.line"
+$ANA trace "$TMP/a.trace" | head -1 | sed 's/^[^ ]* *//; s/[0-9][0-9.]*//g; s/  */ /g' > "$TMP/a.line"
 cmp -s "$TMP/p.line" "$TMP/a.line" || { cat "$TMP/p.line" "$TMP/a.line"; fail "trace text differs from perf_event's"; }
 # dump names the streams (meta, ftrace:CPU) and the pid left to the task table (-1)
 $ANA dump "$TMP/a.trace" > "$TMP/a.dump" || fail "dump"
