@@ -389,6 +389,7 @@ static int idmap_cmp(const void *a, const void *b)
  */
 static int open_one(struct pp_perf_evlist *el, struct pp_perf_evsel *e, pid_t pid, int cpu)
 {
+	unsigned long flags = e->system_wide ? 0 : el->open_flags;	/* not a cgroup's */
 	struct perf_event_attr a;
 	int fd;
 
@@ -402,12 +403,12 @@ static int open_one(struct pp_perf_evlist *el, struct pp_perf_evsel *e, pid_t pi
 	}
 	if (!el->no_lost_format && !(a.read_format & PERF_FORMAT_GROUP))
 		a.read_format |= PERF_FORMAT_LOST;
-	fd = pp_perf_event__open(&a, pid, cpu, -1, el->open_flags);
+	fd = pp_perf_event__open(&a, pid, cpu, -1, flags);
 	if (fd == -EINVAL && a.read_format != e->attr.read_format) {
 		/* before Linux 6.0: no count of drops */
 		el->no_lost_format = 1;
 		a.read_format = e->attr.read_format;
-		fd = pp_perf_event__open(&a, pid, cpu, -1, el->open_flags);
+		fd = pp_perf_event__open(&a, pid, cpu, -1, flags);
 	}
 	return fd;
 }
@@ -479,8 +480,8 @@ int pp_perf_evlist__open(struct pp_perf_evlist *el)
 		for (ei = 0; ei < el->nr_evsels; ei++) {
 			struct pp_perf_evsel *e = &el->evsels[ei];
 
-			for (ti = 0; ti < nt; ti++) {
-				pid_t pid = el->nr_threads ? el->threads[ti] : -1;
+			for (ti = 0; ti < (e->system_wide ? 1 : nt); ti++) {
+				pid_t pid = el->nr_threads && !e->system_wide ? el->threads[ti] : -1;
 				int idx = ci * nt + ti, fd;
 
 				if (e->external) {

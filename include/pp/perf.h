@@ -122,6 +122,9 @@ struct pp_perf_evsel {
 					   opened; ids[] are made up, unique in the list */
 	uint64_t probe_tp;		/* an inherited uprobe: opened as this tracepoint */
 	char probe_name[64];		/* its tracefs name, removed at close; "" none */
+	int system_wide;		/* one per CPU (pid -1) even when the list follows
+					   threads: fds[cpu_idx * nr_threads] (a BPF
+					   output event); added after the others */
 };
 
 struct pp_perf_evlist {
