@@ -62,6 +62,20 @@ struct {
 	__type(value, struct pp_unwind_out);
 } unwind_buf SEC(".maps");
 
+/* Processes the walker does not know (tgids), for the recorder to read now. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16384);
+} unwind_ask SEC(".maps");
+
+/* When each was last asked for: once per PP_UW_ASK_NS at most. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} unwind_asked SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, PP_UW_STATS);
@@ -156,13 +170,18 @@ static long uw_row_half(__u32 i, void *ctx)
 	return 0;
 }
 
-/* The row of file offset @off in DSO @dso's table, or NULL (none, or not loaded). */
-static __always_inline struct pp_unwind_row *uw_row(__u32 dso, __u64 off)
+/*
+ * The row of file offset @off in DSO @dso's table, or NULL: none there, or
+ * no table (*@waiting: it is not loaded yet; a DSO that has none is in
+ * unwind_dsos without rows).
+ */
+static __always_inline struct pp_unwind_row *uw_row(__u32 dso, __u64 off, int *waiting)
 {
 	struct pp_unwind_dso *d = bpf_map_lookup_elem(&unwind_dsos, &dso);
 	struct uw_search s = { .key = off };
 	struct pp_unwind_row *r;
 
+	*waiting = !d;
 	s.rows = bpf_map_lookup_elem(&unwind_rows, &dso);
 	if (!d || !s.rows || !d->nr_rows || off > 0xffffffffull)
 		return NULL;
@@ -241,7 +260,7 @@ static long uw_frame(__u32 i, void *ctx)
 	struct pp_unwind_out *o = s->out;
 	struct pp_unwind_map *m;
 	struct pp_unwind_row *r = NULL;
-	int end;
+	int end, waiting = 0;
 
 	if (i >= PP_UNWIND_FRAMES) {
 		s->end = PP_UW_END_DEPTH;
@@ -252,8 +271,8 @@ static long uw_frame(__u32 i, void *ctx)
 	m = uw_map(s->proc, s->pc);
 	if (m && m->dso) {
 		/* a return address is after its call: look the call up */
-		r = uw_row(m->dso, s->pc - m->start + m->pgoff - (i ? 1 : 0));
-		if (!r)
+		r = uw_row(m->dso, s->pc - m->start + m->pgoff - (i ? 1 : 0), &waiting);
+		if (waiting)
 			o->no_table++;
 	}
 	if (r && r->cfa != PP_UW_NONE) {
@@ -289,8 +308,17 @@ static __always_inline void uw_walk(void *ctx)
 		return;
 	s.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	uw_count(PP_UW_STAT_STACKS, 1);
+	if (s.proc && s.proc->arg_start && s.proc->arg_start != BPF_CORE_READ(t, mm, arg_start))
+		s.proc = NULL;	/* exec'd since its maps were read */
 	if (!s.proc) {
+		__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&unwind_asked, &tgid);
+
 		uw_count(PP_UW_STAT_NO_PROC, 1);
+		/* the recorder reads its maps as soon as it is told, not at its next drain */
+		if (!last || now - *last > PP_UW_ASK_NS) {
+			bpf_map_update_elem(&unwind_asked, &tgid, &now, BPF_ANY);
+			bpf_ringbuf_output(&unwind_ask, &tgid, sizeof(tgid), 0);
+		}
 		return;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);

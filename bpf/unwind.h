@@ -45,10 +45,15 @@ struct pp_unwind_map {
 	unsigned int pad;
 };
 
-/* A process's executable mappings, sorted by start. */
+/*
+ * A process's executable mappings, sorted by start; @arg_start: its
+ * mm->arg_start when they were read (0: unknown), which an exec changes: a
+ * process whose differs has exec'd since, and is walked as unknown.
+ */
 struct pp_unwind_proc {
 	unsigned int nr;
 	unsigned int pad;
+	unsigned long long arg_start;
 	struct pp_unwind_map m[PP_UNWIND_MAPS];
 };
 
@@ -79,12 +84,15 @@ struct pp_unwind_out {
 #define PP_UNWIND_MAGIC		0x77756e70u	/* "pnuw" */
 #define PP_UNWIND_OUT_HDR	16
 
+/* A process the walker does not know is asked for at most this often (unwind_ask). */
+#define PP_UW_ASK_NS		100000000ull
+
 /* Counters (a per-CPU array, indexed so). */
 #define PP_UW_STAT_STACKS	0
 #define PP_UW_STAT_FRAMES_CFI	1
 #define PP_UW_STAT_FRAMES_FP	2
 #define PP_UW_STAT_NO_TABLE	3	/* frames walked by FP while a table was not ready */
-#define PP_UW_STAT_NO_PROC	4	/* stacks of a process the maps do not hold */
+#define PP_UW_STAT_NO_PROC	4	/* stacks of a process the maps do not hold (or not since its exec) */
 #define PP_UW_STAT_OUT_FAIL	5	/* the record could not be written */
 #define PP_UW_STAT_END		6	/* + PP_UW_END_*: how stacks ended */
 #define PP_UW_STATS		(PP_UW_STAT_END + PP_UW_END_NR)

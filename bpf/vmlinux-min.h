@@ -35,6 +35,7 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_STACK_TRACE = 7,
 	BPF_MAP_TYPE_LRU_HASH = 9,
 	BPF_MAP_TYPE_HASH_OF_MAPS = 13,
+	BPF_MAP_TYPE_RINGBUF = 27,
 };
 #define BPF_F_NO_PREALLOC	(1U << 0)
 #define BPF_F_INNER_MAP		(1U << 12)
@@ -78,6 +79,10 @@ struct thread_info {
 	unsigned long flags;
 } __attribute__((preserve_access_index));
 
+struct mm_struct {
+	unsigned long arg_start;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;
@@ -89,6 +94,7 @@ struct task_struct {
 	pid_t tgid;
 	struct sched_entity se;
 	struct task_struct *real_parent;
+	struct mm_struct *mm;
 	char comm[16];
 } __attribute__((preserve_access_index));
 

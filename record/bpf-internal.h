@@ -34,6 +34,7 @@ struct pp_bpf_unwind_maps {
 	int procs;	/* tgid -> struct pp_unwind_proc */
 	int out;	/* CPU -> its BPF output event */
 	int stats;	/* per-CPU counters, PP_UW_STAT_* */
+	int ask;	/* a ring buffer of the tgids the walker does not know */
 };
 
 /** pp_bpf_filter__unwind_maps() - the fds of @f's walker maps (record/bpf-unwind.c). */

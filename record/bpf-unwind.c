@@ -73,6 +73,16 @@ out:
 }
 
 /* See record/record.h. */
+int pp_bpf_unwind__no_dso(struct pp_bpf_filter *f, uint32_t id)
+{
+	struct pp_bpf_unwind_maps m;
+	struct pp_unwind_dso d = { 0 };
+
+	pp_bpf_filter__unwind_maps(f, &m);
+	return bpf_map_update_elem(m.dsos, &id, &d, BPF_ANY) < 0 ? -errno : 0;
+}
+
+/* See record/record.h. */
 void pp_bpf_unwind__del_dso(struct pp_bpf_filter *f, uint32_t id)
 {
 	struct pp_bpf_unwind_maps m;
@@ -90,7 +100,7 @@ static int map_cmp(const void *a, const void *b)
 }
 
 /* See record/record.h. */
-int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid,
+int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid, uint64_t arg_start,
 			    const struct pp_unwind_map *maps, unsigned int nr)
 {
 	struct pp_bpf_unwind_maps m;
@@ -100,6 +110,7 @@ int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid,
 	if (!p)
 		return -ENOMEM;
 	p->nr = nr < PP_UNWIND_MAPS ? nr : PP_UNWIND_MAPS;
+	p->arg_start = arg_start;
 	memcpy(p->m, maps, p->nr * sizeof(*maps));
 	qsort(p->m, p->nr, sizeof(p->m[0]), map_cmp);
 	pp_bpf_filter__unwind_maps(f, &m);

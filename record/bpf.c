@@ -436,6 +436,8 @@ struct pp_bpf_filter *pp_bpf_filter__new(const struct pp_bpf_filter_opts *o, cha
 		bpf_map__set_max_entries(f->skel->maps.unwind_rows, 1);
 		bpf_map__set_max_entries(f->skel->maps.unwind_dsos, 1);
 		bpf_map__set_max_entries(f->skel->maps.unwind_procs, 1);
+		bpf_map__set_max_entries(f->skel->maps.unwind_asked, 1);
+		bpf_map__set_max_entries(f->skel->maps.unwind_ask, 4096);
 	}
 	ret = filter_bpf__load(f->skel);
 	if (ret) {
@@ -544,6 +546,7 @@ void pp_bpf_filter__unwind_maps(struct pp_bpf_filter *f, struct pp_bpf_unwind_ma
 	m->procs = bpf_map__fd(f->skel->maps.unwind_procs);
 	m->out = bpf_map__fd(f->skel->maps.unwind_out);
 	m->stats = bpf_map__fd(f->skel->maps.unwind_stats);
+	m->ask = bpf_map__fd(f->skel->maps.unwind_ask);
 }
 
 /** pp_bpf_filter__free() - free @f; accepts NULL. */

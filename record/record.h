@@ -141,14 +141,21 @@ struct pp_unwind_map;
  * Return: 0 or -errno (the map of maps is full: -E2BIG).
  */
 int pp_bpf_unwind__add_dso(struct pp_bpf_filter *f, uint32_t id, const struct pp_cfi_table *t);
+/**
+ * pp_bpf_unwind__no_dso() - DSO @id has no table (no CFI, over a bound):
+ * its code is walked by frame pointer, not counted as waiting for one.
+ * Return: 0 or -errno.
+ */
+int pp_bpf_unwind__no_dso(struct pp_bpf_filter *f, uint32_t id);
 /** pp_bpf_unwind__del_dso() - forget DSO @id's table. */
 void pp_bpf_unwind__del_dso(struct pp_bpf_filter *f, uint32_t id);
 /**
  * pp_bpf_unwind__set_proc() - process @tgid's executable mappings (at most
- * PP_UNWIND_MAPS, any order; dso 0: walked by frame pointer).
+ * PP_UNWIND_MAPS, any order; dso 0: walked by frame pointer), read while
+ * its mm->arg_start was @arg_start (0: unknown; /proc/PID/stat's field 48).
  * Return: 0 or -errno.
  */
-int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid,
+int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid, uint64_t arg_start,
 			    const struct pp_unwind_map *maps, unsigned int nr);
 /** pp_bpf_unwind__del_proc() - forget process @tgid. */
 void pp_bpf_unwind__del_proc(struct pp_bpf_filter *f, uint32_t tgid);
@@ -161,6 +168,91 @@ int pp_bpf_unwind__set_outputs(struct pp_bpf_filter *f, const int *cpus, const i
 /** pp_bpf_unwind__stats() - the walker's counters (PP_UW_STATS of them), summed over CPUs. */
 int pp_bpf_unwind__stats(struct pp_bpf_filter *f, uint64_t *out);
 
+/**
+ * pp_exec_map_line() - one line of /proc/PID/maps (record/symbols.c): its
+ * range, offset, device (major << 32 | minor, may be NULL), inode (may be
+ * NULL) and path, when it maps a file executable.
+ * Return: 0, or -1 for any other line.
+ */
+int pp_exec_map_line(const char *line, unsigned long long *start, unsigned long long *end,
+		     unsigned long long *pgoff, uint64_t *dev, uint64_t *ino, char *path,
+		     size_t size);
+
+/* ---- -g by the kernel-side walker (record/uwalk.c) ---- */
+
+/*
+ * The recorder's side of the walker: which processes it knows (their
+ * executable mappings read from /proc, again when they map code or exec),
+ * each DSO's table built once per build-id by a thread of its own and
+ * loaded into the walker's maps, and the join of each walk to the sample it
+ * belongs to (the next sample of its thread on its CPU's ring), whose user
+ * callchain it replaces. A sample without its walk keeps the kernel's
+ * frame-pointer chain and asks for its process to be known.
+ */
+struct pp_uwalk;
+
+/* What the walks were, for the summary and the file (pp-analyze info). */
+struct pp_uwalk_stats {
+	uint64_t stacks;	/* samples with a user callchain */
+	uint64_t walked;	/* of them, joined to their walk */
+	uint64_t ends[6];	/* walked, by why the walk stopped: PP_UW_END_* */
+	uint64_t fp_no_proc;	/* not walked: the process was not known yet */
+	uint64_t fp_other;	/* not walked: another reason (no walk record) */
+	uint64_t out_fail;	/* walks the kernel could not write (of fp_other) */
+	uint64_t frames_cfi;	/* frames the tables walked */
+	uint64_t frames_fp;	/* frames walked by frame pointer */
+	uint64_t no_table;	/* of those, frames whose table was not loaded yet */
+	uint64_t procs;		/* processes known */
+	uint64_t dsos;		/* tables loaded */
+	uint64_t dso_rows;	/* their rows */
+	uint64_t dso_failed;	/* DSOs without a table (no CFI, unreadable, over the bound) */
+	uint64_t build_ns;	/* time spent building and loading tables */
+};
+
+/**
+ * pp_uwalk__new() - the walker of filter @f (pp_bpf_filter_opts.unwind; NULL:
+ * the join only, for tests), for @nr_cpus rings; @all: every process is
+ * recorded (else those tracked, and their children); starts the table
+ * thread. Return: it, or NULL with @err set.
+ */
+struct pp_uwalk *pp_uwalk__new(struct pp_bpf_filter *f, int nr_cpus, int all, char *err,
+			       size_t len);
+/** pp_uwalk__free() - stop the thread, free; accepts NULL. */
+void pp_uwalk__free(struct pp_uwalk *w);
+/** pp_uwalk__track() - know process @pid (read its maps, build its tables): queued. */
+void pp_uwalk__track(struct pp_uwalk *w, uint32_t pid);
+/** pp_uwalk__expect() - know process @pid from its exec on (the workload, not started yet). */
+void pp_uwalk__expect(struct pp_uwalk *w, uint32_t pid);
+/**
+ * pp_uwalk__sideband() - a side-band record @h of ring @ci: a known
+ * process's exec or code mapping reads its maps again, its fork makes the
+ * child known, its exit forgets it.
+ */
+void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h);
+/**
+ * pp_uwalk__walk() - a walk (struct pp_unwind_out, @size bytes: a walk
+ * record's raw data) taken at @time on ring @ci, waiting for its sample.
+ */
+void pp_uwalk__walk(struct pp_uwalk *w, int ci, const void *raw, size_t size, uint64_t time);
+/**
+ * pp_uwalk__join() - sample @rec (@size bytes, @sample_type) of process
+ * @pid, thread @tid at @time on ring @ci, rewritten into @out (@cap bytes)
+ * with the user frames of its walk.
+ * Return: the new size, or 0: keep @rec as it is (no walk, or no user chain).
+ */
+size_t pp_uwalk__join(struct pp_uwalk *w, int ci, const void *rec, size_t size,
+		      uint64_t sample_type, uint32_t pid, uint32_t tid, uint64_t time, void *out,
+		      size_t cap);
+/** pp_uwalk__lost() - ring @ci lost records: its waiting walks may have lost their samples. */
+void pp_uwalk__lost(struct pp_uwalk *w, int ci);
+/** pp_uwalk__stats() - the counts so far (the kernel's too). */
+void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st);
+/**
+ * pp_uwalk_available() - whether the walker runs here (BPF with BTF, Linux
+ * 5.17's bpf_loop, an x86-64 build). Return: 1, or 0 with @err saying why.
+ */
+int pp_uwalk_available(char *err, size_t len);
+
 /* ---- --call-graph=dwarf (record/unwind.c) ---- */
 
 struct pp_unwind;
@@ -172,7 +264,15 @@ struct pp_unwind_maps {
 	void *ctx;
 };
 
-int pp_call_graph_mode(const char *s, uint32_t *dwarf_stack, char *err, size_t len);
+/* --call-graph MODE (pp_call_graph_mode()) */
+enum pp_call_graph {
+	PP_CG_DEFAULT,		/* plain -g: the walker where it runs, else fp */
+	PP_CG_FP,		/* the kernel's frame-pointer walk */
+	PP_CG_DWARF,		/* the user stack copied, unwound by pp-record */
+	PP_CG_BPF,		/* the kernel-side walker, or an error */
+};
+
+int pp_call_graph_mode(const char *s, int *mode, uint32_t *dwarf_stack, char *err, size_t len);
 struct pp_unwind *pp_unwind__new(void);
 void pp_unwind__free(struct pp_unwind *u);
 void pp_unwind__forget(struct pp_unwind *u, uint32_t pid);

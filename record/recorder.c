@@ -33,6 +33,7 @@
 #include "pp/sample.h"
 #include "pp/writer.h"
 #include "record.h"
+#include "../bpf/unwind.h"
 
 /* ---- chunk buffers, queue, writer thread ---- */
 
@@ -122,6 +123,19 @@ struct pp_recorder {
 	int enc_drain;			/* the drain encodes (see stream_add()) */
 	size_t buf_size;		/* of a pool buffer */
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
+	/*
+	 * -g by the kernel-side walker (record/uwalk.c): its filter program
+	 * (the --irqs_disabled ... checks too) on the events that take a
+	 * stack, their walks on the "unwind" event, joined in the drain
+	 */
+	struct pp_bpf_filter *wfilter;
+	struct pp_uwalk *uw;
+	int uw_ei;			/* the walks' BPF output event, -1: no walker */
+	int walked_any;			/* some event takes a user stack (-g) */
+	uint8_t *walked;		/* per evsel: its samples are walked */
+	uint8_t *uw_buf;		/* a sample rewritten with its walk */
+	char cg_mode[768];		/* MACHINE's call_graph */
+	struct pp_buf machine;		/* MACHINE as written first, for the last one */
 	struct pp_bpf_offcpu *offcpu;	/* pp-record offcpu */
 	struct pp_bpf_lock *lockp;	/* pp-record lock */
 	struct pp_bpf_mem *mem;		/* pp-record kmemleak|kmemprof --user --bpf */
@@ -514,6 +528,84 @@ static int attach_bpf_output(struct pp_recorder *r)
 	return 0;
 }
 
+/* Plain -g without the walker, @why: the events keep the frame-pointer walk. */
+static void walker_off(struct pp_recorder *r, const char *why)
+{
+	snprintf(r->cg_mode, sizeof(r->cg_mode), "fp (the kernel-side walker: %s)", why);
+	memset(r->walked, 0, (size_t)r->el->nr_evsels);
+	pp_uwalk__free(r->uw);
+	r->uw = NULL;
+	pp_bpf_filter__free(r->wfilter);
+	r->wfilter = NULL;
+	if (!r->o.quiet)
+		rec_say(r, "-g: user stacks by frame pointer: the kernel-side walker: %s", why);
+}
+
+/*
+ * The walker's filter program (with the --irqs_disabled ... checks) on the
+ * events it walks, its output on each CPU's "unwind" event, the table
+ * thread, told of the workload (@child) or the -p processes (@procs); the
+ * others it learns from their samples. Plain -g goes on with frame
+ * pointers where this fails; --call-graph bpf stops. Return: 0 or -EINVAL.
+ */
+static int walker_attach(struct pp_recorder *r, pid_t child, const pid_t *procs, int nr_procs)
+{
+	struct pp_bpf_filter_opts fo = r->o.bpf;
+	const struct pp_perf_evsel *out = &r->el->evsels[r->uw_ei];
+	int nt = out->nr_ids / r->el->nr_cpus, ei, k, *fds;
+	char err[512];
+
+	fo.unwind = 1;
+	r->wfilter = pp_bpf_filter__new(&fo, err, sizeof(err));
+	r->uw_buf = malloc(65536);
+	fds = calloc((size_t)r->el->nr_cpus, sizeof(*fds));
+	if (!r->uw_buf || !fds) {
+		free(fds);
+		return rec_fail(r, 0, -EINVAL, "out of memory");
+	}
+	for (k = 0; k < r->el->nr_cpus; k++)
+		fds[k] = out->fds[k * nt];
+	if (r->wfilter && pp_bpf_unwind__set_outputs(r->wfilter, r->el->cpus, fds,
+						      r->el->nr_cpus) < 0)
+		snprintf(err, sizeof(err), "cannot point it at the unwind events");
+	else if (r->wfilter)
+		r->uw = pp_uwalk__new(r->wfilter, r->el->nr_cpus,
+				      !r->el->nr_threads || r->o.cgroup_fds, err, sizeof(err));
+	free(fds);
+	for (ei = 0; r->uw && ei < r->el->nr_evsels; ei++) {
+		const struct pp_perf_evsel *e = &r->el->evsels[ei];
+
+		for (k = 0; r->walked[ei] && k < e->nr_ids; k++) {
+			if (e->fds[k] < 0 ||
+			    !pp_bpf_filter__attach(r->wfilter, e->fds[k], e->attr.type, err,
+						   sizeof(err)))
+				continue;
+			/* plain -g: an event the program cannot be on keeps frame pointers */
+			if (r->o.call_graph == PP_CG_BPF || k)
+				return rec_fail(r, 0, -EINVAL, "%s%s: %s",
+						r->o.call_graph == PP_CG_BPF ? "--call-graph bpf: " : "",
+						e->name, err);
+			if (!r->o.quiet)
+				rec_say(r, "-g: %s: user stacks by frame pointer: %s", e->name, err);
+			r->walked[ei] = 0;
+			break;
+		}
+	}
+	if (!r->uw) {
+		if (r->o.call_graph == PP_CG_BPF)
+			return rec_fail(r, 0, -EINVAL, "--call-graph bpf: %s", err);
+		walker_off(r, err);
+		return 0;
+	}
+	if (child > 0 && r->o.follow)
+		pp_uwalk__expect(r->uw, (uint32_t)child);	/* not exec'd yet */
+	else if (child > 0)
+		pp_uwalk__track(r->uw, (uint32_t)child);
+	for (k = 0; k < nr_procs; k++)
+		pp_uwalk__track(r->uw, (uint32_t)procs[k]);
+	return 0;
+}
+
 /*
  * @child: the workload, else @procs (@nr_procs): the -p processes, all of
  * which the aggregator follows.
@@ -527,6 +619,8 @@ static int attach_bpf(struct pp_recorder *r, pid_t child, const pid_t *procs, in
 	if (r->bpfout && attach_bpf_output(r))
 		return -EINVAL;
 
+	if (r->uw_ei >= 0 && walker_attach(r, child, procs, nr_procs))
+		return -EINVAL;
 	if (pp_bpf_filter_opts__active(&o->bpf)) {
 		r->filter = pp_bpf_filter__new(&o->bpf, err, sizeof(err));
 		if (!r->filter)
@@ -534,9 +628,10 @@ static int attach_bpf(struct pp_recorder *r, pid_t child, const pid_t *procs, in
 		for (ei = 0; ei < r->el->nr_evsels; ei++) {
 			const struct pp_perf_evsel *e = &r->el->evsels[ei];
 
-			if (e->attr.type == PERF_TYPE_SOFTWARE &&
-			    (e->attr.config == PERF_COUNT_SW_DUMMY ||
-			     e->attr.config == PERF_COUNT_SW_BPF_OUTPUT))
+			if ((e->attr.type == PERF_TYPE_SOFTWARE &&
+			     (e->attr.config == PERF_COUNT_SW_DUMMY ||
+			      e->attr.config == PERF_COUNT_SW_BPF_OUTPUT)) ||
+			    (r->walked && r->walked[ei]))
 				continue;
 			for (k = 0; k < e->nr_ids; k++)
 				if (e->fds[k] >= 0 &&
@@ -985,14 +1080,48 @@ static inline void stream_take(struct pp_recorder *r, struct stream *s,
 	}
 }
 
+/*
+ * -g by the walker: a walk waits for its sample (not taken), a walked
+ * sample takes its walk's frames, the side-band keeps the walker's process
+ * maps. Return: the record to take (@h or the rewritten one), or NULL.
+ */
+static const struct perf_event_header *walker_record(struct pp_recorder *r, struct stream *s,
+						     const struct perf_event_header *h, int ei)
+{
+	int ci = (int)(s - r->streams);
+	struct pp_sample x;
+	size_t n;
+
+	if (h->type != PERF_RECORD_SAMPLE) {
+		if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
+			pp_uwalk__lost(r->uw, ci);
+		else
+			pp_uwalk__sideband(r->uw, h);
+		return h;
+	}
+	if (ei < 0 || (ei != r->uw_ei && !r->walked[ei]))
+		return h;
+	if (pp_sample__parse(r->el->evsels[ei].attr.sample_type, h, h->size, &x))
+		return ei == r->uw_ei ? NULL : h;
+	if (ei == r->uw_ei) {
+		pp_uwalk__walk(r->uw, ci, x.raw, x.raw_size, x.time);
+		return NULL;
+	}
+	n = pp_uwalk__join(r->uw, ci, h, h->size, r->el->evsels[ei].attr.sample_type, x.pid, x.tid,
+			   x.time, r->uw_buf, 65536);
+	return n ? (const struct perf_event_header *)r->uw_buf : h;
+}
+
 static inline void stream_add(struct pp_recorder *r, struct stream *s,
 			      const struct perf_event_header *h, uint64_t now)
 {
 	int ei = pp_perf_evlist__find_id(r->el, pp_sample__id(h, h->size));
 	uint64_t t = 0;
-	int has_t = ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size,
-						&t);
+	int has_t;
 
+	if (r->uw && !(h = walker_record(r, s, h, ei)))
+		return;
+	has_t = ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size, &t);
 	stream_take(r, s, h, now, ei, t, has_t);	/* t read after it is set */
 }
 
@@ -1231,7 +1360,11 @@ static void put_attrs(struct pp_recorder *r, struct pp_buf *b)
 		struct pp_perf_evsel *e = &r->el->evsels[i];
 		struct pp_attr_item it;
 		uint32_t nr = 0;
-		size_t at = pp_item__begin(b, 0), nr_at;
+		size_t at, nr_at;
+
+		if (i == r->uw_ei)
+			continue;	/* its records are the samples' frames */
+		at = pp_item__begin(b, 0);
 
 		for (k = 0; k < e->nr_ids; k++)
 			nr += e->fds[k] >= 0 || e->external;
@@ -1429,6 +1562,62 @@ static int ftrace_open(struct pp_recorder *r, int widen, const pid_t *pids, int 
 
 /* ---- the recorder object ---- */
 
+/*
+ * -g: which events' user stacks the kernel-side walker takes (those with a
+ * callchain that has a user part, not through ftrace), and its output
+ * event, added last (after the events whose rings it joins). Plain -g uses
+ * it where it runs and says why not where it does not; --call-graph bpf
+ * needs it. Return: 0 or -errno (rec_fail()).
+ */
+static int walker_add(struct pp_recorder *r)
+{
+	struct perf_event_attr out = {
+		.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_BPF_OUTPUT,
+		.size = sizeof(struct perf_event_attr), .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_RAW,
+		.sample_id_all = 1, .disabled = 1, .use_clockid = 1, .clockid = CLOCK_MONOTONIC,
+	};
+	int mode = r->o.call_graph, any = 0, ei;
+	char why[128];
+
+	r->walked = calloc((size_t)r->el->nr_evsels + 1, 1);
+	if (!r->walked)
+		return rec_fail(r, 0, -ENOMEM, "out of memory");
+	for (ei = 0; ei < r->el->nr_evsels; ei++) {
+		const struct perf_event_attr *a = &r->el->evsels[ei].attr;
+
+		r->walked[ei] = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !a->exclude_user &&
+				!a->exclude_callchain_user && !r->el->evsels[ei].external;
+		any |= r->walked[ei];
+		if (a->use_clockid)
+			out.clockid = a->clockid;	/* one clock in a ring */
+	}
+	r->walked_any = any;
+	if (!any || r->o.dwarf_stack || mode == PP_CG_FP || mode == PP_CG_DWARF) {
+		memset(r->walked, 0, (size_t)r->el->nr_evsels);
+		snprintf(r->cg_mode, sizeof(r->cg_mode), "%s", r->o.dwarf_stack ? "dwarf" : "fp");
+		return 0;
+	}
+	if (!pp_uwalk_available(why, sizeof(why))) {
+		if (mode == PP_CG_BPF)
+			return rec_fail(r, 2, -EOPNOTSUPP, "--call-graph bpf: %s", why);
+		snprintf(r->cg_mode, sizeof(r->cg_mode), "fp (the kernel-side walker does not run "
+			 "here: %s)", why);
+		memset(r->walked, 0, (size_t)r->el->nr_evsels);
+		if (!r->o.quiet)
+			rec_say(r, "-g: user stacks by frame pointer: %s", why);
+		return 0;
+	}
+	ei = pp_perf_evlist__add(r->el, &out, "unwind", NULL);
+	if (ei < 0)
+		return rec_fail(r, 0, -ENOMEM, "out of memory");
+	r->el->evsels[ei].system_wide = 1;
+	r->uw_ei = ei;
+	snprintf(r->cg_mode, sizeof(r->cg_mode), "bpf");
+	return 0;
+}
+
 /* The events, each opened on every CPU: the evlist and its rings (and ftrace's). */
 static int rec_open(struct pp_recorder *r)
 {
@@ -1476,6 +1665,8 @@ static int rec_open(struct pp_recorder *r)
 					     !is_trigger(r, d);
 		r->nr_ft_evsels += r->el->evsels[ei].external;
 	}
+	if ((err = walker_add(r)))
+		return err;
 	err = pp_perf_evlist__open(r->el);
 	if (err) {
 		int ei = r->el->err_evsel;
@@ -1536,6 +1727,9 @@ static int rec_meta(struct pp_recorder *r)
 
 	pp_buf__init(&b);
 	put_machine(r, &b, r->cpulist);
+	if (r->es->nr && r->walked_any)
+		pp_machine__put(&b, "call_graph", r->cg_mode);
+	pp_buf__append(&r->machine, b.data, b.len);
 	write_meta_kept(r, PP_CHUNK_MACHINE, &b);
 	pp_buf__reset(&b);
 	err = put_formats(r, &b);
@@ -1718,6 +1912,7 @@ struct pp_recorder *pp_recorder__new(const struct pp_recorder_opts *opts, char *
 	r->es = r->o.es;
 	r->bpfout = r->o.bpf_output;
 	r->out_fd = -1;
+	r->uw_ei = -1;
 	if (rec_open(r) || rec_output(r) || rec_meta(r) || build_layout(r) ||
 	    attach_bpf(r, r->o.child, r->o.pids_given ? r->o.procs : NULL,
 		       r->o.pids_given ? r->o.nr_procs : 0))
@@ -1770,6 +1965,10 @@ int pp_recorder__start(struct pp_recorder *r, char *err, size_t len)
 		snprintf(err, len, "cannot enable events: %s", strerror(-ret));
 		return ret;
 	}
+	/* the walks' event: not the workload's, on from now */
+	for (int k = 0; r->o.follow && r->uw && k < r->el->evsels[r->uw_ei].nr_ids; k++)
+		if (r->el->evsels[r->uw_ei].fds[k] >= 0)
+			pp_perf_event__enable(r->el->evsels[r->uw_ei].fds[k]);
 	if (r->ft && (ret = pp_ftrace__start(r->ft))) {
 		snprintf(err, len, "cannot turn the tracefs instance on: %s", strerror(-ret));
 		return ret;
@@ -1861,6 +2060,49 @@ static void writer_stop(struct pp_recorder *r)
 	r->writer_started = 0;
 }
 
+/*
+ * The walker's counts as MACHINE's user_stacks (pp-analyze info reads it):
+ * KEY=N words (spec/pp-trace-format.md, 5.1).
+ */
+static void walker_describe(struct pp_recorder *r, char *buf, size_t len)
+{
+	static const char *const ends[PP_UW_END_NR] = { "whole", "depth", "read", "unsupported",
+							 "fp_end", "no_regs" };
+	struct pp_uwalk_stats st;
+	size_t n;
+
+	pp_uwalk__stats(r->uw, &st);
+	n = (size_t)snprintf(buf, len, "stacks=%llu walked=%llu",
+			     (unsigned long long)st.stacks, (unsigned long long)st.walked);
+	for (int i = 0; i < PP_UW_END_NR && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " %s=%llu", ends[i],
+				      (unsigned long long)st.ends[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, " fp_no_proc=%llu fp_other=%llu out_fail=%llu "
+			 "frames_cfi=%llu frames_fp=%llu no_table=%llu procs=%llu dsos=%llu "
+			 "rows=%llu dso_failed=%llu build_ms=%llu",
+			 (unsigned long long)st.fp_no_proc, (unsigned long long)st.fp_other,
+			 (unsigned long long)st.out_fail, (unsigned long long)st.frames_cfi,
+			 (unsigned long long)st.frames_fp,
+			 (unsigned long long)st.no_table, (unsigned long long)st.procs,
+			 (unsigned long long)st.dsos, (unsigned long long)st.dso_rows,
+			 (unsigned long long)st.dso_failed,
+			 (unsigned long long)(st.build_ns / 1000000));
+}
+
+static void walker_summary(const struct pp_recorder *r, FILE *fp)
+{
+	struct pp_uwalk_stats st;
+
+	pp_uwalk__stats(r->uw, &st);
+	fprintf(fp, "  user stacks: %llu, %llu walked by the kernel-side walker (%llu whole), "
+		"%llu by frame pointer (%llu of processes not known yet); tables of %llu DSOs "
+		"built in %.0f ms\n", (unsigned long long)st.stacks, (unsigned long long)st.walked,
+		(unsigned long long)st.ends[PP_UW_END_START],
+		(unsigned long long)(st.stacks - st.walked), (unsigned long long)st.fp_no_proc,
+		(unsigned long long)st.dsos, (double)st.build_ns / 1e6);
+}
+
 int pp_recorder__stop(struct pp_recorder *r)
 {
 	int err;
@@ -1880,6 +2122,14 @@ int pp_recorder__stop(struct pp_recorder *r)
 		write_agg(r);
 	if (!r->fatal)
 		write_syms(r);
+	if (!r->fatal && r->uw && r->machine.len) {
+		char d[1024];
+
+		/* MACHINE again, the walker's counts added: the last one counts */
+		walker_describe(r, d, sizeof(d));
+		pp_machine__put(&r->machine, "user_stacks", d);
+		write_meta(r, PP_CHUNK_MACHINE, &r->machine);
+	}
 	r->secs = (double)(pp_mono_ns() - r->t0) / 1e9;
 	err = pp_writer__close(r->w);
 	r->w = NULL;
@@ -1928,7 +2178,7 @@ void pp_recorder__summary(const struct pp_recorder *r, FILE *fp)
 	for (i = 0; i < r->el->nr_evsels; i++) {
 		const struct pp_perf_evsel *e = &r->el->evsels[i];
 
-		if (!strcmp(e->name, "sideband"))
+		if (!strcmp(e->name, "sideband") || i == r->uw_ei)
 			continue;
 		if (e->external && r->nr_ft_evsels > 1)
 			fprintf(fp, "  %-40s %12s\n", e->name, "(ftrace)");
@@ -1951,13 +2201,20 @@ void pp_recorder__summary(const struct pp_recorder *r, FILE *fp)
 				(unsigned long long)s->lost_kernel, (unsigned long long)s->lost_samples,
 				(unsigned long long)s->dropped_total, corrupt ? ", ring corrupt" : "");
 	}
-	if (r->filter) {
-		uint64_t kept = 0, dropped = 0;
+	if (pp_bpf_filter_opts__active(&r->o.bpf) && (r->filter || r->wfilter)) {
+		uint64_t kept = 0, dropped = 0, k2 = 0, d2 = 0;
 
-		if (!pp_bpf_filter__counts(r->filter, &kept, &dropped))
+		if (r->wfilter && !pp_bpf_filter__counts(r->wfilter, &k2, &d2)) {
+			kept += k2;
+			dropped += d2;
+		}
+		if (!r->filter || !pp_bpf_filter__counts(r->filter, &k2, &d2))
 			fprintf(fp, "  BPF filter: %llu samples kept, %llu dropped in the kernel\n",
-				(unsigned long long)kept, (unsigned long long)dropped);
+				(unsigned long long)(kept + (r->filter ? k2 : 0)),
+				(unsigned long long)(dropped + (r->filter ? d2 : 0)));
 	}
+	if (r->uw)
+		walker_summary(r, fp);
 	if (r->stepped_down)
 		fprintf(fp, "  %llu chunks compressed at a faster level to keep up\n",
 			(unsigned long long)r->stepped_down);
@@ -2020,6 +2277,11 @@ void pp_recorder__free(struct pp_recorder *r)
 	pp_unwind__free(r->unw);
 	pp_buf__exit(&r->side);
 	pp_buf__exit(&r->side_w);
+	pp_buf__exit(&r->machine);
+	pp_uwalk__free(r->uw);	/* its thread, before the maps it fills */
+	pp_bpf_filter__free(r->wfilter);
+	free(r->walked);
+	free(r->uw_buf);
 	pp_perf_evlist__free(r->el);
 	if (r->sync_ready) {
 		pthread_mutex_destroy(&r->lock);

@@ -771,21 +771,23 @@ static void put_mmap_item(struct pp_buf *b, uint32_t pid, uint32_t prot, uint64_
 	pp_item__end(b, at);
 }
 
-/*
- * One line of /proc/PID/maps: 0 and its range, offset and path if it maps
- * a file executable, else -1.
- */
-static int exec_map_line(const char *line, unsigned long long *start, unsigned long long *end,
-			 unsigned long long *pgoff, char *path, size_t size)
+/* See record/record.h. */
+int pp_exec_map_line(const char *line, unsigned long long *start, unsigned long long *end,
+		     unsigned long long *pgoff, uint64_t *dev, uint64_t *ino, char *path,
+		     size_t size)
 {
-	unsigned long long ino;
+	unsigned long long inode;
 	unsigned int maj, min;
 	char perms[8];
 	int n = 0;
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", start, end, perms, pgoff, &maj, &min,
-		   &ino, &n) < 7 || perms[2] != 'x' || line[n] != '/')
+		   &inode, &n) < 7 || perms[2] != 'x' || line[n] != '/')
 		return -1;
+	if (dev)
+		*dev = ((uint64_t)maj << 32) | min;
+	if (ino)
+		*ino = inode;
 	snprintf(path, size, "%s", line + n);
 	path[strcspn(path, "\n")] = 0;
 	return 0;
@@ -806,7 +808,7 @@ static void snapshot_maps(struct pp_syms *s, struct pp_buf *mmaps, int pid)
 		uint8_t bid[20];
 		int bsz = 0, di;
 
-		if (exec_map_line(line, &start, &end, &pgoff, fpath, sizeof(fpath)))
+		if (pp_exec_map_line(line, &start, &end, &pgoff, NULL, NULL, fpath, sizeof(fpath)))
 			continue;
 		/* one build-id read per file: reuse a known DSO of the same path */
 		di = -1;
@@ -1479,7 +1481,7 @@ static void procmaps_load(struct procmaps *pm, uint32_t pid)
 		unsigned long long start, end, pgoff;
 		struct procmap *m;
 
-		if (exec_map_line(line, &start, &end, &pgoff, path, sizeof(path)))
+		if (pp_exec_map_line(line, &start, &end, &pgoff, NULL, NULL, path, sizeof(path)))
 			continue;
 		if (pm->n == pm->cap) {
 			size_t cap = pm->cap ? 2 * pm->cap : 32;

@@ -48,27 +48,32 @@ struct pp_unwind {
 };
 
 /**
- * pp_call_graph_mode() - parse a --call-graph MODE as perf spells it.
- * @s: "fp", "dwarf" or "dwarf,SIZE"; @dwarf_stack: receives the user stack
- *   bytes per sample (0 for fp), may be NULL; @err, @len: the message.
+ * pp_call_graph_mode() - parse a --call-graph MODE as perf spells it, and
+ * pp's own.
+ * @s: "fp", "dwarf", "dwarf,SIZE" or "bpf"; @mode: receives PP_CG_*, may be
+ *   NULL; @dwarf_stack: receives the user stack bytes per sample (0 but for
+ *   dwarf), may be NULL; @err, @len: the message.
  *
  * SIZE is rounded up to 8 bytes and must lie in 8..65528 (the kernel's
  * limit: the whole sample must fit 64 KiB).
  * Return: 0, or -EINVAL with @err set.
  */
-int pp_call_graph_mode(const char *s, uint32_t *dwarf_stack, char *err, size_t len)
+int pp_call_graph_mode(const char *s, int *mode, uint32_t *dwarf_stack, char *err, size_t len)
 {
 	unsigned long v = 8192;
 	char *end;
 
-	if (!strcmp(s, "fp")) {
+	if (!strcmp(s, "fp") || !strcmp(s, "bpf")) {
+		if (mode)
+			*mode = s[0] == 'f' ? PP_CG_FP : PP_CG_BPF;
 		if (dwarf_stack)
 			*dwarf_stack = 0;
 		return 0;
 	}
 	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ',')) {
 		if (err)
-			snprintf(err, len, "bad --call-graph mode '%s' (fp, dwarf or dwarf,SIZE)", s);
+			snprintf(err, len, "bad --call-graph mode '%s' (fp, dwarf, dwarf,SIZE or bpf)",
+				 s);
 		return -EINVAL;
 	}
 	if (s[5] == ',') {
@@ -81,6 +86,8 @@ int pp_call_graph_mode(const char *s, uint32_t *dwarf_stack, char *err, size_t l
 			return -EINVAL;
 		}
 	}
+	if (mode)
+		*mode = PP_CG_DWARF;
 	if (dwarf_stack)
 		*dwarf_stack = (uint32_t)((v + 7) & ~7ul);
 	return 0;

@@ -129,7 +129,7 @@ static void load_child(struct pp_bpf_filter *f, pid_t pid)
 		}
 		um[i] = (struct pp_unwind_map){ cmaps[i].start, cmaps[i].end, cmaps[i].pgoff, id, 0 };
 	}
-	assert_int_equal(pp_bpf_unwind__set_proc(f, (uint32_t)pid, um, (unsigned int)nr_cmaps), 0);
+	assert_int_equal(pp_bpf_unwind__set_proc(f, (uint32_t)pid, 0, um, (unsigned int)nr_cmaps), 0);
 }
 
 static pid_t start_child(void)

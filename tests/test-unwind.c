@@ -25,21 +25,28 @@ static void test_mode(void **state)
 {
 	char err[128];
 	uint32_t st = 1;
+	int mode = -1;
 
-	assert_int_equal(pp_call_graph_mode("fp", &st, err, sizeof(err)), 0);
+	assert_int_equal(pp_call_graph_mode("fp", &mode, &st, err, sizeof(err)), 0);
 	assert_int_equal(st, 0);
-	assert_int_equal(pp_call_graph_mode("dwarf", &st, err, sizeof(err)), 0);
+	assert_int_equal(mode, PP_CG_FP);
+	assert_int_equal(pp_call_graph_mode("bpf", &mode, &st, err, sizeof(err)), 0);
+	assert_int_equal(st, 0);
+	assert_int_equal(mode, PP_CG_BPF);
+	assert_int_equal(pp_call_graph_mode("dwarf", &mode, &st, err, sizeof(err)), 0);
 	assert_int_equal(st, 8192);
-	assert_int_equal(pp_call_graph_mode("dwarf,1001", &st, err, sizeof(err)), 0);
+	assert_int_equal(mode, PP_CG_DWARF);
+	assert_int_equal(pp_call_graph_mode("dwarf,1001", NULL, &st, err, sizeof(err)), 0);
 	assert_int_equal(st, 1008);	/* rounded up to 8 */
-	assert_int_equal(pp_call_graph_mode("dwarf,65528", &st, NULL, 0), 0);
+	assert_int_equal(pp_call_graph_mode("dwarf,65528", NULL, &st, NULL, 0), 0);
 	static const char *const bad[] = { "dwarf,0", "dwarf,", "dwarf,65529", "dwarf,-8", "dwarf,8k",
-					   "dwarfs", "lbr", "", "fp,1" };
+					   "dwarfs", "lbr", "", "fp,1", "bpf,1" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
-		assert_int_equal(pp_call_graph_mode(bad[i], &st, err, sizeof(err)), -EINVAL);
+		assert_int_equal(pp_call_graph_mode(bad[i], &mode, &st, err, sizeof(err)), -EINVAL);
 		assert_true(strstr(err, "call-graph") != NULL);
 	}
+	(void)state;
 }
 
 #define ST	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \

@@ -128,6 +128,74 @@ static const char *mget(const struct pp_session *s, const char *key, const char 
 	return b;
 }
 
+/* KEY's number in MACHINE's user_stacks ("stacks=N walked=N ..."), 0 when absent. */
+static unsigned long long ustat(const char *v, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = v; p && *p; p = strchr(p, ' '), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return strtoull(p + kl + 1, NULL, 10);
+	return 0;
+}
+
+/*
+ * Which unwinder made the user stacks (-g): MACHINE's call_graph, and with
+ * the kernel-side walker its counts: how many stacks it walked, why the
+ * ones it did not finish stopped, how many kept frame pointers and why.
+ */
+static void info_call_graph(const struct pp_session *s)
+{
+	static const char *const ends[][2] = {
+		{ "depth", "at 127 frames" }, { "read", "the stack unreadable" },
+		{ "unsupported", "a rule the walker does not follow" },
+		{ "fp_end", "a frame-pointer walk ended" }, { "no_regs", "no user registers" },
+	};
+	const char *mode = pp_session__machine(s, "call_graph");
+	const char *v = pp_session__machine(s, "user_stacks");
+	unsigned long long n, walked, fp, cut = 0;
+
+	if (!mode)
+		return;
+	if (strcmp(mode, "bpf"))
+		printf("user stacks: %s\n", mode[0] == 'f' && mode[1] == 'p' && !mode[2] ?
+		       "fp (frame pointers, --call-graph fp)" : mget(s, "call_graph", ""));
+	if (strcmp(mode, "bpf"))
+		return;
+	if (!v) {
+		printf("user stacks: bpf (the kernel-side walker; no counts: the recording did not end)\n");
+		return;
+	}
+	n = ustat(v, "stacks");
+	walked = ustat(v, "walked");
+	fp = n - walked;
+	printf("user stacks: bpf (the kernel-side walker): %llu stacks, %llu walked whole", n,
+	       ustat(v, "whole"));
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		cut += ustat(v, ends[i][0]);
+	if (cut) {
+		const char *sep = "";
+
+		printf(", %llu cut (", cut);
+		for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+			unsigned long long c = ustat(v, ends[i][0]);
+
+			if (c)
+				printf("%s%llu %s", sep, c, ends[i][1]);
+			if (c)
+				sep = ", ";
+		}
+		printf(")");
+	}
+	if (fp)
+		printf(", %llu by frame pointer (%llu of processes not known yet, %llu other)", fp,
+		       ustat(v, "fp_no_proc"), ustat(v, "fp_other"));
+	printf("\n             frames: %llu by the tables, %llu by frame pointer (%llu while a "
+	       "table was being built); tables of %llu DSOs (%llu rows, %llu without CFI), built "
+	       "in %llu ms\n", ustat(v, "frames_cfi"), ustat(v, "frames_fp"), ustat(v, "no_table"),
+	       ustat(v, "dsos"), ustat(v, "rows"), ustat(v, "dso_failed"), ustat(v, "build_ms"));
+}
+
 /* The sizes info reads off every chunk header. */
 struct info_chunks {
 	uint64_t nr, stored, raw, data, types[0x30];
@@ -189,6 +257,8 @@ static void info_json(struct pp_session *s, const char *path, const struct info_
 	json_machine(o, s, "cpus_online", "cpus");
 	json_machine(o, s, "command", "cmdline");
 	json_machine(o, s, "filters", "filters");
+	json_machine(o, s, "call_graph", "call_graph");
+	json_machine(o, s, "user_stacks", "user_stacks");
 	json_machine(o, s, "recorder", "pp_version");
 	json_machine(o, s, "clock", "clock");
 	if (s->stats.first_ts) {
@@ -355,6 +425,7 @@ static void info_text(struct pp_session *s, const char *path, const struct info_
 			if (so >= 0 && so < (int)(sizeof(src) / sizeof(src[0])))
 				printf("  %-40s %-14s %zu symbols\n", dpath, src[so], nsym);
 	}
+	info_call_graph(s);
 	if (s->stats.cut_stacks)
 		printf("stacks:      %llu cut at a bad frame (%llu entries dropped)\n",
 		       (unsigned long long)s->stats.cut_stacks, (unsigned long long)s->stats.cut_frames);

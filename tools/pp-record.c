@@ -337,7 +337,7 @@ static void recorder_opts(const struct opts *o, struct pp_evdescs *es, const str
 		.chunk_size = o->chunk_size, .queue = o->queue, .flush_ms = o->flush_ms,
 		.codec = o->codec, .level = o->level, .encoding = o->encoding,
 		.rt_prio = o->rt_prio, .kallsyms_all = o->kallsyms_all, .ftrace = o->ftrace,
-		.dwarf_stack = o->dwarf_stack, .rotate_ns = o->rotate_ns,
+		.call_graph = o->call_graph, .dwarf_stack = o->dwarf_stack, .rotate_ns = o->rotate_ns,
 		.rotate_bytes = o->rotate_bytes, .max_files = o->max_files,
 		.flight_ns = o->flight_ns, .flight_size = o->flight_size, .quiet = o->quiet,
 		.cmdline = o->cmdline, .message = rec_message, .message_ctx = (void *)o,

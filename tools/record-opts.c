@@ -43,10 +43,13 @@ static const char usage_text[] =
 "        cycles, instructions, cache-misses, branch-misses ...\n"
 "        'EVENT help' (or: -e EVENT help) prints the event's format and exits\n"
 "  -F, --freq HZ              sample stacks at HZ (cycles, or cpu-clock without a PMU)\n"
-"  -g, --call-graph[=MODE]    record call chains for every event; MODE fp (frame\n"
-"                             pointers, the default) or dwarf[,SIZE]: SIZE bytes\n"
-"                             of user stack (default 8192) unwound with the\n"
-"                             DSOs' .eh_frame at record time\n"
+"  -g, --call-graph[=MODE]    record call chains for every event; user stacks\n"
+"                             walked in the kernel with tables built from the\n"
+"                             DSOs' .eh_frame where BPF with BTF runs, else by\n"
+"                             frame pointer; MODE bpf (that walker or an error),\n"
+"                             fp (frame pointers only) or dwarf[,SIZE]: SIZE\n"
+"                             bytes of user stack (default 8192) unwound with\n"
+"                             the DSOs' .eh_frame at record time\n"
 "      --exclude-user         do not sample user space\n"
 "      --exclude-kernel       do not sample the kernel\n"
 "Targets (default: all CPUs, all tasks):\n"
@@ -202,7 +205,7 @@ static int record_opt_arity(const char *w, const char *next, const char *shortop
 			has = optional_argument;
 	}
 	if (has == optional_argument)	/* -g dwarf: the getopt loop looks ahead */
-		return next && !pp_call_graph_mode(next, NULL, NULL, 0);
+		return next && !pp_call_graph_mode(next, NULL, NULL, NULL, 0);
 	return has < 0 ? -1 : has == required_argument;
 }
 
@@ -226,7 +229,7 @@ static int split_record_words(const struct pp_analyzer *a, int n, char **words, 
 		 * the mode is pp-record's: both get -g, pp-record the mode.
 		 */
 		if ((!strcmp(w, "-g") || !strcmp(w, "--call-graph")) && i + 1 < n &&
-		    pp_opts__takes(a, w) && !pp_call_graph_mode(words[i + 1], NULL, NULL, 0)) {
+		    pp_opts__takes(a, w) && !pp_call_graph_mode(words[i + 1], NULL, NULL, NULL, 0)) {
 			words[m++] = words[i];
 			rec[(*nrec)++] = words[i];
 			rec[(*nrec)++] = words[++i];
@@ -548,10 +551,10 @@ static void parse_opt(struct opts *o, int c, int argc, char **argv, struct parse
 		const char *mode = optarg;
 		char msg[128];
 
-		if (!mode && optind < argc && !pp_call_graph_mode(argv[optind], NULL, NULL, 0))
+		if (!mode && optind < argc && !pp_call_graph_mode(argv[optind], NULL, NULL, NULL, 0))
 			mode = argv[optind++];
 		o->callgraph = 1;
-		if (mode && pp_call_graph_mode(mode, &o->dwarf_stack, msg, sizeof(msg)))
+		if (mode && pp_call_graph_mode(mode, &o->call_graph, &o->dwarf_stack, msg, sizeof(msg)))
 			die_usage("%s", msg);
 		break;
 	}

@@ -30,6 +30,7 @@ struct opts {
 	int output_set;		/* -o given (else "pp.trace") */
 	int freq;
 	int callgraph;
+	int call_graph;			/* --call-graph MODE: PP_CG_* (record/record.h) */
 	uint32_t dwarf_stack;		/* --call-graph=dwarf: user stack bytes, 0: fp */
 	int exclude_user, exclude_kernel;
 	unsigned int mmap_pages;

@@ -62,8 +62,10 @@ struct pp_bpf_output;
  * @mmap_pages: ring pages per CPU (0: the default); @chunk_size, @queue,
  * @flush_ms, @codec, @level, @encoding (enum pp_data_encoding): chunks;
  * @rt_prio: -1 default, 0 off, else SCHED_FIFO priority; @kallsyms_all;
- * @ftrace: tracepoints through a tracefs instance; @dwarf_stack:
- * --call-graph=dwarf's stack bytes (stacks unwound before written);
+ * @ftrace: tracepoints through a tracefs instance; @call_graph:
+ * --call-graph's mode (PP_CG_*, record/record.h: plain -g walks user
+ * stacks in the kernel where it can); @dwarf_stack: --call-graph=dwarf's
+ * stack bytes (stacks unwound before written);
  * @rotate_ns, @rotate_bytes, @max_files; @flight_ns, @flight_size: a
  * flight recorder; @quiet: no messages but errors; @cmdline: MACHINE's;
  * @message, @message_ctx: what the recorder has to say while it runs (a
@@ -106,6 +108,7 @@ struct pp_recorder_opts {
 	int rt_prio;
 	int kallsyms_all;
 	int ftrace;
+	int call_graph;
 	uint32_t dwarf_stack;
 	uint64_t rotate_ns, rotate_bytes;
 	int max_files;

@@ -44,6 +44,8 @@ print("ok: %s: %d events of %s, every line perf script shaped" % (f, len(mine), 
 PY
 }
 
+# pp-record --call-graph fp: perf's -g walks frame pointers (pp's plain -g
+# walks libc's frames too, which perf's stacks do not have)
 run() {	# NAME COMM N|+N EVENTS -- CMD...: record, convert, compare
 	local name=$1 comm=$2 n=$3 ev=$4 try perf_ok=0
 	shift 5
@@ -51,11 +53,11 @@ run() {	# NAME COMM N|+N EVENTS -- CMD...: record, convert, compare
 	# programs loaded meanwhile): up to 3 runs for one it reads
 	for try in 1 2 3; do
 		if [ $have_perf = 1 ]; then
-			"$B/pp-record" -q -e "$ev" -g -o "$T/$name.trace" -- \
+			"$B/pp-record" -q -e "$ev" --call-graph fp -o "$T/$name.trace" -- \
 				perf record -B -q -k mono -e "$ev" -g -o "$T/$name.data" -- "$@" >/dev/null 2>"$T/rec.err" ||
 				fail "$name: pp-record of perf record: $(head -3 "$T/rec.err")"
 		else
-			"$B/pp-record" -q -e "$ev" -g -o "$T/$name.trace" -- "$@" >/dev/null 2>"$T/rec.err" ||
+			"$B/pp-record" -q -e "$ev" --call-graph fp -o "$T/$name.trace" -- "$@" >/dev/null 2>"$T/rec.err" ||
 				fail "$name: pp-record -e $ev: $(head -3 "$T/rec.err")"
 			break
 		fi

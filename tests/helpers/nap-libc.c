@@ -6,7 +6,9 @@
  * clock_nanosleep() skips nap_in_libc() (the off-CPU stack reads
  * main;clock_nanosleep); a DWARF unwind must show it in every stack.
  * With a third argument "hop", each nap starts on the next CPU: its stacks
- * come in another CPU's stream than the exec's maps.
+ * come in another CPU's stream than the exec's maps. PP_WARMUP_MS=N sleeps
+ * N ms in main first (through usleep(), not nap_in_libc()): a recorder that
+ * builds unwind tables for the process has them by the first nap.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -29,6 +31,9 @@ int main(int argc, char **argv)
 	long ms = argc > 2 ? atol(argv[2]) : 20;
 	int hop = argc > 3 && !strcmp(argv[3], "hop");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (getenv("PP_WARMUP_MS"))
+		usleep((useconds_t)atoi(getenv("PP_WARMUP_MS")) * 1000);
 
 	for (int i = 0; i < n; i++) {
 		if (hop && ncpu > 1) {

@@ -3,8 +3,10 @@
  * Test workload built without frame pointers (-O2 -fomit-frame-pointer,
  * Makefile), as Debian builds its libraries: its hot path goes through the
  * C library. `nofp-work qsort SECONDS`: main -> work_outer -> work_inner ->
- * qsort() -> cmp_work() (the comparator, which burns the CPU) until
- * SECONDS have passed. Environment: PP_PIDFILE=F writes our pid to F first.
+ * qsort() -> cmp_work() (the comparator, which burns the CPU) until it
+ * has run SECONDS of CPU time (however loaded the host). Environment: PP_PIDFILE=F writes our pid to F first;
+ * PP_WARMUP_MS=N sleeps N ms before the work (a recorder that reads the
+ * process's maps and builds its unwind tables has them ready by then).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +39,7 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -66,6 +68,8 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 	}
+	if (getenv("PP_WARMUP_MS"))
+		usleep((useconds_t)atoi(getenv("PP_WARMUP_MS")) * 1000);
 	work_outer(atof(argv[2]));
 	return 0;
 }

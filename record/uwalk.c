@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: MIT
+/*
+ * -g by the kernel-side walker (spec/pp-record.md, "Whole stacks: the
+ * kernel-side walker"): the recorder's side of bpf/unwind.bpf.h.
+ *
+ * Processes: a process is known once its executable mappings are in the
+ * walker's maps. The drain asks for one when a sample of it came without a
+ * walk (the walker did not know it), when a known process forks, and again
+ * when a known process execs or maps code; a thread of its own reads
+ * /proc/PID/maps, names each mapped file's DSO (one per device and inode,
+ * one table per build-id), writes the mappings, then builds the tables it
+ * lacks (record/cfi.c) and loads them. Until a table is in, the walker
+ * walks that code by frame pointer and counts it. The drain never waits
+ * for the thread: a queue under a lock held for a push or a pop.
+ *
+ * The join: the walker writes its walk to the CPU's ring just before the
+ * kernel writes the sample, so a walk waits (a few per ring) for the next
+ * sample of its thread on that ring, which an interrupt's own walk and
+ * sample may come before (the latest walk of the thread is taken). A walk
+ * whose sample was dropped after the program ran (a tracepoint's filter, a
+ * full ring) is too old for the next one and is let go. A tracepoint's
+ * sample is stamped after its program ran, a sampling event's (cpu-clock)
+ * before: a walk may be a little younger than its sample (UW_SKEW_NS).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+
+#include "pp/bpf.h"
+#include "pp/elf.h"
+#include "pp/sample.h"
+#include "record.h"
+#include "bpf-internal.h"
+#include "../bpf/unwind.h"
+
+#define UW_WAIT		4		/* walks waiting for their samples, per ring */
+#define UW_AGE_NS	10000000ull	/* a walk older than a sample by more is not its */
+#define UW_SKEW_NS	1000000ull	/* or younger by more (see pp_uwalk__join()) */
+#define UW_QUEUE	4096		/* requests waiting for the thread */
+#define UW_PIDS		8192		/* the process set's slots (a power of two) */
+#define UW_MAX_PROCS	4000		/* processes known (the walker's map holds 4096) */
+#define UW_MAX_DSOS	1000		/* tables (its map of maps holds 1024) */
+#define UW_MAX_ROWS	(8u << 20)	/* rows in all: 128 MiB of kernel memory */
+
+struct uw_wait {
+	uint64_t time;
+	struct pp_unwind_out o;
+};
+
+struct uw_ring {
+	int n;
+	struct uw_wait w[UW_WAIT];	/* oldest first */
+};
+
+enum { REQ_SCAN, REQ_FORGET };
+
+struct uw_req {
+	uint32_t pid;
+	uint32_t kind;
+};
+
+/* A process slot: 0 empty, else pid; state below. */
+struct uw_pid {
+	uint32_t pid;
+	uint8_t state;		/* PID_QUEUED, PID_KNOWN, PID_GONE (a tombstone) */
+	uint8_t pending;	/* a scan waits in the queue */
+};
+
+enum { PID_FREE, PID_QUEUED, PID_KNOWN, PID_GONE };
+
+struct uw_dso {
+	uint64_t dev, ino;
+	uint8_t bid[PP_ELF_BUILD_ID_MAX];
+	int bid_size;
+	uint32_t id;		/* the walker's: 0 when it has no table */
+	long alias;		/* the DSO of the same build-id whose table it shares, or -1 */
+	int built;		/* its table was asked for */
+};
+
+struct pp_uwalk {
+	struct pp_bpf_filter *f;
+	int all;		/* every process is recorded (not a workload, -p) */
+	int nr_rings;
+	struct uw_ring *rings;
+
+	pthread_mutex_t lock;	/* the queue, the process set, the counters below */
+	int efd;		/* wakes the thread: a request queued, or stop */
+	struct ring_buffer *asks;	/* the walker's unknown processes (unwind_ask) */
+	pthread_t thread;
+	int started, stop;
+	struct uw_req q[UW_QUEUE];
+	unsigned int qhead, qlen;
+	struct uw_pid pids[UW_PIDS];
+	unsigned int nr_pids, nr_gone;
+
+	/* the thread's */
+	struct uw_dso *dsos;
+	size_t nr_dsos, cap_dsos;
+	uint32_t next_id;
+	struct uw_build {
+		long dso;
+		char *path, *alt;	/* map_files/..., the mapped path */
+	} builds[UW_MAX_DSOS];
+	unsigned int nr_builds;
+
+	/* counts: the drain's (no lock), the thread's (under lock) */
+	struct pp_uwalk_stats st;
+	uint64_t dso_rows, dsos_loaded, dso_failed, build_ns, procs;
+};
+
+/* ---- the process set (under w->lock) ---- */
+
+static struct uw_pid *pid_slot(struct pp_uwalk *w, uint32_t pid, int add)
+{
+	unsigned int i = (pid * 2654435761u) & (UW_PIDS - 1);
+	struct uw_pid *tomb = NULL;
+
+	for (unsigned int n = 0; n < UW_PIDS; n++, i = (i + 1) & (UW_PIDS - 1)) {
+		struct uw_pid *p = &w->pids[i];
+
+		if (p->state == PID_FREE) {
+			if (!add)
+				return NULL;
+			if (w->nr_pids >= UW_MAX_PROCS)
+				return NULL;
+			if (tomb) {
+				p = tomb;
+				w->nr_gone--;
+			}
+			p->pid = pid;
+			p->state = PID_QUEUED;
+			p->pending = 0;
+			w->nr_pids++;
+			return p;
+		}
+		if (p->state == PID_GONE) {
+			if (!tomb)
+				tomb = p;
+			continue;
+		}
+		if (p->pid == pid)
+			return p;
+	}
+	if (add && tomb && w->nr_pids < UW_MAX_PROCS) {
+		*tomb = (struct uw_pid){ pid, PID_QUEUED, 0 };
+		w->nr_gone--;
+		w->nr_pids++;
+	}
+	return add ? tomb : NULL;
+}
+
+static void wake(struct pp_uwalk *w)
+{
+	uint64_t one = 1;
+
+	if (w->efd >= 0 && write(w->efd, &one, sizeof(one)) < 0) {
+		/* the counter is full: the thread is awake */
+	}
+}
+
+static void push(struct pp_uwalk *w, uint32_t pid, uint32_t kind)
+{
+	if (w->qlen == UW_QUEUE)
+		return;	/* asked again by its next sample */
+	w->q[(w->qhead + w->qlen) % UW_QUEUE] = (struct uw_req){ pid, kind };
+	w->qlen++;
+	wake(w);
+}
+
+enum { ASK_NEW = 1, ASK_KNOWN = 2 };
+
+/*
+ * Queue a scan of @pid when @how allows: ASK_NEW, a process not known yet
+ * (it is then); ASK_KNOWN, a known one (its maps changed).
+ */
+static void ask(struct pp_uwalk *w, uint32_t pid, int how)
+{
+	struct uw_pid *p;
+	unsigned int before;
+
+	if (!pid || !w->f)
+		return;
+	pthread_mutex_lock(&w->lock);
+	before = w->nr_pids;
+	p = pid_slot(w, pid, how & ASK_NEW);
+	if (p && !p->pending && ((how & ASK_KNOWN) || w->nr_pids > before)) {
+		p->pending = 1;
+		push(w, pid, REQ_SCAN);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* See record/record.h. */
+void pp_uwalk__track(struct pp_uwalk *w, uint32_t pid)
+{
+	ask(w, pid, ASK_NEW);
+}
+
+/* See record/record.h. */
+void pp_uwalk__expect(struct pp_uwalk *w, uint32_t pid)
+{
+	if (!pid || !w->f)
+		return;
+	pthread_mutex_lock(&w->lock);
+	pid_slot(w, pid, 1);	/* queued: its exec asks for the scan */
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* See record/record.h. */
+void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h)
+{
+	const uint32_t *v = (const uint32_t *)(h + 1);
+	struct uw_pid *p;
+
+	if (!w->f || h->size < sizeof(*h) + 16)
+		return;
+	switch (h->type) {
+	case PERF_RECORD_COMM:	/* pid, tid, comm */
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+			ask(w, v[0], ASK_KNOWN);
+		break;
+	case PERF_RECORD_MMAP2: {	/* pid, tid, addr, len, pgoff, ..., prot at 48 */
+		uint32_t prot;
+
+		if (h->size < sizeof(*h) + 52)
+			return;
+		memcpy(&prot, (const uint8_t *)v + 48, 4);
+		if (prot & 4 /* PROT_EXEC */)
+			ask(w, v[0], ASK_KNOWN);
+		break;
+	}
+	case PERF_RECORD_FORK:	/* pid, ppid, tid, ptid */
+		if (v[0] == v[2] && v[0] != v[1]) {	/* a new process */
+			pthread_mutex_lock(&w->lock);
+			p = pid_slot(w, v[1], 0);
+			pthread_mutex_unlock(&w->lock);
+			if (p && p->state != PID_GONE)
+				ask(w, v[0], ASK_NEW);
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		if (v[0] == v[2]) {	/* the process, not a thread */
+			pthread_mutex_lock(&w->lock);
+			p = pid_slot(w, v[0], 0);
+			if (p && p->state != PID_GONE) {
+				p->state = PID_GONE;
+				w->nr_pids--;
+				w->nr_gone++;
+				push(w, v[0], REQ_FORGET);
+			}
+			pthread_mutex_unlock(&w->lock);
+		}
+		break;
+	}
+}
+
+/* ---- the thread: maps, DSOs, tables ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Build and load DSO @d's table from @path. Return: 1, or 0 when it has none. */
+static int dso_build(struct pp_uwalk *w, struct uw_dso *d, const char *path)
+{
+	struct pp_cfi_table t;
+	uint64_t t0 = now_ns();
+	int ok = 0;
+
+	if (!pp_cfi__build(path, &t)) {
+		pthread_mutex_lock(&w->lock);
+		ok = w->dsos_loaded < UW_MAX_DSOS && w->dso_rows + t.nr <= UW_MAX_ROWS;
+		pthread_mutex_unlock(&w->lock);
+		if (ok)
+			ok = !pp_bpf_unwind__add_dso(w->f, d->id, &t);
+		if (ok) {
+			pthread_mutex_lock(&w->lock);
+			w->dsos_loaded++;
+			w->dso_rows += t.nr;
+			pthread_mutex_unlock(&w->lock);
+		}
+		pp_cfi__free(&t);
+	}
+	pthread_mutex_lock(&w->lock);
+	w->build_ns += now_ns() - t0;
+	w->dso_failed += !ok;
+	pthread_mutex_unlock(&w->lock);
+	if (!ok)	/* walked by frame pointer, not counted as waiting */
+		pp_bpf_unwind__no_dso(w->f, d->id);
+	return ok;
+}
+
+/*
+ * The DSO of the file mapped at @dev, @ino (opened as @path): one per
+ * device and inode, one table per build-id (another entry of the same
+ * build-id is its alias). Return: its index, or -1 without memory.
+ */
+static long dso_of(struct pp_uwalk *w, uint64_t dev, uint64_t ino, const char *path)
+{
+	uint8_t bid[PP_ELF_BUILD_ID_MAX];
+	int bsz = 0;
+	struct pp_elf *e;
+	struct uw_dso *d;
+
+	for (size_t i = 0; i < w->nr_dsos; i++)
+		if (w->dsos[i].dev == dev && w->dsos[i].ino == ino)
+			return (long)i;
+	e = pp_elf__open(path);
+	if (e) {
+		bsz = pp_elf__build_id(e, bid);
+		pp_elf__close(e);
+	}
+	if (w->nr_dsos == w->cap_dsos) {
+		size_t cap = w->cap_dsos ? 2 * w->cap_dsos : 64;
+		struct uw_dso *v = realloc(w->dsos, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		w->dsos = v;
+		w->cap_dsos = cap;
+	}
+	d = &w->dsos[w->nr_dsos];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	d->ino = ino;
+	d->bid_size = bsz > 0 ? bsz : 0;
+	d->alias = -1;
+	memcpy(d->bid, bid, (size_t)d->bid_size);
+	for (size_t i = 0; d->bid_size && i < w->nr_dsos; i++) {
+		const struct uw_dso *o = &w->dsos[i];
+
+		if (o->alias < 0 && o->bid_size == d->bid_size &&
+		    !memcmp(o->bid, d->bid, (size_t)d->bid_size)) {
+			d->alias = (long)i;	/* the same file elsewhere (a container) */
+			d->built = 1;
+			break;
+		}
+	}
+	if (d->alias < 0)
+		d->id = ++w->next_id;
+	return (long)w->nr_dsos++;
+}
+
+/* The walker's id for DSO @di (its build-id's), 0 for -1 (no DSO). */
+static uint32_t dso_id(const struct pp_uwalk *w, long di)
+{
+	if (di < 0)
+		return 0;
+	if (w->dsos[di].alias >= 0)
+		di = w->dsos[di].alias;
+	return w->dsos[di].id;
+}
+
+/* @pid's mm->arg_start (/proc/PID/stat, field 48), or 0. */
+static uint64_t arg_start(uint32_t pid)
+{
+	char name[64], buf[2048], *p;
+	unsigned long long v = 0;
+	FILE *f;
+	int i;
+
+	snprintf(name, sizeof(name), "/proc/%u/stat", pid);
+	f = fopen(name, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
+		/* fields 3 to 47 after the comm, then arg_start */
+		for (i = 3, p++; i <= 47 && p; i++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			v = strtoull(p + 1, NULL, 10);
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * Read @pid's executable mappings into the walker; the tables they lack
+ * are built after (w->builds), when no process waits to be read.
+ */
+static void scan(struct pp_uwalk *w, uint32_t pid)
+{
+	struct pp_unwind_map *um = calloc(PP_UNWIND_MAPS, sizeof(*um));
+	char name[96], line[4096], path[4096];
+	uint64_t as = arg_start(pid);
+	unsigned int n = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%u/maps", pid);
+	f = um ? fopen(name, "re") : NULL;
+	while (f && n < PP_UNWIND_MAPS && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff;
+		uint64_t dev, ino;
+		const char *at;
+		long di;
+
+		if (pp_exec_map_line(line, &start, &end, &pgoff, &dev, &ino, path, sizeof(path)))
+			continue;
+		/* by map_files: a deleted file, another mount namespace's */
+		snprintf(name, sizeof(name), "/proc/%u/map_files/%llx-%llx", pid, start, end);
+		at = access(name, R_OK) ? path : name;
+		di = dso_of(w, dev, ino, at);
+		um[n++] = (struct pp_unwind_map){ start, end, pgoff, dso_id(w, di), 0 };
+		if (di >= 0 && !w->dsos[di].built && w->nr_builds < UW_MAX_DSOS) {
+			/* by this path: map_files/ while the process lives, then the file */
+			w->dsos[di].built = 1;
+			w->builds[w->nr_builds].dso = di;
+			w->builds[w->nr_builds].path = strdup(at);
+			w->builds[w->nr_builds].alt = strdup(path);
+			w->nr_builds++;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (n)
+		pp_bpf_unwind__set_proc(w->f, pid, as, um, n);
+	pthread_mutex_lock(&w->lock);
+	{
+		struct uw_pid *p = pid_slot(w, pid, 0);
+
+		if (p && p->state == PID_QUEUED && n) {
+			p->state = PID_KNOWN;
+			w->procs++;
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	free(um);
+}
+
+/* The oldest table asked for: built and loaded. */
+static void build_one(struct pp_uwalk *w)
+{
+	struct uw_build b = w->builds[0];
+
+	memmove(&w->builds[0], &w->builds[1], (size_t)(--w->nr_builds) * sizeof(b));
+	dso_build(w, &w->dsos[b.dso], b.path && !access(b.path, R_OK) ? b.path : b.alt ? b.alt : "");
+	free(b.path);
+	free(b.alt);
+}
+
+/* A process the walker met without knowing it (unwind_ask): read it now, or again (an exec). */
+static int asked(void *ctx, void *data, size_t size)
+{
+	uint32_t pid;
+
+	if (size >= sizeof(pid)) {
+		memcpy(&pid, data, sizeof(pid));
+		/* a tracepoint's program runs for every task: only the recorded ones */
+		ask(ctx, pid, ((struct pp_uwalk *)ctx)->all ? ASK_NEW | ASK_KNOWN : ASK_KNOWN);
+	}
+	return 0;
+}
+
+static void *uw_main(void *arg)
+{
+	struct pp_uwalk *w = arg;
+	struct pollfd pf[2] = { { .fd = w->efd, .events = POLLIN },
+				{ .fd = w->asks ? ring_buffer__epoll_fd(w->asks) : -1,
+				  .events = POLLIN } };
+
+	/*
+	 * Ahead of the host's tasks (a table is tens of milliseconds of CPU,
+	 * once per build-id; a stack walked before its table is in is cut),
+	 * behind the realtime drain, which it never holds up.
+	 */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -10);
+	for (;;) {
+		struct uw_req rq;
+		uint64_t v;
+
+		if (w->asks)
+			ring_buffer__consume(w->asks);
+		pthread_mutex_lock(&w->lock);
+		if (w->stop) {
+			pthread_mutex_unlock(&w->lock);
+			break;
+		}
+		if (!w->qlen) {
+			pthread_mutex_unlock(&w->lock);
+			if (w->nr_builds) {	/* no process waits: a table */
+				build_one(w);
+				continue;
+			}
+			if (poll(pf, 2, -1) > 0 && (pf[0].revents & POLLIN) &&
+			    read(w->efd, &v, sizeof(v)) < 0) {
+				/* another wake-up read it */
+			}
+			continue;
+		}
+		rq = w->q[w->qhead];
+		w->qhead = (w->qhead + 1) % UW_QUEUE;
+		w->qlen--;
+		if (rq.kind == REQ_SCAN) {
+			struct uw_pid *p = pid_slot(w, rq.pid, 0);
+
+			if (!p || p->state == PID_GONE) {
+				pthread_mutex_unlock(&w->lock);
+				continue;
+			}
+			p->pending = 0;	/* a mapping from now on asks again */
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (rq.kind == REQ_SCAN)
+			scan(w, rq.pid);
+		else
+			pp_bpf_unwind__del_proc(w->f, rq.pid);
+	}
+	return NULL;
+}
+
+/* ---- the join (the drain's) ---- */
+
+/* See record/record.h. */
+void pp_uwalk__walk(struct pp_uwalk *w, int ci, const void *raw, size_t size, uint64_t time)
+{
+	struct uw_ring *r;
+	struct uw_wait *x;
+	struct pp_unwind_out h;
+
+	if (ci < 0 || ci >= w->nr_rings || size < PP_UNWIND_OUT_HDR)
+		return;
+	memcpy(&h, raw, PP_UNWIND_OUT_HDR);
+	if (h.magic != PP_UNWIND_MAGIC || h.nr > PP_UNWIND_FRAMES ||
+	    size < PP_UNWIND_OUT_HDR + (size_t)h.nr * 8)
+		return;
+	r = &w->rings[ci];
+	/* the oldest go: too old for any sample to come, or no room */
+	while (r->n && (r->n == UW_WAIT || r->w[0].time + UW_AGE_NS < time)) {
+		memmove(&r->w[0], &r->w[1], (size_t)(r->n - 1) * sizeof(r->w[0]));
+		r->n--;
+	}
+	x = &r->w[r->n++];
+	x->time = time;
+	memcpy(&x->o, raw, PP_UNWIND_OUT_HDR + (size_t)h.nr * 8);
+}
+
+/* Whether the callchain of @s has a user part. */
+static int has_user(const struct pp_sample *s)
+{
+	for (uint64_t i = 0; i < s->nr_callchain; i++)
+		if (s->callchain[i] == PERF_CONTEXT_USER)
+			return 1;
+	return 0;
+}
+
+/* See record/record.h. */
+size_t pp_uwalk__join(struct pp_uwalk *w, int ci, const void *rec, size_t size,
+		      uint64_t sample_type, uint32_t pid, uint32_t tid, uint64_t time, void *out,
+		      size_t cap)
+{
+	struct pp_sample s;
+	struct uw_ring *r;
+	size_t n;
+	int i;
+
+	if (ci < 0 || ci >= w->nr_rings || !(sample_type & PERF_SAMPLE_CALLCHAIN))
+		return 0;
+	r = &w->rings[ci];
+	for (i = r->n - 1; i >= 0; i--)
+		if (r->w[i].o.tid == tid && r->w[i].time <= time + UW_SKEW_NS &&
+		    r->w[i].time + UW_AGE_NS >= time)
+			break;
+	if (i < 0) {
+		/* a kernel thread's has none; a user stack the walker did not see asks */
+		if (pid && !pp_sample__parse(sample_type, rec, size, &s) && has_user(&s)) {
+			w->st.stacks++;
+			ask(w, pid, ASK_NEW);
+		}
+		return 0;
+	}
+	n = pp_sample__set_user_chain(rec, size, sample_type, (const uint64_t *)r->w[i].o.ips,
+				      r->w[i].o.nr, 0, 0, out, cap);
+	if (n) {
+		w->st.stacks++;
+		w->st.walked++;
+		w->st.ends[r->w[i].o.end < PP_UW_END_NR ? r->w[i].o.end : PP_UW_END_DEPTH]++;
+	}
+	memmove(&r->w[i], &r->w[i + 1], (size_t)(r->n - i - 1) * sizeof(r->w[0]));
+	r->n--;
+	return n;
+}
+
+/* See record/record.h. */
+void pp_uwalk__lost(struct pp_uwalk *w, int ci)
+{
+	if (ci >= 0 && ci < w->nr_rings)
+		w->rings[ci].n = 0;
+}
+
+/* See record/record.h. */
+void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st)
+{
+	uint64_t k[PP_UW_STATS];
+
+	*st = w->st;
+	if (w->f && !pp_bpf_unwind__stats(w->f, k)) {
+		st->frames_cfi = k[PP_UW_STAT_FRAMES_CFI];
+		st->frames_fp = k[PP_UW_STAT_FRAMES_FP];
+		st->no_table = k[PP_UW_STAT_NO_TABLE];
+		st->fp_no_proc = k[PP_UW_STAT_NO_PROC];
+		st->out_fail = k[PP_UW_STAT_OUT_FAIL];
+	}
+	if (st->fp_no_proc > st->stacks - st->walked)
+		st->fp_no_proc = st->stacks - st->walked;
+	st->fp_other = st->stacks - st->walked - st->fp_no_proc;
+	pthread_mutex_lock(&w->lock);
+	st->procs = w->procs;
+	st->dsos = w->dsos_loaded;
+	st->dso_rows = w->dso_rows;
+	st->dso_failed = w->dso_failed;
+	st->build_ns = w->build_ns;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* See record/record.h. */
+int pp_uwalk_available(char *err, size_t len)
+{
+#if defined(__x86_64__)
+	if (pp_bpf__available(err, len))
+		return 0;
+	if (!pp_bpf_kernel_at_least(5, 17)) {
+		snprintf(err, len, "the kernel-side stack walker needs Linux 5.17 (bpf_loop)");
+		return 0;
+	}
+	return 1;
+#else
+	snprintf(err, len, "the kernel-side stack walker reads x86-64 registers only");
+	return 0;
+#endif
+}
+
+/* See record/record.h. */
+struct pp_uwalk *pp_uwalk__new(struct pp_bpf_filter *f, int nr_cpus, int all, char *err,
+			       size_t len)
+{
+	struct pp_uwalk *w = calloc(1, sizeof(*w));
+	int e;
+
+	if (!w || !(w->rings = calloc((size_t)(nr_cpus > 0 ? nr_cpus : 1), sizeof(*w->rings)))) {
+		free(w);
+		snprintf(err, len, "out of memory");
+		return NULL;
+	}
+	w->f = f;
+	w->all = all;
+	w->nr_rings = nr_cpus;
+	w->efd = -1;
+	pthread_mutex_init(&w->lock, NULL);
+	if (f) {
+		struct pp_bpf_unwind_maps m;
+
+		pp_bpf_filter__unwind_maps(f, &m);
+		w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		w->asks = ring_buffer__new(m.ask, asked, w, NULL);
+		if (w->efd < 0 || !w->asks) {
+			snprintf(err, len, "cannot set up the unwind table thread: %s",
+				 strerror(errno));
+			pp_uwalk__free(w);
+			return NULL;
+		}
+		e = pthread_create(&w->thread, NULL, uw_main, w);
+		if (e) {
+			snprintf(err, len, "cannot start the unwind table thread: %s", strerror(e));
+			pp_uwalk__free(w);
+			return NULL;
+		}
+		w->started = 1;
+	}
+	return w;
+}
+
+/* See record/record.h. */
+void pp_uwalk__free(struct pp_uwalk *w)
+{
+	if (!w)
+		return;
+	if (w->started) {
+		pthread_mutex_lock(&w->lock);
+		w->stop = 1;
+		wake(w);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+	}
+	ring_buffer__free(w->asks);
+	if (w->efd >= 0)
+		close(w->efd);
+	pthread_mutex_destroy(&w->lock);
+	for (unsigned int i = 0; i < w->nr_builds; i++) {
+		free(w->builds[i].path);
+		free(w->builds[i].alt);
+	}
+	free(w->dsos);
+	free(w->rings);
+	free(w);
+}

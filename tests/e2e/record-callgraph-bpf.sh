@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Plain -g walks user stacks in the kernel with unwind tables built from each
+# DSO's CFI (the kernel-side walker), where perf's -g walks frame pointers.
+# Ground truth:
+# - tests/helpers/nap-libc sleeps N times in nap_in_libc() through libc's
+#   nanosleep(); Debian's libc has no frame pointers, so a frame-pointer walk
+#   from clock_nanosleep() skips nap_in_libc(). With plain -g every one of the
+#   N off-CPU stacks runs through it down to _start, as with --call-graph
+#   dwarf (the same frames), and --call-graph fp keeps the old walk; the same
+#   for a process recorded with -p.
+# - tests/helpers/nofp-work, built without frame pointers, spends 0.5 s of CPU
+#   in a qsort() comparator under libc's qsort: 99% of its cpu-clock samples
+#   name main, work_outer and work_inner under it.
+# - pp-analyze info says which unwinder made the stacks, with its counts.
+# The helpers first sleep PP_WARMUP_MS: the tables of a process are built once
+# it runs (a stack walked before is walked by frame pointer, and counted).
+. "$(dirname "$0")/../helpers/record-lib.sh"
+AN=$B/pp-analyze
+[ -x "$AN" ] || skip "no $AN"
+[ -r /sys/kernel/btf/vmlinux ] || skip "kernel without BTF (the walker is a BPF program)"
+N=10
+export PP_WARMUP_MS=1500
+
+# S-state switches of the file's trace -g text, and of them those through nap_in_libc
+naps() {
+	"$AN" trace -g "$1" 2>&1 | awk '
+		/sched:sched_switch:/ { if (inS) { s++; good += hit } inS = /prev_state=S /; hit = 0; next }
+		inS && / nap_in_libc \(nap-libc\)$/ { hit = 1 }
+		END { if (inS) { s++; good += hit } print s + 0, good + 0 }'
+}
+# the frames (names only) of each off-CPU stack through nap_in_libc, one line each, sorted
+stacks() {
+	"$AN" trace -g "$1" 2>&1 | awk '
+		/sched:sched_switch:/ { if (st != "" && st ~ /nap_in_libc/) print st; st = ""; inS = /prev_state=S /; next }
+		inS && !/kernel.kallsyms/ { sub(/^[ \t]*[0-9a-f]+ /, ""); st = st ";" $0 }
+		END { if (st != "" && st ~ /nap_in_libc/) print st }' | sort
+}
+
+$REC -q -g -e sched:sched_switch -o "$TMP/g.trace" -- "$HELP/nap-libc" $N 20 hop 2>"$TMP/rec.err" ||
+	{ cat "$TMP/rec.err"; fail "pp-record -g -e sched:sched_switch"; }
+read -r s good <<< "$(naps "$TMP/g.trace")"
+# the warm-up sleep is one more switch out in state S, in main
+[ "$s" = $((N + 1)) ] || fail "$s switches out in state S, want $((N + 1))"
+[ "$good" = "$N" ] || { "$AN" trace -g "$TMP/g.trace"; fail "nap_in_libc in $good of the $N off-CPU stacks with -g"; }
+stacks "$TMP/g.trace" > "$TMP/g.stacks"
+grep -q ';_start (nap-libc)$' "$TMP/g.stacks" || { cat "$TMP/g.stacks"; fail "no stack down to _start"; }
+"$AN" info "$TMP/g.trace" > "$TMP/info" || fail "info"
+grep -q '^user stacks: bpf (the kernel-side walker): [0-9]* stacks, [0-9]* walked whole' "$TMP/info" ||
+	{ cat "$TMP/info"; fail "info does not say the walker made the stacks"; }
+grep -q 'frames: [1-9][0-9]* by the tables' "$TMP/info" || { cat "$TMP/info"; fail "info: no frame by the tables"; }
+
+# the same frames as --call-graph dwarf's
+$REC -q --call-graph dwarf -e sched:sched_switch -o "$TMP/d.trace" -- "$HELP/nap-libc" $N 20 hop ||
+	fail "pp-record --call-graph dwarf"
+stacks "$TMP/d.trace" > "$TMP/d.stacks"
+cmp -s <(uniq "$TMP/g.stacks") <(uniq "$TMP/d.stacks") ||
+	{ diff <(uniq "$TMP/g.stacks") <(uniq "$TMP/d.stacks"); fail "-g's stacks differ from --call-graph dwarf's"; }
+
+# --call-graph fp: the old walk, which misses nap_in_libc; info says so
+$REC -q --call-graph fp -e sched:sched_switch -o "$TMP/f.trace" -- "$HELP/nap-libc" 3 20 ||
+	fail "pp-record --call-graph fp"
+read -r s good <<< "$(naps "$TMP/f.trace")"
+[ "$s" = 4 ] && [ "$good" = 0 ] || fail "--call-graph fp: $good of $s off-CPU stacks through nap_in_libc, want 0 of 4"
+"$AN" info "$TMP/f.trace" | grep -q '^user stacks: fp (frame pointers' || fail "info: not fp"
+# --call-graph bpf spelled out
+$REC -q --call-graph bpf -e sched:sched_switch -o "$TMP/b.trace" -- "$HELP/nap-libc" 3 20 ||
+	fail "pp-record --call-graph bpf"
+read -r s good <<< "$(naps "$TMP/b.trace")"
+[ "$s" = 4 ] && [ "$good" = 3 ] || fail "--call-graph bpf: $good of $s off-CPU stacks through nap_in_libc, want 3 of 4"
+
+# a running process, -p: its tables are built once the recorder starts
+PP_WARMUP_MS=3000 "$HELP/nap-libc" $N 20 &
+pid=$!
+$REC -q -g -e sched:sched_switch -p $pid -o "$TMP/p.trace" 2>"$TMP/rec.err" &
+rec=$!
+wait $pid
+kill -INT $rec
+wait $rec || { cat "$TMP/rec.err"; fail "pp-record -g -p"; }
+read -r s good <<< "$(naps "$TMP/p.trace")"
+[ "$good" = "$N" ] || { "$AN" trace -g "$TMP/p.trace"; fail "-p: nap_in_libc in $good of the $N naps ($s switches out in S)"; }
+
+# a CPU profile through libc's qsort, without frame pointers anywhere
+$REC -q -F 999 -g -o "$TMP/q.trace" -- "$HELP/nofp-work" qsort 0.5 || fail "pp-record -F 999 -g nofp-work"
+"$AN" profile --folded "$TMP/q.trace" > "$TMP/q.folded" 2>&1 || fail "profile --folded"
+read -r all whole <<< "$(awk '/cmp_work/ { a += $NF; if (/main;work_outer;work_inner;.*cmp_work/) w += $NF }
+	END { print a + 0, w + 0 }' "$TMP/q.folded")"
+[ "$all" -ge 200 ] || { cat "$TMP/q.folded"; fail "only $all samples in cmp_work"; }
+[ $((whole * 100)) -ge $((all * 99)) ] || { cat "$TMP/q.folded"; fail "$whole of $all samples in cmp_work name main;work_outer;work_inner"; }
+echo "ok"
