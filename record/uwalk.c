@@ -49,7 +49,7 @@
 #define UW_PIDS		8192		/* the process set's slots (a power of two) */
 #define UW_MAX_PROCS	4000		/* processes known (the walker's map holds 4096) */
 #define UW_MAX_DSOS	1000		/* tables (its map of maps holds 1024) */
-#define UW_MAX_ROWS	(8u << 20)	/* rows in all: 128 MiB of kernel memory */
+#define UW_MAX_ROWS	(4u << 20)	/* rows in all: 64 MiB of kernel memory */
 
 struct uw_wait {
 	uint64_t time;
