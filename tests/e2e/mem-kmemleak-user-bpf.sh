@@ -52,7 +52,9 @@ check_prof() {	# FILE WHAT
 # recorded with a COMMAND, both ways: the BPF mode and the uprobe mode
 $REC kmemleak --user --bpf -o "$TMP/b.trace" -- "$bin" $K $S $N 2>"$TMP/rec.err" || fail "record --bpf: $(cat "$TMP/rec.err")"
 grep -q "kmemleak: [0-9]* aggregated stacks" "$TMP/rec.err" || fail "record --bpf: no aggregates: $(cat "$TMP/rec.err")"
-$REC -q kmemleak --user -o "$TMP/u.trace" -- "$bin" $K $S $N || fail "record uprobes"
+# frame pointers, as the BPF mode's stacks (the kernel-side walker, plain -g's,
+# reaches _start through libc: the reports would differ by those frames)
+$REC -q --call-graph fp kmemleak --user -o "$TMP/u.trace" -- "$bin" $K $S $N || fail "record uprobes"
 $ANA kmemleak --json "$TMP/b.trace" > "$TMP/leak.json" || fail "kmemleak"
 check_leak "$TMP/leak.json" recorded
 $ANA kmemprof --json "$TMP/b.trace" > "$TMP/prof.json" || fail "kmemprof"
