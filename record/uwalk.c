@@ -228,22 +228,26 @@ void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h)
 		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
 			ask(w, v[0], ASK_KNOWN);
 		break;
-	case PERF_RECORD_MMAP2: {	/* pid, tid, addr, len, pgoff, ..., prot at 48 */
+	case PERF_RECORD_MMAP2: {
+		/* pid, tid, addr, len, pgoff, then 24 bytes of device, inode or build-id: prot */
 		uint32_t prot;
 
-		if (h->size < sizeof(*h) + 52)
+		if (h->size < sizeof(*h) + 60)
 			return;
-		memcpy(&prot, (const uint8_t *)v + 48, 4);
+		memcpy(&prot, (const uint8_t *)v + 56, 4);
 		if (prot & 4 /* PROT_EXEC */)
 			ask(w, v[0], ASK_KNOWN);
 		break;
 	}
 	case PERF_RECORD_FORK:	/* pid, ppid, tid, ptid */
 		if (v[0] == v[2] && v[0] != v[1]) {	/* a new process */
+			int known;
+
 			pthread_mutex_lock(&w->lock);
 			p = pid_slot(w, v[1], 0);
+			known = p && p->state != PID_GONE;
 			pthread_mutex_unlock(&w->lock);
-			if (p && p->state != PID_GONE)
+			if (known)
 				ask(w, v[0], ASK_NEW);
 		}
 		break;
