@@ -27,18 +27,6 @@ int pp_bpf_load_error(const char *what, int ret, char *err, size_t errlen);
  */
 int pp_bpf_btf_check(char *err, size_t errlen);
 
-/* The stack walker's maps in the filter program (bpf/unwind.bpf.h). */
-struct pp_bpf_unwind_maps {
-	int rows;	/* DSO id -> its rows (an inner array) */
-	int dsos;	/* DSO id -> struct pp_unwind_dso */
-	int procs;	/* tgid -> struct pp_unwind_proc */
-	int out;	/* CPU -> its BPF output event */
-	int stats;	/* per-CPU counters, PP_UW_STAT_* */
-	int ask;	/* a ring buffer of the tgids the walker does not know */
-};
-
-/** pp_bpf_filter__unwind_maps() - the fds of @f's walker maps (record/bpf-unwind.c). */
-void pp_bpf_filter__unwind_maps(struct pp_bpf_filter *f, struct pp_bpf_unwind_maps *m);
 
 /** pp_bpf_init_print() - install pp's libbpf print hook once. */
 void pp_bpf_init_print(void);

@@ -26,17 +26,16 @@ _Static_assert(PP_UW_CFA_PLT == PP_CFI_CFA_PLT && PP_UW_END == PP_CFI_END &&
 	       "the BPF rules are record/cfi.c's");
 
 /* See record/record.h. */
-int pp_bpf_unwind__add_dso(struct pp_bpf_filter *f, uint32_t id, const struct pp_cfi_table *t)
+int pp_bpf_unwind__add_dso(const struct pp_bpf_unwind_maps *m, uint32_t id,
+			   const struct pp_cfi_table *t)
 {
 	/* as the template (bpf/unwind.bpf.h): of any size, and the same flags */
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP);
-	struct pp_bpf_unwind_maps m;
 	struct pp_unwind_dso d = { .nr_rows = (unsigned int)t->nr };
 	int fd, ret = 0;
 
 	if (!t->nr || t->nr > UINT32_MAX / 2)
 		return -EINVAL;
-	pp_bpf_filter__unwind_maps(f, &m);
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pp_uw_rows", sizeof(uint32_t),
 			    sizeof(struct pp_cfi_row), (uint32_t)t->nr, &mo);
 	if (fd < 0)
@@ -62,34 +61,30 @@ int pp_bpf_unwind__add_dso(struct pp_bpf_filter *f, uint32_t id, const struct pp
 		if (ret)
 			goto out;
 	}
-	ret = bpf_map_update_elem(m.rows, &id, &fd, BPF_ANY);
+	ret = bpf_map_update_elem(m->rows, &id, &fd, BPF_ANY);
 	if (!ret)
-		ret = bpf_map_update_elem(m.dsos, &id, &d, BPF_ANY);
+		ret = bpf_map_update_elem(m->dsos, &id, &d, BPF_ANY);
 	if (ret)
-		bpf_map_delete_elem(m.rows, &id);
+		bpf_map_delete_elem(m->rows, &id);
 out:
 	close(fd);	/* the map of maps holds it */
 	return ret < 0 ? ret : 0;
 }
 
 /* See record/record.h. */
-int pp_bpf_unwind__no_dso(struct pp_bpf_filter *f, uint32_t id)
+int pp_bpf_unwind__no_dso(const struct pp_bpf_unwind_maps *m, uint32_t id)
 {
-	struct pp_bpf_unwind_maps m;
 	struct pp_unwind_dso d = { 0 };
 
-	pp_bpf_filter__unwind_maps(f, &m);
-	return bpf_map_update_elem(m.dsos, &id, &d, BPF_ANY) < 0 ? -errno : 0;
+	return bpf_map_update_elem(m->dsos, &id, &d, BPF_ANY) < 0 ? -errno : 0;
 }
 
 /* See record/record.h. */
-void pp_bpf_unwind__del_dso(struct pp_bpf_filter *f, uint32_t id)
+void pp_bpf_unwind__del_dso(const struct pp_bpf_unwind_maps *m, uint32_t id)
 {
-	struct pp_bpf_unwind_maps m;
 
-	pp_bpf_filter__unwind_maps(f, &m);
-	bpf_map_delete_elem(m.dsos, &id);
-	bpf_map_delete_elem(m.rows, &id);
+	bpf_map_delete_elem(m->dsos, &id);
+	bpf_map_delete_elem(m->rows, &id);
 }
 
 static int map_cmp(const void *a, const void *b)
@@ -100,10 +95,9 @@ static int map_cmp(const void *a, const void *b)
 }
 
 /* See record/record.h. */
-int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid, uint64_t arg_start,
-			    const struct pp_unwind_map *maps, unsigned int nr)
+int pp_bpf_unwind__set_proc(const struct pp_bpf_unwind_maps *m, uint32_t tgid,
+			    uint64_t arg_start, const struct pp_unwind_map *maps, unsigned int nr)
 {
-	struct pp_bpf_unwind_maps m;
 	struct pp_unwind_proc *p = calloc(1, sizeof(*p));
 	int ret;
 
@@ -113,41 +107,36 @@ int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid, uint64_t arg
 	p->arg_start = arg_start;
 	memcpy(p->m, maps, p->nr * sizeof(*maps));
 	qsort(p->m, p->nr, sizeof(p->m[0]), map_cmp);
-	pp_bpf_filter__unwind_maps(f, &m);
-	ret = bpf_map_update_elem(m.procs, &tgid, p, BPF_ANY);
+	ret = bpf_map_update_elem(m->procs, &tgid, p, BPF_ANY);
 	free(p);
 	return ret < 0 ? ret : 0;
 }
 
 /* See record/record.h. */
-void pp_bpf_unwind__del_proc(struct pp_bpf_filter *f, uint32_t tgid)
+void pp_bpf_unwind__del_proc(const struct pp_bpf_unwind_maps *m, uint32_t tgid)
 {
-	struct pp_bpf_unwind_maps m;
 
-	pp_bpf_filter__unwind_maps(f, &m);
-	bpf_map_delete_elem(m.procs, &tgid);
+	bpf_map_delete_elem(m->procs, &tgid);
 }
 
 /* See record/record.h. */
-int pp_bpf_unwind__set_outputs(struct pp_bpf_filter *f, const int *cpus, const int *fds, int n)
+int pp_bpf_unwind__set_outputs(const struct pp_bpf_unwind_maps *m, const int *cpus,
+			       const int *fds, int n)
 {
-	struct pp_bpf_unwind_maps m;
 
-	pp_bpf_filter__unwind_maps(f, &m);
 	for (int i = 0; i < n; i++) {
 		uint32_t k = (uint32_t)cpus[i];
 
-		if (fds[i] >= 0 && bpf_map_update_elem(m.out, &k, &fds[i], BPF_ANY))
+		if (fds[i] >= 0 && bpf_map_update_elem(m->out, &k, &fds[i], BPF_ANY))
 			return -errno;
 	}
 	return 0;
 }
 
 /* See record/record.h. */
-int pp_bpf_unwind__stats(struct pp_bpf_filter *f, uint64_t *out)
+int pp_bpf_unwind__stats(const struct pp_bpf_unwind_maps *m, uint64_t *out)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	struct pp_bpf_unwind_maps m;
 	uint64_t *v;
 
 	memset(out, 0, PP_UW_STATS * sizeof(*out));
@@ -156,9 +145,8 @@ int pp_bpf_unwind__stats(struct pp_bpf_filter *f, uint64_t *out)
 	v = calloc((size_t)ncpu, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	pp_bpf_filter__unwind_maps(f, &m);
 	for (uint32_t k = 0; k < PP_UW_STATS; k++) {
-		if (bpf_map_lookup_elem(m.stats, &k, v))
+		if (bpf_map_lookup_elem(m->stats, &k, v))
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			out[k] += v[c];

@@ -19,6 +19,7 @@
 
 #include "pp/bpf.h"
 #include "pp/perf.h"
+#include "record.h"
 #include "bpf-internal.h"
 #include "../bpf/filter.h"
 #include "../bpf/stack.h"

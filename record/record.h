@@ -135,38 +135,57 @@ int pp_cfi__step(const struct pp_cfi_row *row, int x86, struct pp_cfi_regs *r,
 struct pp_bpf_filter;
 struct pp_unwind_map;
 
+/*
+ * The walker's maps (bpf/unwind.bpf.h) in a program that includes it: the
+ * sample filter (pp_bpf_filter_opts.unwind, pp_bpf_filter__unwind_maps())
+ * or an aggregator that walks the stacks it keeps (bpf/stack.bpf.h).
+ */
+struct pp_bpf_unwind_maps {
+	int rows;	/* DSO id -> its rows (an inner array) */
+	int dsos;	/* DSO id -> struct pp_unwind_dso */
+	int procs;	/* tgid -> struct pp_unwind_proc */
+	int out;	/* CPU -> its BPF output event (-1: the program keeps its walks) */
+	int stats;	/* per-CPU counters, PP_UW_STAT_* */
+	int ask;	/* a ring buffer of the tgids the walker does not know */
+};
+
+/** pp_bpf_filter__unwind_maps() - the fds of @f's walker maps (record/bpf-unwind.c). */
+void pp_bpf_filter__unwind_maps(struct pp_bpf_filter *f, struct pp_bpf_unwind_maps *m);
+
 /**
- * pp_bpf_unwind__add_dso() - load @t as DSO @id's table for the walker of
- * filter @f (made with pp_bpf_filter_opts.unwind), replacing one of that id.
+ * pp_bpf_unwind__add_dso() - load @t as DSO @id's table into the walker's
+ * maps @m, replacing one of that id.
  * Return: 0 or -errno (the map of maps is full: -E2BIG).
  */
-int pp_bpf_unwind__add_dso(struct pp_bpf_filter *f, uint32_t id, const struct pp_cfi_table *t);
+int pp_bpf_unwind__add_dso(const struct pp_bpf_unwind_maps *m, uint32_t id,
+			   const struct pp_cfi_table *t);
 /**
  * pp_bpf_unwind__no_dso() - DSO @id has no table (no CFI, over a bound):
  * its code is walked by frame pointer, not counted as waiting for one.
  * Return: 0 or -errno.
  */
-int pp_bpf_unwind__no_dso(struct pp_bpf_filter *f, uint32_t id);
+int pp_bpf_unwind__no_dso(const struct pp_bpf_unwind_maps *m, uint32_t id);
 /** pp_bpf_unwind__del_dso() - forget DSO @id's table. */
-void pp_bpf_unwind__del_dso(struct pp_bpf_filter *f, uint32_t id);
+void pp_bpf_unwind__del_dso(const struct pp_bpf_unwind_maps *m, uint32_t id);
 /**
  * pp_bpf_unwind__set_proc() - process @tgid's executable mappings (at most
  * PP_UNWIND_MAPS, any order; dso 0: walked by frame pointer), read while
  * its mm->arg_start was @arg_start (0: unknown; /proc/PID/stat's field 48).
  * Return: 0 or -errno.
  */
-int pp_bpf_unwind__set_proc(struct pp_bpf_filter *f, uint32_t tgid, uint64_t arg_start,
-			    const struct pp_unwind_map *maps, unsigned int nr);
+int pp_bpf_unwind__set_proc(const struct pp_bpf_unwind_maps *m, uint32_t tgid,
+			    uint64_t arg_start, const struct pp_unwind_map *maps, unsigned int nr);
 /** pp_bpf_unwind__del_proc() - forget process @tgid. */
-void pp_bpf_unwind__del_proc(struct pp_bpf_filter *f, uint32_t tgid);
+void pp_bpf_unwind__del_proc(const struct pp_bpf_unwind_maps *m, uint32_t tgid);
 /**
  * pp_bpf_unwind__set_outputs() - where the walks go: on CPU @cpus[i], the
  * BPF output event @fds[i] (-1: none), whose records join that CPU's ring.
  * Return: 0 or -errno.
  */
-int pp_bpf_unwind__set_outputs(struct pp_bpf_filter *f, const int *cpus, const int *fds, int n);
+int pp_bpf_unwind__set_outputs(const struct pp_bpf_unwind_maps *m, const int *cpus,
+			       const int *fds, int n);
 /** pp_bpf_unwind__stats() - the walker's counters (PP_UW_STATS of them), summed over CPUs. */
-int pp_bpf_unwind__stats(struct pp_bpf_filter *f, uint64_t *out);
+int pp_bpf_unwind__stats(const struct pp_bpf_unwind_maps *m, uint64_t *out);
 
 /**
  * pp_exec_map_line() - one line of /proc/PID/maps (record/symbols.c): its
@@ -210,12 +229,12 @@ struct pp_uwalk_stats {
 };
 
 /**
- * pp_uwalk__new() - the walker of filter @f (pp_bpf_filter_opts.unwind; NULL:
- * the join only, for tests), for @nr_cpus rings; @all: every process is
- * recorded (else those tracked, and their children); starts the table
- * thread. Return: it, or NULL with @err set.
+ * pp_uwalk__new() - the walker whose maps are @m (NULL: the join only, for
+ * tests), for @nr_cpus rings (0: an aggregator keeps its walks, no join);
+ * @all: every process is recorded (else those tracked, and their
+ * children); starts the table thread. Return: it, or NULL with @err set.
  */
-struct pp_uwalk *pp_uwalk__new(struct pp_bpf_filter *f, int nr_cpus, int all, char *err,
+struct pp_uwalk *pp_uwalk__new(const struct pp_bpf_unwind_maps *m, int nr_cpus, int all, char *err,
 			       size_t len);
 /** pp_uwalk__free() - stop the thread, free; accepts NULL. */
 void pp_uwalk__free(struct pp_uwalk *w);

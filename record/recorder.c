@@ -552,6 +552,7 @@ static int walker_attach(struct pp_recorder *r, pid_t child, const pid_t *procs,
 {
 	struct pp_bpf_filter_opts fo = r->o.bpf;
 	const struct pp_perf_evsel *out = &r->el->evsels[r->uw_ei];
+	struct pp_bpf_unwind_maps um;
 	int nt = out->nr_ids / r->el->nr_cpus, ei, k, *fds;
 	char err[512];
 
@@ -565,11 +566,12 @@ static int walker_attach(struct pp_recorder *r, pid_t child, const pid_t *procs,
 	}
 	for (k = 0; k < r->el->nr_cpus; k++)
 		fds[k] = out->fds[k * nt];
-	if (r->wfilter && pp_bpf_unwind__set_outputs(r->wfilter, r->el->cpus, fds,
-						      r->el->nr_cpus) < 0)
+	if (r->wfilter)
+		pp_bpf_filter__unwind_maps(r->wfilter, &um);
+	if (r->wfilter && pp_bpf_unwind__set_outputs(&um, r->el->cpus, fds, r->el->nr_cpus) < 0)
 		snprintf(err, sizeof(err), "cannot point it at the unwind events");
 	else if (r->wfilter)
-		r->uw = pp_uwalk__new(r->wfilter, r->el->nr_cpus,
+		r->uw = pp_uwalk__new(&um, r->el->nr_cpus,
 				      !r->el->nr_threads || r->o.cgroup_fds, err, sizeof(err));
 	free(fds);
 	for (ei = 0; r->uw && ei < r->el->nr_evsels; ei++) {

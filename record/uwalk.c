@@ -87,7 +87,8 @@ struct uw_dso {
 };
 
 struct pp_uwalk {
-	struct pp_bpf_filter *f;
+	struct pp_bpf_unwind_maps m;	/* the walker's maps */
+	int have_maps;		/* else the join only (tests) */
 	int all;		/* every process is recorded (not a workload, -p) */
 	int nr_rings;
 	struct uw_ring *rings;
@@ -187,7 +188,7 @@ static void ask(struct pp_uwalk *w, uint32_t pid, int how)
 	struct uw_pid *p;
 	unsigned int before;
 
-	if (!pid || !w->f)
+	if (!pid || !w->have_maps)
 		return;
 	pthread_mutex_lock(&w->lock);
 	before = w->nr_pids;
@@ -208,7 +209,7 @@ void pp_uwalk__track(struct pp_uwalk *w, uint32_t pid)
 /* See record/record.h. */
 void pp_uwalk__expect(struct pp_uwalk *w, uint32_t pid)
 {
-	if (!pid || !w->f)
+	if (!pid || !w->have_maps)
 		return;
 	pthread_mutex_lock(&w->lock);
 	pid_slot(w, pid, 1);	/* queued: its exec asks for the scan */
@@ -221,7 +222,7 @@ void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h)
 	const uint32_t *v = (const uint32_t *)(h + 1);
 	struct uw_pid *p;
 
-	if (!w->f || h->size < sizeof(*h) + 16)
+	if (!w->have_maps || h->size < sizeof(*h) + 16)
 		return;
 	switch (h->type) {
 	case PERF_RECORD_COMM:	/* pid, tid, comm */
@@ -289,7 +290,7 @@ static int dso_build(struct pp_uwalk *w, struct uw_dso *d, const char *path)
 		ok = w->dsos_loaded < UW_MAX_DSOS && w->dso_rows + t.nr <= UW_MAX_ROWS;
 		pthread_mutex_unlock(&w->lock);
 		if (ok)
-			ok = !pp_bpf_unwind__add_dso(w->f, d->id, &t);
+			ok = !pp_bpf_unwind__add_dso(&w->m, d->id, &t);
 		if (ok) {
 			pthread_mutex_lock(&w->lock);
 			w->dsos_loaded++;
@@ -303,7 +304,7 @@ static int dso_build(struct pp_uwalk *w, struct uw_dso *d, const char *path)
 	w->dso_failed += !ok;
 	pthread_mutex_unlock(&w->lock);
 	if (!ok)	/* walked by frame pointer, not counted as waiting */
-		pp_bpf_unwind__no_dso(w->f, d->id);
+		pp_bpf_unwind__no_dso(&w->m, d->id);
 	return ok;
 }
 
@@ -430,7 +431,7 @@ static void scan(struct pp_uwalk *w, uint32_t pid)
 	if (f)
 		fclose(f);
 	if (n)
-		pp_bpf_unwind__set_proc(w->f, pid, as, um, n);
+		pp_bpf_unwind__set_proc(&w->m, pid, as, um, n);
 	pthread_mutex_lock(&w->lock);
 	{
 		struct uw_pid *p = pid_slot(w, pid, 0);
@@ -520,7 +521,7 @@ static void *uw_main(void *arg)
 		if (rq.kind == REQ_SCAN)
 			scan(w, rq.pid);
 		else
-			pp_bpf_unwind__del_proc(w->f, rq.pid);
+			pp_bpf_unwind__del_proc(&w->m, rq.pid);
 	}
 	return NULL;
 }
@@ -610,7 +611,7 @@ void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st)
 	uint64_t k[PP_UW_STATS];
 
 	*st = w->st;
-	if (w->f && !pp_bpf_unwind__stats(w->f, k)) {
+	if (w->have_maps && !pp_bpf_unwind__stats(&w->m, k)) {
 		st->frames_cfi = k[PP_UW_STAT_FRAMES_CFI];
 		st->frames_fp = k[PP_UW_STAT_FRAMES_FP];
 		st->no_table = k[PP_UW_STAT_NO_TABLE];
@@ -647,8 +648,8 @@ int pp_uwalk_available(char *err, size_t len)
 }
 
 /* See record/record.h. */
-struct pp_uwalk *pp_uwalk__new(struct pp_bpf_filter *f, int nr_cpus, int all, char *err,
-			       size_t len)
+struct pp_uwalk *pp_uwalk__new(const struct pp_bpf_unwind_maps *m, int nr_cpus, int all,
+			       char *err, size_t len)
 {
 	struct pp_uwalk *w = calloc(1, sizeof(*w));
 	int e;
@@ -658,17 +659,15 @@ struct pp_uwalk *pp_uwalk__new(struct pp_bpf_filter *f, int nr_cpus, int all, ch
 		snprintf(err, len, "out of memory");
 		return NULL;
 	}
-	w->f = f;
 	w->all = all;
 	w->nr_rings = nr_cpus;
 	w->efd = -1;
 	pthread_mutex_init(&w->lock, NULL);
-	if (f) {
-		struct pp_bpf_unwind_maps m;
-
-		pp_bpf_filter__unwind_maps(f, &m);
+	if (m) {
+		w->m = *m;
+		w->have_maps = 1;
 		w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		w->asks = ring_buffer__new(m.ask, asked, w, NULL);
+		w->asks = ring_buffer__new(m->ask, asked, w, NULL);
 		if (w->efd < 0 || !w->asks) {
 			snprintf(err, len, "cannot set up the unwind table thread: %s",
 				 strerror(errno));

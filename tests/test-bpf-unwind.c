@@ -119,7 +119,7 @@ static int skip_reason(void)
 }
 
 /* Tables for the child's DSOs, its mappings, in the walker's maps. */
-static void load_child(struct pp_bpf_filter *f, pid_t pid)
+static void load_child(const struct pp_bpf_unwind_maps *m, pid_t pid)
 {
 	struct pp_unwind_map um[MAXM];
 
@@ -133,12 +133,12 @@ static void load_child(struct pp_bpf_filter *f, pid_t pid)
 				id = um[j].dso;
 		if (!id && !pp_cfi__build(cmaps[i].path, &t)) {
 			id = (uint32_t)i + 1;
-			assert_int_equal(pp_bpf_unwind__add_dso(f, id, &t), 0);
+			assert_int_equal(pp_bpf_unwind__add_dso(m, id, &t), 0);
 			pp_cfi__free(&t);
 		}
 		um[i] = (struct pp_unwind_map){ cmaps[i].start, cmaps[i].end, cmaps[i].pgoff, id, 0 };
 	}
-	assert_int_equal(pp_bpf_unwind__set_proc(f, (uint32_t)pid, 0, um, (unsigned int)nr_cmaps), 0);
+	assert_int_equal(pp_bpf_unwind__set_proc(m, (uint32_t)pid, 0, um, (unsigned int)nr_cmaps), 0);
 }
 
 static pid_t start_child(void)
@@ -208,6 +208,7 @@ static void test_walk_child(void **state)
 		.sample_id_all = 1, .disabled = 1, .use_clockid = 1, .clockid = CLOCK_MONOTONIC,
 	};
 	struct pp_bpf_filter_opts o;
+	struct pp_bpf_unwind_maps maps;
 	struct pp_perf_evlist *el;
 	struct pp_bpf_filter *f;
 	uint64_t in_lo, in_hi, out_lo, out_hi, main_lo, main_hi;
@@ -229,7 +230,8 @@ static void test_walk_child(void **state)
 	assert_int_equal(sym_range("work_inner", &in_lo, &in_hi), 0);
 	assert_int_equal(sym_range("work_outer", &out_lo, &out_hi), 0);
 	assert_int_equal(sym_range("main", &main_lo, &main_hi), 0);
-	load_child(f, pid);
+	pp_bpf_filter__unwind_maps(f, &maps);
+	load_child(&maps, pid);
 
 	el = pp_perf_evlist__new(NULL, 0, NULL, 0);
 	assert_non_null(el);
@@ -243,7 +245,7 @@ static void test_walk_child(void **state)
 		    pp_bpf_filter__attach(f, el->evsels[0].fds[i], clk.type, err, sizeof(err)))
 			fail_msg("attach: %s", err);
 	}
-	assert_int_equal(pp_bpf_unwind__set_outputs(f, el->cpus, el->evsels[1].fds, el->nr_cpus), 0);
+	assert_int_equal(pp_bpf_unwind__set_outputs(&maps, el->cpus, el->evsels[1].fds, el->nr_cpus), 0);
 	pp_perf_evlist__enable(el);
 	/* about 300 samples: 0.3 s of the child's CPU time, however loaded the host (30 s at most) */
 	{
@@ -309,7 +311,7 @@ static void test_walk_child(void **state)
 		}
 		pp_perf_ring__read_end(r);
 	}
-	assert_int_equal(pp_bpf_unwind__stats(f, stats), 0);
+	assert_int_equal(pp_bpf_unwind__stats(&maps, stats), 0);
 	print_message("child: %llu samples, %llu walks, %llu whole, %llu through work_inner, "
 		      "work_outer and main; frames by table %llu, by frame pointer %llu\n",
 		      (unsigned long long)samples, (unsigned long long)walks,
