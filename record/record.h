@@ -240,6 +240,13 @@ struct pp_uwalk *pp_uwalk__new(const struct pp_bpf_unwind_maps *m, int nr_cpus, 
 void pp_uwalk__free(struct pp_uwalk *w);
 /** pp_uwalk__track() - know process @pid (read its maps, build its tables): queued. */
 void pp_uwalk__track(struct pp_uwalk *w, uint32_t pid);
+/**
+ * pp_uwalk__settle() - wait until the thread has read every process asked
+ * for so far and built their tables, @timeout_ms at most: the stacks of
+ * processes known before the events are on are then whole from the first.
+ * Return: 0, or -ETIMEDOUT.
+ */
+int pp_uwalk__settle(struct pp_uwalk *w, int timeout_ms);
 /** pp_uwalk__expect() - know process @pid from its exec on (the workload, not started yet). */
 void pp_uwalk__expect(struct pp_uwalk *w, uint32_t pid);
 /**

@@ -528,6 +528,9 @@ static int attach_bpf_output(struct pp_recorder *r)
 	return 0;
 }
 
+/* How long the start waits for the tables of the processes it records (-p). */
+#define UW_SETTLE_MS	10000
+
 /* Plain -g without the walker, @why: the events keep the frame-pointer walk. */
 static void walker_off(struct pp_recorder *r, const char *why)
 {
@@ -605,6 +608,11 @@ static int walker_attach(struct pp_recorder *r, pid_t child, const pid_t *procs,
 		pp_uwalk__track(r->uw, (uint32_t)child);
 	for (k = 0; k < nr_procs; k++)
 		pp_uwalk__track(r->uw, (uint32_t)procs[k]);
+	/* the processes there are: whole stacks from their first sample on */
+	if ((nr_procs || (child > 0 && !r->o.follow)) &&
+	    pp_uwalk__settle(r->uw, UW_SETTLE_MS) && !r->o.quiet)
+		rec_say(r, "-g: the unwind tables of the processes are not all built after %d s: "
+			"their first stacks may be walked by frame pointer", UW_SETTLE_MS / 1000);
 	return 0;
 }
 

@@ -98,6 +98,7 @@ struct pp_uwalk {
 	struct ring_buffer *asks;	/* the walker's unknown processes (unwind_ask) */
 	pthread_t thread;
 	int started, stop;
+	int idle;		/* the thread waits: nothing queued, no table to build */
 	struct uw_req q[UW_QUEUE];
 	unsigned int qhead, qlen;
 	struct uw_pid pids[UW_PIDS];
@@ -493,6 +494,7 @@ static void *uw_main(void *arg)
 			pthread_mutex_unlock(&w->lock);
 			break;
 		}
+		w->idle = !w->qlen && !w->nr_builds;
 		if (!w->qlen) {
 			pthread_mutex_unlock(&w->lock);
 			if (w->nr_builds) {	/* no process waits: a table */
@@ -683,6 +685,23 @@ struct pp_uwalk *pp_uwalk__new(const struct pp_bpf_unwind_maps *m, int nr_cpus, 
 		w->started = 1;
 	}
 	return w;
+}
+
+/* See record/record.h. */
+int pp_uwalk__settle(struct pp_uwalk *w, int timeout_ms)
+{
+	for (int waited = 0;; waited += 5) {
+		int done;
+
+		pthread_mutex_lock(&w->lock);
+		done = !w->started || (w->idle && !w->qlen);
+		pthread_mutex_unlock(&w->lock);
+		if (done)
+			return 0;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		usleep(5000);
+	}
 }
 
 /* See record/record.h. */

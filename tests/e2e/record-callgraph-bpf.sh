@@ -68,11 +68,18 @@ $REC -q --call-graph bpf -e sched:sched_switch -o "$TMP/b.trace" -- "$HELP/nap-l
 read -r s good <<< "$(naps "$TMP/b.trace")"
 [ "$s" = 4 ] && [ "$good" = 3 ] || fail "--call-graph bpf: $good of $s off-CPU stacks through nap_in_libc, want 3 of 4"
 
-# a running process, -p: its tables are built once the recorder starts
-PP_WARMUP_MS=3000 "$HELP/nap-libc" $N 20 &
+# a running process, -p: its tables are built before the events are on
+# (the helper naps once told that they are)
+PP_WAIT_USR1=1 "$HELP/nap-libc" $N 20 &
 pid=$!
+for i in $(seq 1000); do	# until it waits for USR1
+	grep -q '^SigBlk:.*[1-9a-f]' /proc/$pid/status 2>/dev/null && break
+	sleep 0.01
+done
 $REC -q -g -e sched:sched_switch -p $pid -o "$TMP/p.trace" 2>"$TMP/rec.err" &
 rec=$!
+wait_recording "$TMP/p.trace" $rec
+kill -USR1 $pid
 wait $pid
 kill -INT $rec
 wait $rec || { cat "$TMP/rec.err"; fail "pp-record -g -p"; }

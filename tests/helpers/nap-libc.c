@@ -9,9 +9,12 @@
  * come in another CPU's stream than the exec's maps. PP_WARMUP_MS=N sleeps
  * N ms in main first (through usleep(), not nap_in_libc()): a recorder that
  * builds unwind tables for the process has them by the first nap.
+ * PP_WAIT_USR1=1 then waits in main for SIGUSR1: a test sends it once the
+ * recorder of this process (-p) has its events on.
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,6 +37,15 @@ int main(int argc, char **argv)
 
 	if (getenv("PP_WARMUP_MS"))
 		usleep((useconds_t)atoi(getenv("PP_WARMUP_MS")) * 1000);
+	if (getenv("PP_WAIT_USR1")) {
+		sigset_t set;
+		int sig;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		sigwait(&set, &sig);
+	}
 
 	for (int i = 0; i < n; i++) {
 		if (hop && ncpu > 1) {
