@@ -178,7 +178,8 @@ if ( need_hw_breakpoints "$H/sched-bpwrite" ) >"$T/bpcheck"; then
 "$H/sched-bpwrite" 10 > "$T/addr" & BP=$!
 for _ in $(seq 50); do [ -s "$T/addr" ] && break; sleep 0.1; done
 "$B/pp-record" -q -g -o "$T/bp" -p $BP breakpoint "0x$(cat "$T/addr")/8:w" 2>"$T/err" & BR=$!
-sleep 1
+# the file is in place once the events are on
+for _ in $(seq 1200); do [ -e "$T/bp" ] || ! kill -0 $BR 2>/dev/null && break; sleep 0.05; done
 if kill -0 $BR 2>/dev/null; then
 	kill -USR1 $BP; wait $BP; BP=
 	sleep 0.3

@@ -49,7 +49,11 @@ done
 for _ in $(seq 50); do [ -s "$TMP/addr" ] && break; sleep 0.1; done
 A=$(cat "$TMP/addr")
 "$B/pp-analyze" stat --live --json -e "mem:0x$A/8:w" -p $H > "$TMP/bp.out" 2>"$TMP/bp.err" & L=$!
-sleep 1
+# its rings are mapped when its events are opened, and it enables them then
+for _ in $(seq 1200); do
+	grep -q perf_event "/proc/$L/maps" 2>/dev/null || ! kill -0 $L 2>/dev/null && break
+	sleep 0.05
+done
 kill -USR1 $H
 wait $H
 wait $L

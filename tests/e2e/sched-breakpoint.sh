@@ -25,11 +25,16 @@ for _ in $(seq 50); do [ -s "$T/addr" ] && break; sleep 0.1; done
 A=$(cat "$T/addr")
 [ -n "$A" ] || { echo "helper printed no address"; exit 1; }
 "$B/pp-record" -q -o "$T/t" -p $H breakpoint "0x$A/8:w" 2>"$T/err" & R=$!
-sleep 1
-if ! kill -0 $R 2>/dev/null; then
-	wait $R; rc=$?
-	fail_err "$T/err" "pp-record breakpoint 0x$A/8:w ended early (exit $rc)"
-fi
+# the file is in place once the events are on (60 s at most: a loaded host)
+for _ in $(seq 1200); do
+	[ -e "$T/t" ] && break
+	if ! kill -0 $R 2>/dev/null; then
+		wait $R; rc=$?
+		fail_err "$T/err" "pp-record breakpoint 0x$A/8:w ended early (exit $rc)"
+	fi
+	sleep 0.05
+done
+[ -e "$T/t" ] || { echo "pp-record did not start recording in 60 s"; exit 1; }
 kill -USR1 $H
 wait $H
 sleep 0.3
