@@ -40,6 +40,7 @@ struct {
 } agg SEC(".maps");
 
 #define PP_STACKS_MAX	PP_OFFCPU_MAX_STACKS
+#define PP_STACK_WALK	/* blocked user stacks walked whole (record/bpf-offcpu.c) */
 #include "stack.bpf.h"
 
 #include "follow.bpf.h"

@@ -6,6 +6,11 @@
  * tracepoint's (a global function's ctx argument must name the type the
  * verifier expects of the program: struct pt_regs for a uprobe).
  *
+ * With PP_STACK_WALK defined, a program also walks user stacks with the
+ * kernel-side walker (bpf/unwind.bpf.h) where user space set pp_stack_walk
+ * and fills the walker's maps (record/uwalk.c); a process the walker does
+ * not know yet gets the kernel's frame-pointer walk.
+ *
  * Unlike a STACK_TRACE map, whose ids are hash buckets that two different
  * stacks can collide in (the second one is then lost, for the whole run),
  * nothing is lost until the map is full, and the map is allocated as used
@@ -36,6 +41,32 @@ struct {
 } scratch SEC(".maps");
 
 unsigned long long stacks_lost;		/* stacks not stored: map full */
+
+#ifdef PP_STACK_WALK
+#include "unwind.bpf.h"
+
+/* Set by user space where the walker runs: rodata, so the other path is dead code. */
+const volatile bool pp_stack_walk;
+
+/* The current task's user stack by the walker into @ips. Return: its bytes, or -1. */
+static __always_inline long stack_walk(__u64 *ips)
+{
+	__u32 zero = 0, nr;
+	struct pp_unwind_out *o = bpf_map_lookup_elem(&unwind_buf, &zero);
+
+	if (!o || uw_walk_into(o))
+		return -1;
+	nr = o->nr;
+	if (nr > PP_STACK_DEPTH)
+		nr = PP_STACK_DEPTH;
+	if (!nr)
+		return -1;
+	__builtin_memset(ips, 0, PP_STACK_DEPTH * sizeof(*ips));
+	if (bpf_probe_read_kernel(ips, nr * sizeof(*ips), o->ips))
+		return -1;
+	return (long)nr * (long)sizeof(*ips);
+}
+#endif
 
 #define PP_EEXIST	17
 
@@ -84,7 +115,13 @@ __noinline __u64 stack_of(PP_STACK_CTX *ctx, __u64 flags)
 
 	if (!st)
 		return 0;
-	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	n = -1;
+#ifdef PP_STACK_WALK
+	if (pp_stack_walk && (flags & BPF_F_USER_STACK))
+		n = stack_walk(st->ips);
+#endif
+	if (n < 0)
+		n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
 	if (n <= 0)
 		return 0;
 	/*

@@ -9,7 +9,8 @@
  * caller's registers computed by the row's rules; code whose table is not
  * loaded, or that has none, is walked by frame pointer. The frames go to
  * the CPU's ring (unwind_out) just before the kernel writes the sample,
- * which the recorder joins to it.
+ * which the recorder joins to it; or, in an aggregator (bpf/stack.bpf.h
+ * with PP_STACK_WALK), into the stack it keeps.
  */
 #ifndef PP_BPF_UNWIND_BPF_H
 #define PP_BPF_UNWIND_BPF_H
@@ -289,23 +290,20 @@ static long uw_frame(__u32 i, void *ctx)
 }
 
 /*
- * Walk the current task's user stack and write it to the CPU's ring; the
- * sample follows it there. Not for kernel threads, or processes whose maps
- * the recorder has not told (counted).
+ * Walk the current task's user stack into @out (counted). Return: 0, or -1
+ * for a kernel thread, or a process whose maps the recorder has not told
+ * (asked for, counted).
  */
-static __always_inline void uw_walk(void *ctx)
+static __always_inline int uw_walk_into(struct pp_unwind_out *out)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, n;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct uw_state s = { 0 };
 	struct pt_regs *regs;
-	__u64 size;
 
 	if (BPF_CORE_READ(t, flags) & PP_PF_KTHREAD)
-		return;
-	s.out = bpf_map_lookup_elem(&unwind_buf, &zero);
-	if (!s.out)
-		return;
+		return -1;
+	s.out = out;
 	s.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	uw_count(PP_UW_STAT_STACKS, 1);
 	if (s.proc && s.proc->arg_start && s.proc->arg_start != BPF_CORE_READ(t, mm, arg_start))
@@ -319,11 +317,11 @@ static __always_inline void uw_walk(void *ctx)
 			bpf_map_update_elem(&unwind_asked, &tgid, &now, BPF_ANY);
 			bpf_ringbuf_output(&unwind_ask, &tgid, sizeof(tgid), 0);
 		}
-		return;
+		return -1;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	if (!regs)
-		return;
+		return -1;
 	bpf_probe_read_kernel(&s.pc, 8, &regs->ip);
 	bpf_probe_read_kernel(&s.sp, 8, &regs->sp);
 	bpf_probe_read_kernel(&s.fp, 8, &regs->bp);
@@ -338,15 +336,30 @@ static __always_inline void uw_walk(void *ctx)
 	else
 		bpf_loop(PP_UNWIND_FRAMES + 1, uw_frame, &s, 0);
 	s.out->end = (unsigned char)s.end;
-	n = s.out->nr;
 	uw_count(PP_UW_STAT_FRAMES_CFI, s.out->by_cfi);
-	uw_count(PP_UW_STAT_FRAMES_FP, n - s.out->by_cfi);
+	uw_count(PP_UW_STAT_FRAMES_FP, s.out->nr - s.out->by_cfi);
 	uw_count(PP_UW_STAT_NO_TABLE, s.out->no_table);
 	uw_count(PP_UW_STAT_END + (s.end < PP_UW_END_NR ? s.end : PP_UW_END_DEPTH), 1);
+	return 0;
+}
+
+/*
+ * Walk the current task's user stack and write it to the CPU's ring; the
+ * sample follows it there.
+ */
+static __always_inline void uw_walk(void *ctx)
+{
+	__u32 zero = 0, n;
+	struct pp_unwind_out *o = bpf_map_lookup_elem(&unwind_buf, &zero);
+	__u64 size;
+
+	if (!o || uw_walk_into(o))
+		return;
+	n = o->nr;
 	size = PP_UNWIND_OUT_HDR + (__u64)(n > PP_UNWIND_FRAMES ? PP_UNWIND_FRAMES : n) * 8;
 	if (size > sizeof(struct pp_unwind_out))
 		size = sizeof(struct pp_unwind_out);
-	if (bpf_perf_event_output(ctx, &unwind_out, BPF_F_CURRENT_CPU, s.out, size))
+	if (bpf_perf_event_output(ctx, &unwind_out, BPF_F_CURRENT_CPU, o, size))
 		uw_count(PP_UW_STAT_OUT_FAIL, 1);
 }
 

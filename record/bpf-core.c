@@ -332,8 +332,9 @@ static const struct {
 	const char *name;
 	const char *fields[6];
 } wanted[] = {
-	{ "task_struct", { "flags", "pid", "tgid", "comm", NULL } },
-	{ "pt_regs", { "di", "si", NULL } },
+	{ "task_struct", { "flags", "pid", "tgid", "comm", "mm", NULL } },
+	{ "pt_regs", { "di", "si", "ip", "sp", "bp", NULL } },
+	{ "mm_struct", { "arg_start", NULL } },	/* the stack walker's (bpf/unwind.bpf.h) */
 };
 
 #define NR_WANTED	(sizeof(wanted) / sizeof(wanted[0]))

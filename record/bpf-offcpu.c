@@ -17,6 +17,7 @@
 #include "record.h"
 #include "bpf-internal.h"
 #include "../bpf/offcpu.h"
+#include "../bpf/unwind.h"
 #include "bpf/offcpu.skel.h"
 
 #define RELEASE_EVERY	16	/* drains between releases of unused stacks */
@@ -43,6 +44,7 @@ struct u64set {
 
 struct pp_bpf_offcpu {
 	struct offcpu_bpf *skel;
+	struct pp_uwalk *uw;		/* fills the walker's maps; NULL: frame pointers */
 	struct pp_bpf_windows ws;
 	struct pp_offcpu_key *keys;	/* PP_OFFCPU_MAX_KEYS, drain scratch */
 	struct pp_offcpu_val *vals;	/* idem */
@@ -79,7 +81,8 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	struct pp_bpf_offcpu *oc;
 	struct pp_offcpu_cfg *c;
-	int ret;
+	char why[128];
+	int ret, walk;
 
 	if (!o)
 		o = &def;
@@ -126,6 +129,9 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	/* syscall programs and bpf_snprintf(): 5.14; before, kallsyms serve */
 	bpf_program__set_autoload(oc->skel->progs.pp_ksym, pp_bpf_kernel_at_least(5, 14));
 	oc->skel->rodata->pp_stack_loop = !o->no_bpf_loop && pp_bpf_kernel_at_least(5, 17);
+	walk = c->user_stack && !o->fp_user_stack && !o->no_bpf_loop &&
+	       pp_uwalk_available(why, sizeof(why));
+	oc->skel->rodata->pp_stack_walk = walk;
 	pp_bpf_lazy_hash(oc->skel->maps.start);
 	ret = offcpu_bpf__load(oc->skel);
 	if (ret) {
@@ -134,6 +140,28 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	}
 	pp_bpf_follow__seed(oc->skel->maps.procs, o->pid, o->pids, o->nr_pids);
 	pp_bpf_warm_stacks(bpf_map__fd(oc->skel->maps.stacks));
+	if (walk) {
+		/* the program walks only the tasks it follows: every process it asks about */
+		struct pp_bpf_unwind_maps um = {
+			.rows = bpf_map__fd(oc->skel->maps.unwind_rows),
+			.dsos = bpf_map__fd(oc->skel->maps.unwind_dsos),
+			.procs = bpf_map__fd(oc->skel->maps.unwind_procs),
+			.out = -1,
+			.stats = bpf_map__fd(oc->skel->maps.unwind_stats),
+			.ask = bpf_map__fd(oc->skel->maps.unwind_ask),
+		};
+
+		oc->uw = pp_uwalk__new(&um, 0, 1, err, errlen);
+		if (!oc->uw) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		/* the -p processes there are: whole stacks from the first (10 s at most) */
+		for (int i = 0; i < o->nr_pids; i++)
+			pp_uwalk__track(oc->uw, (uint32_t)o->pids[i]);
+		if (o->nr_pids)
+			pp_uwalk__settle(oc->uw, 10000);
+	}
 	ret = offcpu_bpf__attach(oc->skel);
 	if (ret) {
 		snprintf(err, errlen, "offcpu: attaching to sched_switch failed: %s", strerror(-ret));
@@ -148,6 +176,12 @@ fail:
 	pp_bpf_offcpu__free(oc);
 	errno = -ret;
 	return NULL;
+}
+
+/* See record/record.h. */
+struct pp_uwalk *pp_bpf_offcpu__walker(struct pp_bpf_offcpu *oc)
+{
+	return oc->uw;
 }
 
 static uint32_t scache_size(const struct pp_bpf_offcpu *oc)
@@ -559,6 +593,7 @@ void pp_bpf_offcpu__free(struct pp_bpf_offcpu *oc)
 	if (!oc)
 		return;
 	offcpu_bpf__destroy(oc->skel);
+	pp_uwalk__free(oc->uw);	/* after the program that asks it */
 	if (oc->stacks)
 		for (size_t i = 0; i < scache_size(oc); i++)
 			free(oc->stacks[i].ips);

@@ -274,6 +274,12 @@ void pp_uwalk__lost(struct pp_uwalk *w, int ci);
 /** pp_uwalk__stats() - the counts so far (the kernel's too). */
 void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st);
 /**
+ * pp_bpf_offcpu__walker() - the walker that fills @oc's tables (its blocked
+ * user stacks are walked whole), or NULL: they are frame-pointer stacks.
+ */
+struct pp_bpf_offcpu;
+struct pp_uwalk *pp_bpf_offcpu__walker(struct pp_bpf_offcpu *oc);
+/**
  * pp_uwalk_available() - whether the walker runs here (BPF with BTF, Linux
  * 5.17's bpf_loop, an x86-64 build). Return: 1, or 0 with @err saying why.
  */

@@ -652,11 +652,15 @@ static int attach_bpf(struct pp_recorder *r, pid_t child, const pid_t *procs, in
 	}
 	if (o->agg == PP_AGG_OFFCPU) {
 		struct pp_bpf_offcpu_opts oo = { .pid = child > 0 ? child : 0, .pids = procs,
-						 .nr_pids = nr_procs };
+						 .nr_pids = nr_procs,
+						 .fp_user_stack = o->call_graph == PP_CG_FP };
 
 		r->offcpu = pp_bpf_offcpu__new(&oo, err, sizeof(err));
 		if (!r->offcpu)
 			return rec_fail(r, 0, -EINVAL, "offcpu: %s", err);
+		/* its blocked user stacks: by the walker where it runs */
+		snprintf(r->cg_mode, sizeof(r->cg_mode), "%s",
+			 pp_bpf_offcpu__walker(r->offcpu) ? "bpf" : "fp");
 	} else if (o->agg == PP_AGG_LOCK) {
 		struct pp_bpf_lock_opts lo = { .pid = child > 0 ? child : 0, .pids = procs,
 					       .nr_pids = nr_procs };
@@ -2074,6 +2078,12 @@ static void writer_stop(struct pp_recorder *r)
  * The walker's counts as MACHINE's user_stacks (pp-analyze info reads it):
  * KEY=N words (spec/pp-trace-format.md, 5.1).
  */
+/* The walker of the events, or of the offcpu aggregator, or NULL. */
+static struct pp_uwalk *rec_walker(const struct pp_recorder *r)
+{
+	return r->uw ? r->uw : r->offcpu ? pp_bpf_offcpu__walker(r->offcpu) : NULL;
+}
+
 static void walker_describe(struct pp_recorder *r, char *buf, size_t len)
 {
 	static const char *const ends[PP_UW_END_NR] = { "whole", "depth", "read", "unsupported",
@@ -2081,7 +2091,7 @@ static void walker_describe(struct pp_recorder *r, char *buf, size_t len)
 	struct pp_uwalk_stats st;
 	size_t n;
 
-	pp_uwalk__stats(r->uw, &st);
+	pp_uwalk__stats(rec_walker(r), &st);
 	n = (size_t)snprintf(buf, len, "stacks=%llu walked=%llu",
 			     (unsigned long long)st.stacks, (unsigned long long)st.walked);
 	for (int i = 0; i < PP_UW_END_NR && n < len; i++)
@@ -2104,7 +2114,7 @@ static void walker_summary(const struct pp_recorder *r, FILE *fp)
 {
 	struct pp_uwalk_stats st;
 
-	pp_uwalk__stats(r->uw, &st);
+	pp_uwalk__stats(rec_walker(r), &st);
 	fprintf(fp, "  user stacks: %llu, %llu walked by the kernel-side walker (%llu whole), "
 		"%llu by frame pointer (%llu of processes not known yet); tables of %llu DSOs "
 		"built in %.0f ms\n", (unsigned long long)st.stacks, (unsigned long long)st.walked,
@@ -2132,10 +2142,12 @@ int pp_recorder__stop(struct pp_recorder *r)
 		write_agg(r);
 	if (!r->fatal)
 		write_syms(r);
-	if (!r->fatal && r->uw && r->machine.len) {
+	if (!r->fatal && rec_walker(r) && r->machine.len) {
 		char d[1024];
 
 		/* MACHINE again, the walker's counts added: the last one counts */
+		if (!r->uw)	/* the aggregator's: not known when MACHINE was first written */
+			pp_machine__put(&r->machine, "call_graph", r->cg_mode);
 		walker_describe(r, d, sizeof(d));
 		pp_machine__put(&r->machine, "user_stacks", d);
 		write_meta(r, PP_CHUNK_MACHINE, &r->machine);
@@ -2223,7 +2235,7 @@ void pp_recorder__summary(const struct pp_recorder *r, FILE *fp)
 				(unsigned long long)(kept + (r->filter ? k2 : 0)),
 				(unsigned long long)(dropped + (r->filter ? d2 : 0)));
 	}
-	if (r->uw)
+	if (rec_walker(r))
 		walker_summary(r, fp);
 	if (r->stepped_down)
 		fprintf(fp, "  %llu chunks compressed at a faster level to keep up\n",

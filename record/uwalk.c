@@ -619,6 +619,14 @@ void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st)
 		st->no_table = k[PP_UW_STAT_NO_TABLE];
 		st->fp_no_proc = k[PP_UW_STAT_NO_PROC];
 		st->out_fail = k[PP_UW_STAT_OUT_FAIL];
+		if (!w->nr_rings) {	/* an aggregator's: no join, the kernel's counts */
+			st->stacks = k[PP_UW_STAT_STACKS];
+			st->walked = 0;
+			for (int i = 0; i < PP_UW_END_NR; i++) {
+				st->ends[i] = k[PP_UW_STAT_END + i];
+				st->walked += st->ends[i];
+			}
+		}
 	}
 	if (st->fp_no_proc > st->stacks - st->walked)
 		st->fp_no_proc = st->stacks - st->walked;

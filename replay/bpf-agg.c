@@ -243,7 +243,13 @@ int pp_bpf_agg_feed__open_live(struct pp_session *s, pid_t workload)
 		pids[nr++] = workload;
 	err[0] = '\0';
 	if (s->a.bpf_agg == PP_AGG_OFFCPU) {
-		struct pp_bpf_offcpu_opts o = { .pids = pids, .nr_pids = nr };
+		/*
+		 * The workload as .pid: the stack walker reads the .pids now,
+		 * and a workload's maps are ours until its exec.
+		 */
+		int wl = !s->nr_pids && workload > 0;
+		struct pp_bpf_offcpu_opts o = { .pid = wl ? workload : 0, .pids = wl ? NULL : pids,
+						.nr_pids = wl ? 0 : nr };
 
 		ba->offcpu = pp_bpf_offcpu__new(&o, err, sizeof(err));
 	} else if (s->a.bpf_agg == PP_AGG_LOCK) {

@@ -169,13 +169,14 @@ void pp_bpf_filter__free(struct pp_bpf_filter *f);
  */
 struct pp_bpf_offcpu_opts {
 	pid_t pid;			/* only this process (tgid); 0 = all */
-	const pid_t *pids;		/* and these */
+	const pid_t *pids;		/* and these (running: the stack walker reads them first) */
 	int nr_pids;
 	uint64_t min_ns;		/* ignore blocks shorter than this */
 	int include_preempted;		/* count involuntary switches (state 'R') too */
 	int kernel_threads;		/* include kernel threads */
 	int no_kernel_stack;
 	int no_user_stack;
+	int fp_user_stack;		/* user stacks by frame pointer, not the kernel-side walker */
 	int no_bpf_loop;		/* hash stacks as before 5.17, without bpf_loop() (tests) */
 };
 

@@ -7,7 +7,9 @@
 #   from clock_nanosleep() skips nap_in_libc(). With plain -g every one of the
 #   N off-CPU stacks runs through it down to _start, as with --call-graph
 #   dwarf (the same frames), and --call-graph fp keeps the old walk; the same
-#   for a process recorded with -p.
+#   for a process recorded with -p; task-state -g's intervals name it; the
+#   offcpu aggregator's stacks (recorded and live) name it too, and not with
+#   --call-graph fp.
 # - tests/helpers/nofp-work, built without frame pointers, spends 0.5 s of CPU
 #   in a qsort() comparator under libc's qsort: 99% of its cpu-clock samples
 #   name main, work_outer and work_inner under it.
@@ -85,6 +87,37 @@ kill -INT $rec
 wait $rec || { cat "$TMP/rec.err"; fail "pp-record -g -p"; }
 read -r s good <<< "$(naps "$TMP/p.trace")"
 [ "$good" = "$N" ] || { "$AN" trace -g "$TMP/p.trace"; fail "-p: nap_in_libc in $good of the $N naps ($s switches out in S)"; }
+
+# task-state -g (its events on every CPU, which see the wake-ups): each
+# nap's interval (--than) through nap_in_libc
+$REC -q -g -o "$TMP/ts.trace" task-state -- "$HELP/nap-libc" $N 20 || fail "pp-record -g task-state"
+"$AN" task-state -S -g --than 10ms "$TMP/ts.trace" > "$TMP/ts.txt" 2>&1 || fail "task-state -g"
+ts=$(awk '/^[0-9]/ { n += hit; hit = 0; next } / nap_in_libc \(nap-libc\)$/ { hit = 1 }
+	END { print n + hit }' "$TMP/ts.txt")
+[ "$ts" = "$N" ] || { cat "$TMP/ts.txt"; fail "task-state -g: nap_in_libc in $ts of the $N naps"; }
+
+# offcpu, the BPF aggregator, walks the blocked stacks too: recorded and live,
+# the N naps are one stack through nap_in_libc down to _start
+offcpu_naps() {
+	awk -v n="$N" '
+		/^[^ ]/ { if (inS && nap && st) ok = 1; inS = / state S: / && index($0, ", " n " times,")
+			  nap = st = 0; next }
+		$1 == "nap_in_libc" { nap = 1 }
+		$1 == "_start" { st = 1 }
+		END { if (inS && nap && st) ok = 1; print ok ? "yes" : "no" }' "$1"
+}
+$REC -q -o "$TMP/off.trace" offcpu -- "$HELP/nap-libc" $N 20 || fail "pp-record offcpu"
+"$AN" offcpu "$TMP/off.trace" > "$TMP/off.txt" 2>&1 || fail "offcpu"
+[ "$(offcpu_naps "$TMP/off.txt")" = yes ] || { cat "$TMP/off.txt"; fail "offcpu: not $N naps through nap_in_libc"; }
+"$AN" info "$TMP/off.trace" > "$TMP/info" || fail "info offcpu"
+grep -q '^user stacks: bpf (the kernel-side walker)' "$TMP/info" || { cat "$TMP/info"; fail "info offcpu: no walker"; }
+"$AN" offcpu --live -- "$HELP/nap-libc" $N 20 > "$TMP/offl.txt" 2>&1 || { cat "$TMP/offl.txt"; fail "offcpu --live"; }
+[ "$(offcpu_naps "$TMP/offl.txt")" = yes ] || { cat "$TMP/offl.txt"; fail "offcpu --live: not $N naps through nap_in_libc"; }
+# --call-graph fp: the kernel's frame-pointer walk, which skips it
+$REC -q --call-graph fp -o "$TMP/offfp.trace" offcpu -- "$HELP/nap-libc" 3 20 || fail "pp-record --call-graph fp offcpu"
+"$AN" offcpu "$TMP/offfp.trace" > "$TMP/offfp.txt" 2>&1 || fail "offcpu (fp)"
+grep -q '^ *nap_in_libc$' "$TMP/offfp.txt" && { cat "$TMP/offfp.txt"; fail "offcpu --call-graph fp: nap_in_libc"; }
+grep -q '^ *clock_nanosleep' "$TMP/offfp.txt" || { cat "$TMP/offfp.txt"; fail "offcpu --call-graph fp: no user stack"; }
 
 # a CPU profile through libc's qsort, without frame pointers anywhere
 $REC -q -F 999 -g -o "$TMP/q.trace" -- "$HELP/nofp-work" qsort 0.5 || fail "pp-record -F 999 -g nofp-work"
