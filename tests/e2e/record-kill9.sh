@@ -41,7 +41,8 @@ $REC -q -e syscalls:sys_enter_getppid -o "$TMP/clean.trace" -- "$HELP/getppid-n"
 
 # Data reaches the file at least every --flush-interval (250 ms): killed
 # 0.6-0.85 s into a steady stream (a getppid a millisecond), every file holds
-# events up to within 250 ms and the chunk being written of the helper's
+# events up to within 250 ms, the chunk being written and what a loaded host
+# delayed its writing by (750 ms allowed) of the helper's
 # last call before the kill (which the helper keeps in a file: a loaded host
 # may have starved it well before the kill). Those times and the chunks'
 # are CLOCK_MONOTONIC.
@@ -93,7 +94,10 @@ for run in range(10):
     print('run %d: %s' % (run, 'the helper made no call in 60 s' if not made_ns else
                           'no events in the file' if gap_ms is None else
                           'last event in the file %.0f ms before the last call' % gap_ms))
-    if not made_ns or gap_ms is None or gap_ms > 250 + 250:
+    # the interval, and what the writer had not appended yet: a chunk's
+    # compression and write, which a loaded host delays (520 ms seen beside
+    # the stress load)
+    if not made_ns or gap_ms is None or gap_ms > 250 + 750:
         bad += 1
 sys.exit(1 if bad else 0)
 PY
