@@ -285,10 +285,10 @@ def row(label, pp, perf, tc, fmt="%.1f"):
                                             fmt_cell(tc, fmt), ratio(pp, perf), ratio(pp, tc)))
 
 
-def header(title, a, b, c):
+def header(title, a, b, c, r1="pp/perf", r2="pp/tc"):
     print()
     print(title)
-    print("%-32s %12s %12s %12s %9s %9s" % ("", a, b, c, "pp/perf", "pp/tc"))
+    print("%-32s %12s %12s %12s %9s %9s" % ("", a, b, c, r1, r2))
 
 
 class Runs:
@@ -396,6 +396,69 @@ def frontier(tool, cmd_of, counts):
     return (best[0], best[1], True) if best else CRASHED
 
 
+# The outermost frames of a whole user stack: the process's entry, or a
+# thread's (glibc's clone3/clone, whose CFI ends the chain).
+STACK_ROOTS = ("_start", "clone3", "__clone3", "clone", "__clone", "__clone_internal")
+
+
+def whole_share(path):
+    """Of the file's samples with a user stack, the share whose outermost
+    user frame is an entry point, from `pp-analyze trace -g` (kernel frames
+    are named (kernel.kallsyms) or [kernel...])."""
+    p = subprocess.Popen([PP_ANALYZE, "trace", "-g", path], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, errors="replace")
+    user = whole = 0
+    last = None
+
+    def done(last):
+        return (1, 1 if last in STACK_ROOTS else 0) if last is not None else (0, 0)
+
+    for line in p.stdout:
+        if not line.startswith("\t"):
+            u, w = done(last)
+            user, whole, last = user + u, whole + w, None
+            continue
+        f = line.split()
+        if len(f) >= 3 and "kernel" not in f[-1]:
+            last = f[1]
+    u, w = done(last)
+    if p.wait() != 0:
+        raise Crash("pp-analyze trace -g failed on %s" % path)
+    return (whole + w) / (user + u) if user + u else None
+
+
+def stack_modes(samp_ev):
+    """User stacks three ways on one workload, recorded system-wide: plain
+    -g (the kernel-side walker), --call-graph fp, --call-graph dwarf; for
+    cpu-clock -F 999 and for sched_switch. Per mode: the workload's slowdown
+    (against runs alone just before and after), recorder CPU and file bytes
+    per sample, and the share of user stacks that reach an entry point
+    (from the last round's file)."""
+    modes = {"pp-record -g": ["-g"], "pp-record --call-graph fp": ["--call-graph", "fp"],
+             "pp-record --call-graph dwarf": ["--call-graph", "dwarf"]}
+    kinds = {"cpu-clock -F 999": (["-F", "999"], samp_ev),
+             "sched_switch": (["-e", "sched:sched_switch"], lambda p: pp_counts(p))}
+    out = {}
+    for kind, (ev_args, counts) in kinds.items():
+        runs = {m: Runs() for m in modes}
+        last = {}
+        for rnd in range(ROUNDS):
+            order = list(modes) if rnd % 2 == 0 else list(modes)[::-1]
+            base = [run_workload()]
+            for m in order:
+                f = os.path.join(TMP, "stacks-%s.trace" % m.split()[-1])
+                record_round(m, [PP_RECORD, "-q", "-a"] + ev_args + modes[m] + ["-o", f], f,
+                             counts, (0,), runs, last)
+            base.append(run_workload())
+            for m in order:
+                runs[m].add(slow=runs[m].v["wall"][-1] * 2 / (base[0] + base[1]))
+        for m in modes:
+            runs[m].add(whole=whole_share(last[m]))
+        out[kind] = runs
+        print("  stacks: %s done" % kind, flush=True)
+    return out
+
+
 def main():
     if os.geteuid() != 0:
         die("run as root (system-wide recording)")
@@ -483,6 +546,8 @@ def main():
             out = os.path.join(TMP, name.replace(" ", "_") + ext)
             record_round(name, samp[name](out), out,
                          pp_samples if ext == ".trace" else perf_counts, (0,), sres, files)
+
+    stk = stack_modes(pp_samples)
 
     # Off-CPU profile: BPF aggregation in the kernel vs recording every
     # sched_switch (with its stack) and sched_wakeup for task-state.
@@ -629,6 +694,19 @@ def main():
     row("lost samples", sp.get("lost"), sf.get("lost"), None, "%.0f")
     row("bytes per sample", sp.get("bpe"), sf.get("bpe"), None, "%.2f")
     row("recorder CPU ns per sample", sp.get("cpu"), sf.get("cpu"), None, "%.0f")
+    for kind, runs in stk.items():
+        header("user stacks, %s, system-wide, median of %d" % (kind, ROUNDS),
+               "-g (walker)", "fp", "dwarf", "-g/fp", "-g/dwarf")
+        g, fp, dw = (runs["pp-record -g"], runs["pp-record --call-graph fp"],
+                     runs["pp-record --call-graph dwarf"])
+        row("workload slowdown (x alone)", slow(g), slow(fp), slow(dw), "%.3f")
+        row("samples", g.get("ev"), fp.get("ev"), dw.get("ev"), "%.0f")
+        row("lost samples", g.get("lost"), fp.get("lost"), dw.get("lost"), "%.0f")
+        row("bytes per sample", g.get("bpe"), fp.get("bpe"), dw.get("bpe"), "%.2f")
+        row("recorder CPU ns per sample", g.get("cpu"), fp.get("cpu"), dw.get("cpu"), "%.0f")
+        row("  after start-up", g.get("run"), fp.get("run"), dw.get("run"), "%.0f")
+        row("user stacks whole, %", g.get("whole", 100), fp.get("whole", 100),
+            dw.get("whole", 100), "%.1f")
     header("replay, ns per event (output to /dev/null), median of %d, less %.1f ms (%.1f ms of"
            " CPU) to launch any command" % (REPLAYS, launch * 1e3, launch_cpu * 1e3),
            "pp-analyze", "perf", "trace-cmd")
