@@ -95,6 +95,32 @@ static char **child_env(const char *preload, const char *env, char **strs)
  * @preload, @env: see pp/workload.h (NULL: none).
  * Return: 0, or -errno.
  */
+/*
+ * Until child @pid sleeps on the go pipe (5 s at most): its switch-out there
+ * comes before the events are on, so a profiler that sees every task's
+ * switches (task-state) does not count the wait as the command's own
+ * (a loaded host can leave a new child unscheduled for that long).
+ */
+static void wait_held(pid_t pid)
+{
+	char fn[64], buf[256], *p;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(fn, "r");
+		int held = 0;
+
+		if (!f)
+			return;
+		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+			held = p[1] == ' ' && p[2] == 'S';
+		fclose(f);
+		if (held)
+			return;
+		usleep(1000);
+	}
+}
+
 int pp_workload__start(struct pp_workload *w, char **argv, const char *preload, const char *env)
 {
 	char **envp = environ, *strs = NULL;
@@ -147,6 +173,7 @@ int pp_workload__start(struct pp_workload *w, char **argv, const char *preload, 
 	close(ep[1]);
 	w->go_fd = go[1];
 	w->err_fd = ep[0];
+	wait_held(w->pid);
 	err = 0;
 fail:
 	if (envp != environ) {
