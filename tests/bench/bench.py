@@ -397,8 +397,10 @@ def frontier(tool, cmd_of, counts):
 
 
 # The outermost frames of a whole user stack: the process's entry, or a
-# thread's (glibc's clone3/clone, whose CFI ends the chain).
+# thread's (glibc's clone3/clone, whose CFI ends the chain); in a stripped
+# binary the entry has no name, and the frame it called is the sign.
 STACK_ROOTS = ("_start", "clone3", "__clone3", "clone", "__clone", "__clone_internal")
+ENTRY_CALLEES = ("__libc_start_main", "start_thread")
 
 
 def whole_share(path):
@@ -408,20 +410,23 @@ def whole_share(path):
     p = subprocess.Popen([PP_ANALYZE, "trace", "-g", path], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True, errors="replace")
     user = whole = 0
-    last = None
+    last = prev = None
 
-    def done(last):
-        return (1, 1 if last in STACK_ROOTS else 0) if last is not None else (0, 0)
+    def done(last, prev):
+        if last is None:
+            return 0, 0
+        ok = last in STACK_ROOTS or (prev or "").startswith(ENTRY_CALLEES)
+        return 1, 1 if ok else 0
 
     for line in p.stdout:
         if not line.startswith("\t"):
-            u, w = done(last)
-            user, whole, last = user + u, whole + w, None
+            u, w = done(last, prev)
+            user, whole, last, prev = user + u, whole + w, None, None
             continue
         f = line.split()
         if len(f) >= 3 and "kernel" not in f[-1]:
-            last = f[1]
-    u, w = done(last)
+            last, prev = f[1], last
+    u, w = done(last, prev)
     if p.wait() != 0:
         raise Crash("pp-analyze trace -g failed on %s" % path)
     return (whole + w) / (user + u) if user + u else None
