@@ -2074,16 +2074,16 @@ static void writer_stop(struct pp_recorder *r)
 	r->writer_started = 0;
 }
 
-/*
- * The walker's counts as MACHINE's user_stacks (pp-analyze info reads it):
- * KEY=N words (spec/pp-trace-format.md, 5.1).
- */
 /* The walker of the events, or of the offcpu aggregator, or NULL. */
 static struct pp_uwalk *rec_walker(const struct pp_recorder *r)
 {
 	return r->uw ? r->uw : r->offcpu ? pp_bpf_offcpu__walker(r->offcpu) : NULL;
 }
 
+/*
+ * The walker's counts as MACHINE's user_stacks (pp-analyze info reads it):
+ * KEY=N words (spec/pp-trace-format.md, 5.1).
+ */
 static void walker_describe(struct pp_recorder *r, char *buf, size_t len)
 {
 	static const char *const ends[PP_UW_END_NR] = { "whole", "depth", "read", "unsupported",
