@@ -50,6 +50,7 @@ struct {
 } waking SEC(".maps");
 
 #define PP_STACKS_MAX	PP_LOCK_MAX_STACKS
+#define PP_STACK_WALK	/* the waiters' and wakers' user stacks walked whole (record/bpf-lock.c) */
 #include "stack.bpf.h"
 
 #define FUTEX_WAIT		0

@@ -19,10 +19,12 @@
 #include "record.h"
 #include "bpf-internal.h"
 #include "../bpf/lock.h"
+#include "../bpf/unwind.h"
 #include "bpf/lock.skel.h"
 
 struct pp_bpf_lock {
 	struct lock_bpf *skel;
+	struct pp_uwalk *uw;		/* fills the walker's maps; NULL: frame pointers */
 	struct pp_bpf_windows ws;
 	struct pp_lock_key *keys;
 	uint64_t *uips, *wips;
@@ -39,7 +41,8 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	struct pp_bpf_lock *lk;
 	struct pp_lock_cfg *c;
-	int ret;
+	char why[128];
+	int ret, walk;
 
 	ret = pp_bpf_btf_check(err, errlen);
 	if (ret) {
@@ -75,6 +78,8 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	/* syscall programs and bpf_snprintf(): 5.14; before, kallsyms serve */
 	bpf_program__set_autoload(lk->skel->progs.pp_ksym, pp_bpf_kernel_at_least(5, 14));
 	lk->skel->rodata->pp_stack_loop = pp_bpf_kernel_at_least(5, 17);
+	walk = !(o && o->fp_user_stack) && pp_uwalk_available(why, sizeof(why));
+	lk->skel->rodata->pp_stack_walk = walk;
 	ret = lock_bpf__load(lk->skel);
 	if (ret) {
 		pp_bpf_load_error("lock", ret, err, errlen);
@@ -83,6 +88,11 @@ struct pp_bpf_lock *pp_bpf_lock__new(const struct pp_bpf_lock_opts *o, char *err
 	if (o)
 		pp_bpf_follow__seed(lk->skel->maps.procs, o->pid, o->pids, o->nr_pids);
 	pp_bpf_warm_stacks(bpf_map__fd(lk->skel->maps.stacks));
+	if (walk && !(lk->uw = pp_uwalk__agg(lk->skel->obj, o ? o->pids : NULL, o ? o->nr_pids : 0,
+					      err, errlen))) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	ret = lock_bpf__attach(lk->skel);
 	if (ret) {
 		snprintf(err, errlen, "lock: attaching to sys_enter/sys_exit failed: %s", strerror(-ret));
@@ -199,11 +209,18 @@ struct pp_ksym_bpf *pp_bpf_lock__ksym(struct pp_bpf_lock *lk)
 }
 
 /** pp_bpf_lock__free() - detach and free; accepts NULL. @lk: collector. */
+/* See record/record.h. */
+struct pp_uwalk *pp_bpf_lock__walker(struct pp_bpf_lock *lk)
+{
+	return lk->uw;
+}
+
 void pp_bpf_lock__free(struct pp_bpf_lock *lk)
 {
 	if (!lk)
 		return;
 	lock_bpf__destroy(lk->skel);
+	pp_uwalk__free(lk->uw);	/* after the program that asks it */
 	free(lk->keys);
 	free(lk->uips);
 	free(lk->wips);

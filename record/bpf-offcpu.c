@@ -140,27 +140,9 @@ struct pp_bpf_offcpu *pp_bpf_offcpu__new(const struct pp_bpf_offcpu_opts *o, cha
 	}
 	pp_bpf_follow__seed(oc->skel->maps.procs, o->pid, o->pids, o->nr_pids);
 	pp_bpf_warm_stacks(bpf_map__fd(oc->skel->maps.stacks));
-	if (walk) {
-		/* the program walks only the tasks it follows: every process it asks about */
-		struct pp_bpf_unwind_maps um = {
-			.rows = bpf_map__fd(oc->skel->maps.unwind_rows),
-			.dsos = bpf_map__fd(oc->skel->maps.unwind_dsos),
-			.procs = bpf_map__fd(oc->skel->maps.unwind_procs),
-			.out = -1,
-			.stats = bpf_map__fd(oc->skel->maps.unwind_stats),
-			.ask = bpf_map__fd(oc->skel->maps.unwind_ask),
-		};
-
-		oc->uw = pp_uwalk__new(&um, 0, 1, err, errlen);
-		if (!oc->uw) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		/* the -p processes there are: whole stacks from the first (10 s at most) */
-		for (int i = 0; i < o->nr_pids; i++)
-			pp_uwalk__track(oc->uw, (uint32_t)o->pids[i]);
-		if (o->nr_pids)
-			pp_uwalk__settle(oc->uw, 10000);
+	if (walk && !(oc->uw = pp_uwalk__agg(oc->skel->obj, o->pids, o->nr_pids, err, errlen))) {
+		ret = -ENOMEM;
+		goto fail;
 	}
 	ret = offcpu_bpf__attach(oc->skel);
 	if (ret) {

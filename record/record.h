@@ -274,11 +274,24 @@ void pp_uwalk__lost(struct pp_uwalk *w, int ci);
 /** pp_uwalk__stats() - the counts so far (the kernel's too). */
 void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st);
 /**
- * pp_bpf_offcpu__walker() - the walker that fills @oc's tables (its blocked
- * user stacks are walked whole), or NULL: they are frame-pointer stacks.
+ * pp_uwalk__agg() - the walker of an aggregator's BPF object @obj, loaded
+ * with bpf/stack.bpf.h's PP_STACK_WALK and pp_stack_walk set: it reads every
+ * process the program asks about (the program walks only the tasks it
+ * follows), and the running processes @pids (@nr) before it returns (10 s
+ * at most). Return: it, or NULL with @err set.
+ */
+struct bpf_object;
+struct pp_uwalk *pp_uwalk__agg(struct bpf_object *obj, const pid_t *pids, int nr, char *err,
+			       size_t len);
+/**
+ * pp_bpf_offcpu__walker(), pp_bpf_lock__walker() - the walker that fills
+ * the aggregator's tables (its user stacks are walked whole), or NULL: they
+ * are frame-pointer stacks.
  */
 struct pp_bpf_offcpu;
+struct pp_bpf_lock;
 struct pp_uwalk *pp_bpf_offcpu__walker(struct pp_bpf_offcpu *oc);
+struct pp_uwalk *pp_bpf_lock__walker(struct pp_bpf_lock *lk);
 /**
  * pp_uwalk_available() - whether the walker runs here (BPF with BTF, Linux
  * 5.17's bpf_loop, an x86-64 build). Return: 1, or 0 with @err saying why.

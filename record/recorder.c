@@ -663,11 +663,14 @@ static int attach_bpf(struct pp_recorder *r, pid_t child, const pid_t *procs, in
 			 pp_bpf_offcpu__walker(r->offcpu) ? "bpf" : "fp");
 	} else if (o->agg == PP_AGG_LOCK) {
 		struct pp_bpf_lock_opts lo = { .pid = child > 0 ? child : 0, .pids = procs,
-					       .nr_pids = nr_procs };
+					       .nr_pids = nr_procs,
+					       .fp_user_stack = o->call_graph == PP_CG_FP };
 
 		r->lockp = pp_bpf_lock__new(&lo, err, sizeof(err));
 		if (!r->lockp)
 			return rec_fail(r, 0, -EINVAL, "lock: %s", err);
+		snprintf(r->cg_mode, sizeof(r->cg_mode), "%s",
+			 pp_bpf_lock__walker(r->lockp) ? "bpf" : "fp");
 	} else if (o->agg == PP_AGG_MEM) {
 		struct pp_bpf_mem_opts mo = { .pid = child > 0 ? child : 0, .pids = procs,
 					      .nr_pids = nr_procs, .libc = o->agg_path, .track = 1 };
@@ -2074,10 +2077,11 @@ static void writer_stop(struct pp_recorder *r)
 	r->writer_started = 0;
 }
 
-/* The walker of the events, or of the offcpu aggregator, or NULL. */
+/* The walker of the events, or of the offcpu or lock aggregator, or NULL. */
 static struct pp_uwalk *rec_walker(const struct pp_recorder *r)
 {
-	return r->uw ? r->uw : r->offcpu ? pp_bpf_offcpu__walker(r->offcpu) : NULL;
+	return r->uw ? r->uw : r->offcpu ? pp_bpf_offcpu__walker(r->offcpu) :
+	       r->lockp ? pp_bpf_lock__walker(r->lockp) : NULL;
 }
 
 /*

@@ -696,6 +696,34 @@ struct pp_uwalk *pp_uwalk__new(const struct pp_bpf_unwind_maps *m, int nr_cpus, 
 }
 
 /* See record/record.h. */
+struct pp_uwalk *pp_uwalk__agg(struct bpf_object *obj, const pid_t *pids, int nr, char *err,
+			       size_t len)
+{
+	struct pp_bpf_unwind_maps um = {
+		.rows = bpf_object__find_map_fd_by_name(obj, "unwind_rows"),
+		.dsos = bpf_object__find_map_fd_by_name(obj, "unwind_dsos"),
+		.procs = bpf_object__find_map_fd_by_name(obj, "unwind_procs"),
+		.out = -1,	/* the program keeps its walks */
+		.stats = bpf_object__find_map_fd_by_name(obj, "unwind_stats"),
+		.ask = bpf_object__find_map_fd_by_name(obj, "unwind_ask"),
+	};
+	struct pp_uwalk *w;
+
+	if (um.rows < 0 || um.dsos < 0 || um.procs < 0 || um.stats < 0 || um.ask < 0) {
+		snprintf(err, len, "the program has no stack walker maps");
+		return NULL;
+	}
+	w = pp_uwalk__new(&um, 0, 1, err, len);
+	if (!w)
+		return NULL;
+	for (int i = 0; i < nr; i++)
+		pp_uwalk__track(w, (uint32_t)pids[i]);
+	if (nr)
+		pp_uwalk__settle(w, 10000);
+	return w;
+}
+
+/* See record/record.h. */
 int pp_uwalk__settle(struct pp_uwalk *w, int timeout_ms)
 {
 	for (int waited = 0;; waited += 5) {

@@ -253,7 +253,9 @@ int pp_bpf_agg_feed__open_live(struct pp_session *s, pid_t workload)
 
 		ba->offcpu = pp_bpf_offcpu__new(&o, err, sizeof(err));
 	} else if (s->a.bpf_agg == PP_AGG_LOCK) {
-		struct pp_bpf_lock_opts o = { .pids = pids, .nr_pids = nr };
+		int wl = !s->nr_pids && workload > 0;	/* as offcpu's */
+		struct pp_bpf_lock_opts o = { .pid = wl ? workload : 0, .pids = wl ? NULL : pids,
+					      .nr_pids = wl ? 0 : nr };
 
 		ba->lock = pp_bpf_lock__new(&o, err, sizeof(err));
 	} else if (s->a.bpf_agg == PP_AGG_MEM) {

@@ -247,6 +247,7 @@ struct pp_bpf_lock_opts {
 	const pid_t *pids;		/* and these */
 	int nr_pids;
 	uint64_t min_ns;		/* ignore shorter waits */
+	int fp_user_stack;		/* user stacks by frame pointer, not the kernel-side walker */
 };
 
 struct pp_bpf_lock;
