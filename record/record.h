@@ -261,14 +261,14 @@ void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h);
  */
 void pp_uwalk__walk(struct pp_uwalk *w, int ci, const void *raw, size_t size, uint64_t time);
 /**
- * pp_uwalk__join() - sample @rec (@size bytes, @sample_type) of process
- * @pid, thread @tid at @time on ring @ci, rewritten into @out (@cap bytes)
- * with the user frames of its walk.
+ * pp_uwalk__join() - sample @rec (@size bytes, @sample_type) on ring @ci,
+ * parsed as @s (its pid, tid, time and callchain), rewritten into @out (@cap
+ * bytes) with the user frames of its walk.
  * Return: the new size, or 0: keep @rec as it is (no walk, or no user chain).
  */
+struct pp_sample;
 size_t pp_uwalk__join(struct pp_uwalk *w, int ci, const void *rec, size_t size,
-		      uint64_t sample_type, uint32_t pid, uint32_t tid, uint64_t time, void *out,
-		      size_t cap);
+		      uint64_t sample_type, const struct pp_sample *s, void *out, size_t cap);
 /** pp_uwalk__lost() - ring @ci lost records: its waiting walks may have lost their samples. */
 void pp_uwalk__lost(struct pp_uwalk *w, int ci);
 /** pp_uwalk__stats() - the counts so far (the kernel's too). */

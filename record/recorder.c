@@ -1124,8 +1124,8 @@ static const struct perf_event_header *walker_record(struct pp_recorder *r, stru
 		pp_uwalk__walk(r->uw, ci, x.raw, x.raw_size, x.time);
 		return NULL;
 	}
-	n = pp_uwalk__join(r->uw, ci, h, h->size, r->el->evsels[ei].attr.sample_type, x.pid, x.tid,
-			   x.time, r->uw_buf, 65536);
+	n = pp_uwalk__join(r->uw, ci, h, h->size, r->el->evsels[ei].attr.sample_type, &x,
+			   r->uw_buf, 65536);
 	return n ? (const struct perf_event_header *)r->uw_buf : h;
 }
 

@@ -565,10 +565,8 @@ static int has_user(const struct pp_sample *s)
 
 /* See record/record.h. */
 size_t pp_uwalk__join(struct pp_uwalk *w, int ci, const void *rec, size_t size,
-		      uint64_t sample_type, uint32_t pid, uint32_t tid, uint64_t time, void *out,
-		      size_t cap)
+		      uint64_t sample_type, const struct pp_sample *s, void *out, size_t cap)
 {
-	struct pp_sample s;
 	struct uw_ring *r;
 	size_t n;
 	int i;
@@ -577,14 +575,14 @@ size_t pp_uwalk__join(struct pp_uwalk *w, int ci, const void *rec, size_t size,
 		return 0;
 	r = &w->rings[ci];
 	for (i = r->n - 1; i >= 0; i--)
-		if (r->w[i].o.tid == tid && r->w[i].time <= time + UW_SKEW_NS &&
-		    r->w[i].time + UW_AGE_NS >= time)
+		if (r->w[i].o.tid == s->tid && r->w[i].time <= s->time + UW_SKEW_NS &&
+		    r->w[i].time + UW_AGE_NS >= s->time)
 			break;
 	if (i < 0) {
 		/* a kernel thread's has none; a user stack the walker did not see asks */
-		if (pid && !pp_sample__parse(sample_type, rec, size, &s) && has_user(&s)) {
+		if (s->pid && has_user(s)) {
 			w->st.stacks++;
-			ask(w, pid, ASK_NEW);
+			ask(w, s->pid, ASK_NEW);
 		}
 		return 0;
 	}

@@ -76,6 +76,15 @@ static int user_frames(const uint8_t *b, size_t n, uint64_t *first)
 	return u;
 }
 
+/* pp_uwalk__join() of sample @rec (@n bytes), parsed as the drain does. */
+static size_t join(struct pp_uwalk *w, int ci, const void *rec, size_t n, uint8_t *out)
+{
+	struct pp_sample s;
+
+	assert_int_equal(pp_sample__parse(ST, rec, n, &s), 0);
+	return pp_uwalk__join(w, ci, rec, n, ST, &s, out, 4096);
+}
+
 static void test_join(void **state)
 {
 	char err[128];
@@ -92,50 +101,49 @@ static void test_join(void **state)
 	/* a walk, then its sample: its 5 frames replace the 2 by frame pointer */
 	pp_uwalk__walk(w, 0, &o, walk(&o, 100, 0x500000, 5), 1000);
 	n = sample(rec, 100, 1010, 2);
-	m = pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 1010, out, sizeof(out));
+	m = join(w, 0, rec, n, out);
 	assert_int_equal(m, n + 3 * 8);
 	assert_int_equal(user_frames(out, m, &first), 5);
 	assert_int_equal(first, 0x500000);
 	/* taken: the next sample of the thread has none */
-	assert_int_equal(pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 1020, out, sizeof(out)), 0);
+	assert_int_equal(join(w, 0, rec, n, out), 0);
 
 	/* nested: A's walk, an interrupt's walk and sample, A's sample */
 	pp_uwalk__walk(w, 0, &o, walk(&o, 100, 0xa00000, 3), 2000);
 	pp_uwalk__walk(w, 0, &o, walk(&o, 100, 0xb00000, 4), 2001);
 	n = sample(rec, 100, 2002, 1);
-	m = pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 2002, out, sizeof(out));
+	m = join(w, 0, rec, n, out);
 	assert_int_equal(user_frames(out, m, &first), 4);
 	assert_int_equal(first, 0xb00000);
 	n = sample(rec, 100, 2003, 1);
-	m = pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 2003, out, sizeof(out));
+	m = join(w, 0, rec, n, out);
 	assert_int_equal(user_frames(out, m, &first), 3);
 	assert_int_equal(first, 0xa00000);
 
 	/* another thread's sample, another ring's: not its walk */
 	pp_uwalk__walk(w, 0, &o, walk(&o, 100, 0xc00000, 3), 3000);
 	n = sample(rec, 101, 3001, 1);
-	assert_int_equal(pp_uwalk__join(w, 0, rec, n, ST, 7, 101, 3001, out, sizeof(out)), 0);
+	assert_int_equal(join(w, 0, rec, n, out), 0);
 	n = sample(rec, 100, 3001, 1);
-	assert_int_equal(pp_uwalk__join(w, 1, rec, n, ST, 7, 100, 3001, out, sizeof(out)), 0);
+	assert_int_equal(join(w, 1, rec, n, out), 0);
 	/* a sample 20 ms after it: its own sample was dropped after the walk */
 	n = sample(rec, 100, 3000 + 20000000, 1);
-	assert_int_equal(pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 3000 + 20000000, out,
-					 sizeof(out)), 0);
+	assert_int_equal(join(w, 0, rec, n, out), 0);
 	pp_uwalk__lost(w, 0);
 	/* a sample 2 ms before the walk is not its */
 	pp_uwalk__walk(w, 0, &o, walk(&o, 100, 0xc00000, 3), 2003000);
 	n = sample(rec, 100, 900000, 1);
-	assert_int_equal(pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 900000, out, sizeof(out)), 0);
+	assert_int_equal(join(w, 0, rec, n, out), 0);
 	/* one stamped a little before its walk is (cpu-clock: the kernel stamps it first) */
 	n = sample(rec, 100, 2002990, 1);
-	m = pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 2002990, out, sizeof(out));
+	m = join(w, 0, rec, n, out);
 	assert_int_equal(user_frames(out, m, &first), 3);
 
 	/* the ring lost records: its waiting walks go */
 	pp_uwalk__walk(w, 0, &o, walk(&o, 100, 0xd00000, 3), 5000);
 	pp_uwalk__lost(w, 0);
 	n = sample(rec, 100, 5001, 1);
-	assert_int_equal(pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 5001, out, sizeof(out)), 0);
+	assert_int_equal(join(w, 0, rec, n, out), 0);
 
 	/* what is not a walk is ignored: a bad magic, more frames than its size */
 	walk(&o, 100, 0xe00000, 3);
@@ -144,22 +152,22 @@ static void test_join(void **state)
 	walk(&o, 100, 0xe00000, 3);
 	pp_uwalk__walk(w, 0, &o, PP_UNWIND_OUT_HDR + 16, 6000);
 	n = sample(rec, 100, 6001, 1);
-	assert_int_equal(pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 6001, out, sizeof(out)), 0);
+	assert_int_equal(join(w, 0, rec, n, out), 0);
 
 	/* a kernel thread's sample has no user part: not a user stack */
 	n = sample(rec, 100, 7000, 0);
-	assert_int_equal(pp_uwalk__join(w, 0, rec, n, ST, 7, 100, 7000, out, sizeof(out)), 0);
+	assert_int_equal(join(w, 0, rec, n, out), 0);
 
 	/* more walks than a ring keeps: the oldest go, the latest join */
 	for (int i = 0; i < 10; i++)
 		pp_uwalk__walk(w, 0, &o, walk(&o, 200 + (uint32_t)i, 0xf00000 + (uint64_t)i * 16, 2),
 			       8000 + (uint64_t)i);
 	n = sample(rec, 209, 8010, 1);
-	m = pp_uwalk__join(w, 0, rec, n, ST, 7, 209, 8010, out, sizeof(out));
+	m = join(w, 0, rec, n, out);
 	assert_int_equal(user_frames(out, m, &first), 2);
 	assert_int_equal(first, 0xf00000 + 9 * 16);
 	n = sample(rec, 200, 8010, 1);
-	assert_int_equal(pp_uwalk__join(w, 0, rec, n, ST, 7, 200, 8010, out, sizeof(out)), 0);
+	assert_int_equal(join(w, 0, rec, n, out), 0);
 
 	pp_uwalk__stats(w, &st);
 	assert_int_equal(st.walked, 5);
