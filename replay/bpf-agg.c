@@ -239,28 +239,26 @@ int pp_bpf_agg_feed__open_live(struct pp_session *s, pid_t workload)
 		return -ENOMEM;
 	for (int i = 0; i < s->nr_pids && nr < 64; i++)
 		pids[nr++] = (pid_t)s->pids[i];
-	if (!nr && workload > 0)
-		pids[nr++] = workload;
+	/*
+	 * Else the workload, as .pid (as pp-record passes it): the stack
+	 * walker reads the .pids at once, and a workload's maps are ours
+	 * until its exec.
+	 */
+	if (nr || workload < 0)
+		workload = 0;
 	err[0] = '\0';
 	if (s->a.bpf_agg == PP_AGG_OFFCPU) {
-		/*
-		 * The workload as .pid: the stack walker reads the .pids now,
-		 * and a workload's maps are ours until its exec.
-		 */
-		int wl = !s->nr_pids && workload > 0;
-		struct pp_bpf_offcpu_opts o = { .pid = wl ? workload : 0, .pids = wl ? NULL : pids,
-						.nr_pids = wl ? 0 : nr };
+		struct pp_bpf_offcpu_opts o = { .pid = workload, .pids = pids, .nr_pids = nr };
 
 		ba->offcpu = pp_bpf_offcpu__new(&o, err, sizeof(err));
 	} else if (s->a.bpf_agg == PP_AGG_LOCK) {
-		int wl = !s->nr_pids && workload > 0;	/* as offcpu's */
-		struct pp_bpf_lock_opts o = { .pid = wl ? workload : 0, .pids = wl ? NULL : pids,
-					      .nr_pids = wl ? 0 : nr };
+		struct pp_bpf_lock_opts o = { .pid = workload, .pids = pids, .nr_pids = nr };
 
 		ba->lock = pp_bpf_lock__new(&o, err, sizeof(err));
 	} else if (s->a.bpf_agg == PP_AGG_MEM) {
 		struct pp_event_reqs reqs;
-		struct pp_bpf_mem_opts o = { .pids = pids, .nr_pids = nr, .track = 1 };
+		struct pp_bpf_mem_opts o = { .pid = workload, .pids = pids, .nr_pids = nr,
+					     .track = 1 };
 
 		/* the module names the libc, as its events would */
 		memset(&reqs, 0, sizeof(reqs));
