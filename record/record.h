@@ -273,6 +273,8 @@ size_t pp_uwalk__join(struct pp_uwalk *w, int ci, const void *rec, size_t size,
 void pp_uwalk__lost(struct pp_uwalk *w, int ci);
 /** pp_uwalk__stats() - the counts so far (the kernel's too). */
 void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st);
+/** pp_uwalk__summary() - the counts as the line pp-record's summary prints. */
+void pp_uwalk__summary(struct pp_uwalk *w, char *buf, size_t len);
 /**
  * pp_uwalk__agg() - the walker of an aggregator's BPF object @obj, loaded
  * with bpf/stack.bpf.h's PP_STACK_WALK and pp_stack_walk set: it reads every
@@ -297,6 +299,10 @@ struct pp_uwalk *pp_bpf_lock__walker(struct pp_bpf_lock *lk);
  * 5.17's bpf_loop, an x86-64 build). Return: 1, or 0 with @err saying why.
  */
 int pp_uwalk_available(char *err, size_t len);
+
+struct pp_walker;
+/** pp_walker__uwalk() - @w's walker (include/pp/walker.h), for its counts; NULL: none. */
+struct pp_uwalk *pp_walker__uwalk(const struct pp_walker *w);
 
 /* ---- --call-graph=dwarf (record/unwind.c) ---- */
 

@@ -31,6 +31,7 @@
 #include "pp/recorder.h"
 #include "pp/records.h"
 #include "pp/sample.h"
+#include "pp/walker.h"
 #include "pp/writer.h"
 #include "record.h"
 #include "../bpf/unwind.h"
@@ -123,17 +124,7 @@ struct pp_recorder {
 	int enc_drain;			/* the drain encodes (see stream_add()) */
 	size_t buf_size;		/* of a pool buffer */
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
-	/*
-	 * -g by the kernel-side walker (record/uwalk.c): its filter program
-	 * (the --irqs_disabled ... checks too) on the events that take a
-	 * stack, their walks on the "unwind" event, joined in the drain
-	 */
-	struct pp_bpf_filter *wfilter;
-	struct pp_uwalk *uw;
-	int uw_ei;			/* the walks' BPF output event, -1: no walker */
-	int walked_any;			/* some event takes a user stack (-g) */
-	uint8_t *walked;		/* per evsel: its samples are walked */
-	uint8_t *uw_buf;		/* a sample rewritten with its walk */
+	struct pp_walker *walker;	/* -g by the kernel-side walker, NULL: none */
 	char cg_mode[768];		/* MACHINE's call_graph */
 	struct pp_buf machine;		/* MACHINE as written first, for the last one */
 	struct pp_bpf_offcpu *offcpu;	/* pp-record offcpu */
@@ -528,92 +519,13 @@ static int attach_bpf_output(struct pp_recorder *r)
 	return 0;
 }
 
-/* How long the start waits for the tables of the processes it records (-p). */
-#define UW_SETTLE_MS	10000
-
-/* Plain -g without the walker, @why: the events keep the frame-pointer walk. */
-static void walker_off(struct pp_recorder *r, const char *why)
+/* A note of the walker's for the user. */
+static void walker_say(void *ctx, const char *msg)
 {
-	snprintf(r->cg_mode, sizeof(r->cg_mode), "fp (the kernel-side walker: %s)", why);
-	memset(r->walked, 0, (size_t)r->el->nr_evsels);
-	pp_uwalk__free(r->uw);
-	r->uw = NULL;
-	pp_bpf_filter__free(r->wfilter);
-	r->wfilter = NULL;
+	const struct pp_recorder *r = ctx;
+
 	if (!r->o.quiet)
-		rec_say(r, "-g: user stacks by frame pointer: the kernel-side walker: %s", why);
-}
-
-/*
- * The walker's filter program (with the --irqs_disabled ... checks) on the
- * events it walks, its output on each CPU's "unwind" event, the table
- * thread, told of the workload (@child) or the -p processes (@procs); the
- * others it learns from their samples. Plain -g goes on with frame
- * pointers where this fails; --call-graph bpf stops. Return: 0 or -EINVAL.
- */
-static int walker_attach(struct pp_recorder *r, pid_t child, const pid_t *procs, int nr_procs)
-{
-	struct pp_bpf_filter_opts fo = r->o.bpf;
-	const struct pp_perf_evsel *out = &r->el->evsels[r->uw_ei];
-	struct pp_bpf_unwind_maps um;
-	int nt = out->nr_ids / r->el->nr_cpus, ei, k, *fds;
-	char err[512];
-
-	fo.unwind = 1;
-	r->wfilter = pp_bpf_filter__new(&fo, err, sizeof(err));
-	r->uw_buf = malloc(65536);
-	fds = calloc((size_t)r->el->nr_cpus, sizeof(*fds));
-	if (!r->uw_buf || !fds) {
-		free(fds);
-		return rec_fail(r, 0, -EINVAL, "out of memory");
-	}
-	for (k = 0; k < r->el->nr_cpus; k++)
-		fds[k] = out->fds[k * nt];
-	if (r->wfilter)
-		pp_bpf_filter__unwind_maps(r->wfilter, &um);
-	if (r->wfilter && pp_bpf_unwind__set_outputs(&um, r->el->cpus, fds, r->el->nr_cpus) < 0)
-		snprintf(err, sizeof(err), "cannot point it at the unwind events");
-	else if (r->wfilter)
-		r->uw = pp_uwalk__new(&um, r->el->nr_cpus,
-				      !r->el->nr_threads || r->o.cgroup_fds, err, sizeof(err));
-	free(fds);
-	for (ei = 0; r->uw && ei < r->el->nr_evsels; ei++) {
-		const struct pp_perf_evsel *e = &r->el->evsels[ei];
-
-		for (k = 0; r->walked[ei] && k < e->nr_ids; k++) {
-			if (e->fds[k] < 0 ||
-			    !pp_bpf_filter__attach(r->wfilter, e->fds[k], e->attr.type, err,
-						   sizeof(err)))
-				continue;
-			/* plain -g: an event the program cannot be on keeps frame pointers */
-			if (r->o.call_graph == PP_CG_BPF || k)
-				return rec_fail(r, 0, -EINVAL, "%s%s: %s",
-						r->o.call_graph == PP_CG_BPF ? "--call-graph bpf: " : "",
-						e->name, err);
-			if (!r->o.quiet)
-				rec_say(r, "-g: %s: user stacks by frame pointer: %s", e->name, err);
-			r->walked[ei] = 0;
-			break;
-		}
-	}
-	if (!r->uw) {
-		if (r->o.call_graph == PP_CG_BPF)
-			return rec_fail(r, 0, -EINVAL, "--call-graph bpf: %s", err);
-		walker_off(r, err);
-		return 0;
-	}
-	if (child > 0 && r->o.follow)
-		pp_uwalk__expect(r->uw, (uint32_t)child);	/* not exec'd yet */
-	else if (child > 0)
-		pp_uwalk__track(r->uw, (uint32_t)child);
-	for (k = 0; k < nr_procs; k++)
-		pp_uwalk__track(r->uw, (uint32_t)procs[k]);
-	/* the processes there are: whole stacks from their first sample on */
-	if ((nr_procs || (child > 0 && !r->o.follow)) &&
-	    pp_uwalk__settle(r->uw, UW_SETTLE_MS) && !r->o.quiet)
-		rec_say(r, "-g: the unwind tables of the processes are not all built after %d s: "
-			"their first stacks may be walked by frame pointer", UW_SETTLE_MS / 1000);
-	return 0;
+		rec_say(r, "%s", msg);
 }
 
 /*
@@ -624,13 +536,18 @@ static int attach_bpf(struct pp_recorder *r, pid_t child, const pid_t *procs, in
 {
 	const struct pp_recorder_opts *o = &r->o;
 	char err[512];
-	int ei, k;
+	int ei, k, ret;
 
 	if (r->bpfout && attach_bpf_output(r))
 		return -EINVAL;
 
-	if (r->uw_ei >= 0 && walker_attach(r, child, procs, nr_procs))
-		return -EINVAL;
+	/* widened: the targets' processes only (-t: every process) */
+	if (r->walker && (ret = pp_walker__attach(r->walker, o->cgroup_fds ||
+						 (o->widen ? child <= 0 && !nr_procs :
+						  !r->el->nr_threads),
+						 child, procs, nr_procs, r->cg_mode,
+						 sizeof(r->cg_mode), err, sizeof(err))))
+		return rec_fail(r, 0, ret, "%s", err);
 	if (pp_bpf_filter_opts__active(&o->bpf)) {
 		r->filter = pp_bpf_filter__new(&o->bpf, err, sizeof(err));
 		if (!r->filter)
@@ -641,7 +558,7 @@ static int attach_bpf(struct pp_recorder *r, pid_t child, const pid_t *procs, in
 			if ((e->attr.type == PERF_TYPE_SOFTWARE &&
 			     (e->attr.config == PERF_COUNT_SW_DUMMY ||
 			      e->attr.config == PERF_COUNT_SW_BPF_OUTPUT)) ||
-			    (r->walked && r->walked[ei]))
+			    pp_walker__walks(r->walker, ei))
 				continue;
 			for (k = 0; k < e->nr_ids; k++)
 				if (e->fds[k] >= 0 &&
@@ -1097,38 +1014,6 @@ static inline void stream_take(struct pp_recorder *r, struct stream *s,
 	}
 }
 
-/*
- * -g by the walker: a walk waits for its sample (not taken), a walked
- * sample takes its walk's frames, the side-band keeps the walker's process
- * maps. Return: the record to take (@h or the rewritten one), or NULL.
- */
-static const struct perf_event_header *walker_record(struct pp_recorder *r, struct stream *s,
-						     const struct perf_event_header *h, int ei)
-{
-	int ci = (int)(s - r->streams);
-	struct pp_sample x;
-	size_t n;
-
-	if (h->type != PERF_RECORD_SAMPLE) {
-		if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES)
-			pp_uwalk__lost(r->uw, ci);
-		else
-			pp_uwalk__sideband(r->uw, h);
-		return h;
-	}
-	if (ei < 0 || (ei != r->uw_ei && !r->walked[ei]))
-		return h;
-	if (pp_sample__parse(r->el->evsels[ei].attr.sample_type, h, h->size, &x))
-		return ei == r->uw_ei ? NULL : h;
-	if (ei == r->uw_ei) {
-		pp_uwalk__walk(r->uw, ci, x.raw, x.raw_size, x.time);
-		return NULL;
-	}
-	n = pp_uwalk__join(r->uw, ci, h, h->size, r->el->evsels[ei].attr.sample_type, &x,
-			   r->uw_buf, 65536);
-	return n ? (const struct perf_event_header *)r->uw_buf : h;
-}
-
 static inline void stream_add(struct pp_recorder *r, struct stream *s,
 			      const struct perf_event_header *h, uint64_t now)
 {
@@ -1136,7 +1021,7 @@ static inline void stream_add(struct pp_recorder *r, struct stream *s,
 	uint64_t t = 0;
 	int has_t;
 
-	if (r->uw && !(h = walker_record(r, s, h, ei)))
+	if (r->walker && !(h = pp_walker__record(r->walker, (int)(s - r->streams), h, ei)))
 		return;
 	has_t = ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size, &t);
 	stream_take(r, s, h, now, ei, t, has_t);	/* t read after it is set */
@@ -1379,7 +1264,7 @@ static void put_attrs(struct pp_recorder *r, struct pp_buf *b)
 		uint32_t nr = 0;
 		size_t at, nr_at;
 
-		if (i == r->uw_ei)
+		if (i == pp_walker__output(r->walker))
 			continue;	/* its records are the samples' frames */
 		at = pp_item__begin(b, 0);
 
@@ -1580,59 +1465,19 @@ static int ftrace_open(struct pp_recorder *r, int widen, const pid_t *pids, int 
 /* ---- the recorder object ---- */
 
 /*
- * -g: which events' user stacks the kernel-side walker takes (those with a
- * callchain that has a user part, not through ftrace), and its output
- * event, added last (after the events whose rings it joins). Plain -g uses
- * it where it runs and says why not where it does not; --call-graph bpf
- * needs it. Return: 0 or -errno (rec_fail()).
+ * -g: the kernel-side walker of the events that take a user stack
+ * (include/pp/walker.h), its output event added last, after the events
+ * whose rings it joins. Return: 0 or -errno (rec_fail()).
  */
 static int walker_add(struct pp_recorder *r)
 {
-	struct perf_event_attr out = {
-		.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_BPF_OUTPUT,
-		.size = sizeof(struct perf_event_attr), .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_RAW,
-		.sample_id_all = 1, .disabled = 1, .use_clockid = 1, .clockid = CLOCK_MONOTONIC,
-	};
-	int mode = r->o.call_graph, any = 0, ei;
-	char why[128];
+	const struct pp_walker_opts wo = { .mode = r->o.call_graph, .dwarf = !!r->o.dwarf_stack,
+					   .filter = r->o.bpf, .say = walker_say, .ctx = r };
+	char err[256];
+	int ret = pp_walker__new(r->el, &wo, &r->walker, r->cg_mode, sizeof(r->cg_mode), err,
+				 sizeof(err));
 
-	r->walked = calloc((size_t)r->el->nr_evsels + 1, 1);
-	if (!r->walked)
-		return rec_fail(r, 0, -ENOMEM, "out of memory");
-	for (ei = 0; ei < r->el->nr_evsels; ei++) {
-		const struct perf_event_attr *a = &r->el->evsels[ei].attr;
-
-		r->walked[ei] = (a->sample_type & PERF_SAMPLE_CALLCHAIN) && !a->exclude_user &&
-				!a->exclude_callchain_user && !r->el->evsels[ei].external;
-		any |= r->walked[ei];
-		if (a->use_clockid)
-			out.clockid = a->clockid;	/* one clock in a ring */
-	}
-	r->walked_any = any;
-	if (!any || r->o.dwarf_stack || mode == PP_CG_FP || mode == PP_CG_DWARF) {
-		memset(r->walked, 0, (size_t)r->el->nr_evsels);
-		snprintf(r->cg_mode, sizeof(r->cg_mode), "%s", r->o.dwarf_stack ? "dwarf" : "fp");
-		return 0;
-	}
-	if (!pp_uwalk_available(why, sizeof(why))) {
-		if (mode == PP_CG_BPF)
-			return rec_fail(r, 2, -EOPNOTSUPP, "--call-graph bpf: %s", why);
-		snprintf(r->cg_mode, sizeof(r->cg_mode), "fp (the kernel-side walker does not run "
-			 "here: %s)", why);
-		memset(r->walked, 0, (size_t)r->el->nr_evsels);
-		if (!r->o.quiet)
-			rec_say(r, "-g: user stacks by frame pointer: %s", why);
-		return 0;
-	}
-	ei = pp_perf_evlist__add(r->el, &out, "unwind", NULL);
-	if (ei < 0)
-		return rec_fail(r, 0, -ENOMEM, "out of memory");
-	r->el->evsels[ei].system_wide = 1;
-	r->uw_ei = ei;
-	snprintf(r->cg_mode, sizeof(r->cg_mode), "bpf");
-	return 0;
+	return ret ? rec_fail(r, ret == -EOPNOTSUPP ? 2 : 0, ret, "%s", err) : 0;
 }
 
 /* The events, each opened on every CPU: the evlist and its rings (and ftrace's). */
@@ -1744,7 +1589,7 @@ static int rec_meta(struct pp_recorder *r)
 
 	pp_buf__init(&b);
 	put_machine(r, &b, r->cpulist);
-	if (r->es->nr && r->walked_any)
+	if (r->es->nr && r->cg_mode[0])
 		pp_machine__put(&b, "call_graph", r->cg_mode);
 	pp_buf__append(&r->machine, b.data, b.len);
 	write_meta_kept(r, PP_CHUNK_MACHINE, &b);
@@ -1929,7 +1774,6 @@ struct pp_recorder *pp_recorder__new(const struct pp_recorder_opts *opts, char *
 	r->es = r->o.es;
 	r->bpfout = r->o.bpf_output;
 	r->out_fd = -1;
-	r->uw_ei = -1;
 	if (rec_open(r) || rec_output(r) || rec_meta(r) || build_layout(r) ||
 	    attach_bpf(r, r->o.child, r->o.pids_given ? r->o.procs : NULL,
 		       r->o.pids_given ? r->o.nr_procs : 0))
@@ -1983,9 +1827,8 @@ int pp_recorder__start(struct pp_recorder *r, char *err, size_t len)
 		return ret;
 	}
 	/* the walks' event: not the workload's, on from now */
-	for (int k = 0; r->o.follow && r->uw && k < r->el->evsels[r->uw_ei].nr_ids; k++)
-		if (r->el->evsels[r->uw_ei].fds[k] >= 0)
-			pp_perf_event__enable(r->el->evsels[r->uw_ei].fds[k]);
+	if (r->o.follow)
+		pp_walker__enable(r->walker);
 	if (r->ft && (ret = pp_ftrace__start(r->ft))) {
 		snprintf(err, len, "cannot turn the tracefs instance on: %s", strerror(-ret));
 		return ret;
@@ -2080,7 +1923,9 @@ static void writer_stop(struct pp_recorder *r)
 /* The walker of the events, or of the offcpu or lock aggregator, or NULL. */
 static struct pp_uwalk *rec_walker(const struct pp_recorder *r)
 {
-	return r->uw ? r->uw : r->offcpu ? pp_bpf_offcpu__walker(r->offcpu) :
+	struct pp_uwalk *uw = pp_walker__uwalk(r->walker);
+
+	return uw ? uw : r->offcpu ? pp_bpf_offcpu__walker(r->offcpu) :
 	       r->lockp ? pp_bpf_lock__walker(r->lockp) : NULL;
 }
 
@@ -2116,15 +1961,10 @@ static void walker_describe(struct pp_recorder *r, char *buf, size_t len)
 
 static void walker_summary(const struct pp_recorder *r, FILE *fp)
 {
-	struct pp_uwalk_stats st;
+	char line[512];
 
-	pp_uwalk__stats(rec_walker(r), &st);
-	fprintf(fp, "  user stacks: %llu, %llu walked by the kernel-side walker (%llu whole), "
-		"%llu by frame pointer (%llu of processes not known yet); tables of %llu DSOs "
-		"built in %.0f ms\n", (unsigned long long)st.stacks, (unsigned long long)st.walked,
-		(unsigned long long)st.ends[PP_UW_END_START],
-		(unsigned long long)(st.stacks - st.walked), (unsigned long long)st.fp_no_proc,
-		(unsigned long long)st.dsos, (double)st.build_ns / 1e6);
+	pp_uwalk__summary(rec_walker(r), line, sizeof(line));
+	fprintf(fp, "  %s\n", line);
 }
 
 int pp_recorder__stop(struct pp_recorder *r)
@@ -2150,7 +1990,7 @@ int pp_recorder__stop(struct pp_recorder *r)
 		char d[1024];
 
 		/* MACHINE again, the walker's counts added: the last one counts */
-		if (!r->uw)	/* the aggregator's: not known when MACHINE was first written */
+		if (!pp_walker__active(r->walker))	/* the aggregator's: not known when MACHINE was first written */
 			pp_machine__put(&r->machine, "call_graph", r->cg_mode);
 		walker_describe(r, d, sizeof(d));
 		pp_machine__put(&r->machine, "user_stacks", d);
@@ -2204,7 +2044,7 @@ void pp_recorder__summary(const struct pp_recorder *r, FILE *fp)
 	for (i = 0; i < r->el->nr_evsels; i++) {
 		const struct pp_perf_evsel *e = &r->el->evsels[i];
 
-		if (!strcmp(e->name, "sideband") || i == r->uw_ei)
+		if (!strcmp(e->name, "sideband") || i == pp_walker__output(r->walker))
 			continue;
 		if (e->external && r->nr_ft_evsels > 1)
 			fprintf(fp, "  %-40s %12s\n", e->name, "(ftrace)");
@@ -2227,10 +2067,10 @@ void pp_recorder__summary(const struct pp_recorder *r, FILE *fp)
 				(unsigned long long)s->lost_kernel, (unsigned long long)s->lost_samples,
 				(unsigned long long)s->dropped_total, corrupt ? ", ring corrupt" : "");
 	}
-	if (pp_bpf_filter_opts__active(&r->o.bpf) && (r->filter || r->wfilter)) {
+	if (pp_bpf_filter_opts__active(&r->o.bpf) && (r->filter || r->walker)) {
 		uint64_t kept = 0, dropped = 0, k2 = 0, d2 = 0;
 
-		if (r->wfilter && !pp_bpf_filter__counts(r->wfilter, &k2, &d2)) {
+		if (!pp_walker__filter_counts(r->walker, &k2, &d2)) {
 			kept += k2;
 			dropped += d2;
 		}
@@ -2304,10 +2144,7 @@ void pp_recorder__free(struct pp_recorder *r)
 	pp_buf__exit(&r->side);
 	pp_buf__exit(&r->side_w);
 	pp_buf__exit(&r->machine);
-	pp_uwalk__free(r->uw);	/* its thread, before the maps it fills */
-	pp_bpf_filter__free(r->wfilter);
-	free(r->walked);
-	free(r->uw_buf);
+	pp_walker__free(r->walker);
 	pp_perf_evlist__free(r->el);
 	if (r->sync_ready) {
 		pthread_mutex_destroy(&r->lock);

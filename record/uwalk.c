@@ -169,13 +169,14 @@ static void wake(struct pp_uwalk *w)
 	}
 }
 
-static void push(struct pp_uwalk *w, uint32_t pid, uint32_t kind)
+static int push(struct pp_uwalk *w, uint32_t pid, uint32_t kind)
 {
 	if (w->qlen == UW_QUEUE)
-		return;	/* asked again by its next sample */
+		return -ENOSPC;	/* asked again by its next sample */
 	w->q[(w->qhead + w->qlen) % UW_QUEUE] = (struct uw_req){ pid, kind };
 	w->qlen++;
 	wake(w);
+	return 0;
 }
 
 enum { ASK_NEW = 1, ASK_KNOWN = 2 };
@@ -194,10 +195,8 @@ static void ask(struct pp_uwalk *w, uint32_t pid, int how)
 	pthread_mutex_lock(&w->lock);
 	before = w->nr_pids;
 	p = pid_slot(w, pid, how & ASK_NEW);
-	if (p && !p->pending && ((how & ASK_KNOWN) || w->nr_pids > before)) {
-		p->pending = 1;
-		push(w, pid, REQ_SCAN);
-	}
+	if (p && !p->pending && ((how & ASK_KNOWN) || w->nr_pids > before))
+		p->pending = !push(w, pid, REQ_SCAN);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -579,10 +578,25 @@ size_t pp_uwalk__join(struct pp_uwalk *w, int ci, const void *rec, size_t size,
 		    r->w[i].time + UW_AGE_NS >= s->time)
 			break;
 	if (i < 0) {
-		/* a kernel thread's has none; a user stack the walker did not see asks */
-		if (s->pid && has_user(s)) {
+		/*
+		 * a kernel thread's has none; a user stack the walker did not
+		 * see asks, when every process is recorded; else the targets
+		 * and their children are known already (or from their exec)
+		 * and the others' stacks (a widened event's) are not counted
+		 */
+		if (s->pid && has_user(s) && w->all) {
 			w->st.stacks++;
 			ask(w, s->pid, ASK_NEW);
+		} else if (s->pid && has_user(s)) {
+			struct uw_pid *p;
+
+			pthread_mutex_lock(&w->lock);
+			p = pid_slot(w, s->pid, 0);
+			if (p && p->state != PID_GONE) {
+				w->st.stacks++;
+				w->st.fp_no_proc += p->state != PID_KNOWN;
+			}
+			pthread_mutex_unlock(&w->lock);
 		}
 		return 0;
 	}
@@ -615,7 +629,8 @@ void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st)
 		st->frames_cfi = k[PP_UW_STAT_FRAMES_CFI];
 		st->frames_fp = k[PP_UW_STAT_FRAMES_FP];
 		st->no_table = k[PP_UW_STAT_NO_TABLE];
-		st->fp_no_proc = k[PP_UW_STAT_NO_PROC];
+		if (w->all || !w->nr_rings)	/* else the join's count, of the targets */
+			st->fp_no_proc = k[PP_UW_STAT_NO_PROC];
 		st->out_fail = k[PP_UW_STAT_OUT_FAIL];
 		if (!w->nr_rings) {	/* an aggregator's: no join, the kernel's counts */
 			st->stacks = k[PP_UW_STAT_STACKS];
@@ -636,6 +651,20 @@ void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st)
 	st->dso_failed = w->dso_failed;
 	st->build_ns = w->build_ns;
 	pthread_mutex_unlock(&w->lock);
+}
+
+/* See record/record.h. */
+void pp_uwalk__summary(struct pp_uwalk *w, char *buf, size_t len)
+{
+	struct pp_uwalk_stats st;
+
+	pp_uwalk__stats(w, &st);
+	snprintf(buf, len, "user stacks: %llu, %llu walked by the kernel-side walker (%llu whole), "
+		 "%llu by frame pointer (%llu of processes not known yet); tables of %llu DSOs "
+		 "built in %.0f ms", (unsigned long long)st.stacks, (unsigned long long)st.walked,
+		 (unsigned long long)st.ends[PP_UW_END_START],
+		 (unsigned long long)(st.stacks - st.walked), (unsigned long long)st.fp_no_proc,
+		 (unsigned long long)st.dsos, (double)st.build_ns / 1e6);
 }
 
 /* See record/record.h. */

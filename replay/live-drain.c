@@ -27,7 +27,9 @@
 #include <sys/eventfd.h>
 #include "pp/perf.h"
 #include "pp/records.h"
+#include "pp/sample.h"
 #include "pp/tracefs.h"
+#include "pp/walker.h"
 #include "live-drain.h"
 
 #define DRAIN_PEND_MAX	(256u << 20)	/* per-stream pending cap */
@@ -35,6 +37,7 @@
 struct pp_live_drain {
 	struct pp_perf_evlist *el;
 	struct pp_ftrace *ft;
+	struct pp_walker *walker;	/* -g: joins each walk to its sample */
 	int nr;			/* streams: el's CPUs, then ft's */
 	struct pp_live_pend *fill;	/* what the thread appends to */
 	int kick;		/* eventfd: a pass now, or the final one */
@@ -97,6 +100,26 @@ static void ft_emit(void *ctx, const struct perf_event_header *h, int tag, uint6
 	c->p->len += h->size;
 }
 
+/* Ring @ci's records through the walker: a walk stays with it, a sample takes its frames. */
+static void walk_ring(struct pp_live_drain *d, int ci, struct pp_perf_ring *r,
+		      struct pp_live_pend *p)
+{
+	const struct perf_event_header *h;
+
+	while ((h = pp_perf_ring__next(r))) {
+		int ei = pp_perf_evlist__find_id(d->el, pp_sample__id(h, h->size));
+
+		if (!(h = pp_walker__record(d->walker, ci, h, ei)))
+			continue;
+		if (pend_room(p, h->size)) {
+			d->lost++;	/* the analysis cannot keep up: dropped, said so */
+			continue;
+		}
+		memcpy(p->buf + p->len, h, h->size);
+		p->len += h->size;
+	}
+}
+
 /* One pass over every ring, under mu; @final: read the ftrace rings to the end. */
 static void drain_pass(struct pp_live_drain *d, int final)
 {
@@ -113,7 +136,9 @@ static void drain_pass(struct pp_live_drain *d, int final)
 			continue;
 		if (avail > d->fullest)
 			d->fullest = avail;
-		if (pend_room(p, avail)) {
+		if (d->walker) {
+			walk_ring(d, i, r, p);
+		} else if (pend_room(p, avail)) {
 			d->lost++;	/* the analysis cannot keep up: dropped, said so */
 			r->tail = r->head;
 		} else {
@@ -204,7 +229,7 @@ static int drain_create(struct pp_live_drain *d)
 }
 
 int pp_live_drain__start(struct pp_live_drain **out, struct pp_perf_evlist *el,
-			 struct pp_ftrace *ft)
+			 struct pp_ftrace *ft, struct pp_walker *walker)
 {
 	struct pp_live_drain *d = calloc(1, sizeof(*d));
 	sigset_t all, old;
@@ -215,6 +240,7 @@ int pp_live_drain__start(struct pp_live_drain **out, struct pp_perf_evlist *el,
 		return -ENOMEM;
 	d->el = el;
 	d->ft = ft;
+	d->walker = walker;
 	d->nr = el->nr_cpus * (ft ? 2 : 1);
 	d->fill = calloc((size_t)d->nr, sizeof(*d->fill));
 	d->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -11,6 +11,7 @@
 
 struct pp_perf_evlist;
 struct pp_ftrace;
+struct pp_walker;
 struct pp_live_drain;
 
 /* Records of one stream, in ring order. */
@@ -31,11 +32,13 @@ struct pp_live_batch {
 /**
  * pp_live_drain__start() - start draining @el's rings (and @ft's CPUs, may
  * be NULL) in a thread of its own; @el's rings are its alone from here on,
- * until pp_live_drain__finish().
+ * until pp_live_drain__finish(). With @walker (-g, may be NULL) each record
+ * goes through it as it is read: a walk is kept for its sample, which takes
+ * the walk's frames.
  * Return: 0 or -errno.
  */
 int pp_live_drain__start(struct pp_live_drain **d, struct pp_perf_evlist *el,
-			 struct pp_ftrace *ft);
+			 struct pp_ftrace *ft, struct pp_walker *walker);
 
 /**
  * pp_live_drain__take() - wait until a ring's watermark brought records or

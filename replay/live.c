@@ -34,6 +34,7 @@
 #include "pp/meta.h"
 #include "pp/perf.h"
 #include "pp/tracefs.h"
+#include "pp/walker.h"
 #include "pp/workload.h"
 #include "live-drain.h"
 #include "replay-internal.h"
@@ -55,6 +56,7 @@ struct live {
 	int use_ftrace;		/* --ftrace: tracepoints from a tracefs instance */
 	int rt;			/* it may wait for and drain the rings at SCHED_FIFO */
 	struct pp_ftrace *ft;	/* their source; streams[nr_cpus + i] are its CPUs' */
+	struct pp_walker *walker;	/* -g: the kernel-side walker, NULL: frame pointers */
 	struct pp_live_drain *drain;	/* the thread that reads the rings (live-drain.c) */
 	struct pp_live_batch *batch;	/* what it handed over last */
 	uint64_t start;
@@ -423,6 +425,7 @@ static void live_free(struct live *lv)
 		return;
 	pp_live_drain__free(lv->drain);	/* before the rings it reads */
 	pp_live_batch__free(lv->batch);
+	pp_walker__free(lv->walker);
 	pp_workload__stop(&lv->wl, NULL);
 	free(lv->watch);
 	pp_ftrace__free(lv->ft);
@@ -448,6 +451,27 @@ static int open_error(struct live *lv, int err)
 
 static const struct pp_input_ops live_source;
 
+static void walker_say(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "pp-analyze: %s\n", msg);
+}
+
+/* -g: the events' user stacks by the kernel-side walker, as pp-record's. */
+static int walker_add(struct live *lv)
+{
+	struct pp_walker_opts wo = { .say = walker_say };
+	char mode[256], err[256];
+	int ret;
+
+	pp_bpf_filter_opts__init(&wo.filter);	/* no check of pp-record's */
+	ret = pp_walker__new(lv->el, &wo, &lv->walker, mode, sizeof(mode), err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "pp-analyze: %s\n", err);
+	return ret;
+}
+
 /**
  * pp_live__open() - open the module's events on the local rings.
  * @s: session.
@@ -463,7 +487,7 @@ int pp_live__open(struct pp_session *s)
 	const struct pp_opts *o = &s->opts;
 	struct pp_event_reqs rq;
 	struct live *lv;
-	int *cpus = NULL, nr_cpus = 0, nr_threads = 0, nr_procs = 0, ret;
+	int *cpus = NULL, nr_cpus = 0, nr_threads = 0, nr_procs = 0, nr_tasks, ret;
 	pid_t *threads = NULL, *procs = NULL;
 
 	lv = calloc(1, sizeof(*lv));
@@ -502,11 +526,6 @@ int pp_live__open(struct pp_session *s)
 	if ((o->pids || o->tids) &&
 	    (ret = parse_targets(o->pids ? o->pids : o->tids, 0, &lv->watch, &lv->nr_watch)))
 		goto out;
-	if (lv->widen && o->pids) {	/* every task's events: every task's comm and maps */
-		free(procs);
-		procs = NULL;
-		nr_procs = 0;
-	}
 	if (o->workload) {
 		ret = pp_workload__start(&lv->wl, o->workload, rq.preload, rq.preload_env);
 		if (ret) {
@@ -522,6 +541,8 @@ int pp_live__open(struct pp_session *s)
 		if (lv->follow && (ret = add_threads(&procs, &nr_procs, lv->wl.pid, 0)))
 			goto out;
 	}
+	/* widened -p: every task's events, every task's comm and maps */
+	nr_tasks = lv->widen && o->pids ? 0 : nr_procs;
 	lv->el = pp_perf_evlist__new(cpus, nr_cpus, lv->widen ? NULL : threads,
 				     lv->widen ? 0 : nr_threads);
 	if (!lv->el) {
@@ -539,6 +560,9 @@ int pp_live__open(struct pp_session *s)
 		e->attr.inherit = !lv->widen && (lv->follow || o->pids);
 		e->attr.enable_on_exec = lv->follow;
 	}
+	/* after: its output event is on every CPU, not inherited, on when told */
+	if (lv->need_syms && (ret = walker_add(lv)))
+		goto out;
 	/* The events, formats, machine and tasks through the file's loaders. */
 	tep_set_long_size(s->tep, sizeof(long));
 	tep_set_file_bigendian(s->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
@@ -554,9 +578,9 @@ int pp_live__open(struct pp_session *s)
 	 * exec), so whoever watches for our perf fds knows they are on.
 	 */
 	if (!lv->follow)
-		load_tasks(s, procs, nr_procs);
+		load_tasks(s, procs, nr_tasks);
 	if (lv->need_syms || s->a.bpf_agg)	/* a BPF aggregate has stacks too */
-		load_symbols(s, procs, lv->follow ? 0 : nr_procs);
+		load_symbols(s, procs, lv->follow ? 0 : nr_tasks);
 	ret = pp_perf_evlist__open(lv->el);
 	if (ret) {
 		open_error(lv, ret);
@@ -579,11 +603,26 @@ int pp_live__open(struct pp_session *s)
 			goto out;
 		}
 	}
+	if (lv->walker) {
+		char mode[256], err[512];
+
+		/* the targets' processes only, widened or not */
+		ret = pp_walker__attach(lv->walker, !o->pids && !o->tids && !o->workload,
+					o->workload ? lv->wl.pid : 0, o->pids ? procs : NULL,
+					o->pids ? nr_procs : 0, mode, sizeof(mode), err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "pp-analyze: %s\n", err);
+			goto out;
+		}
+	}
 	for (int i = 0; i < lv->el->nr_evsels; i++) {
 		struct pp_perf_evsel *e = &lv->el->evsels[i];
-		uint64_t *ids = malloc(sizeof(*ids) * (size_t)(e->nr_ids ? e->nr_ids : 1));
+		uint64_t *ids;
 		size_t n = 0;
 
+		if (i == pp_walker__output(lv->walker))
+			continue;	/* its records are the samples' frames */
+		ids = malloc(sizeof(*ids) * (size_t)(e->nr_ids ? e->nr_ids : 1));
 		if (!ids) {
 			ret = -ENOMEM;
 			goto out;
@@ -744,7 +783,9 @@ static int live_run(struct pp_session *s)
 	if (s->opts.duration_ns)
 		deadline = lv->start + s->opts.duration_ns;
 	pp_session__tick(s, lv->start);
-	ret = pp_live_drain__start(&lv->drain, lv->el, lv->ft);
+	if (lv->follow)
+		pp_walker__enable(lv->walker);	/* the walks' event: on from now */
+	ret = pp_live_drain__start(&lv->drain, lv->el, lv->ft, lv->walker);
 	if (!ret && !(lv->batch = pp_live_batch__new(lv->drain)))
 		ret = -ENOMEM;
 	if (ret) {
@@ -802,6 +843,12 @@ static int live_run(struct pp_session *s)
 	if (s->last_ts < now && !s->opts.interval_ns)
 		s->last_ts = now;
 	s->stats.last_ts = s->last_ts;
+	if (s->opts.verbose && pp_walker__active(lv->walker)) {
+		char line[512];
+
+		pp_walker__summary(lv->walker, line, sizeof(line));
+		fprintf(stderr, "pp-analyze: %s\n", line);
+	}
 	for (int i = 0; i < lv->el->nr_cpus; i++) {
 		if (lv->el->rings[i].corrupt)
 			pp_session__warn(s, "cpu %d: %llu corrupt ring records skipped",

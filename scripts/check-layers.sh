@@ -24,7 +24,7 @@ complain() { echo "check-layers: $*" >&2; bad=1; }
 header_layer() {
 	case "$1" in
 	pp/format.h|pp/ftpages.h|pp/records.h|pp/io.h|pp/meta.h|pp/reader.h|pp/writer.h|pp/bpf-agg.h) echo format ;;
-	pp/perf.h|pp/tracefs.h|pp/workload.h|pp/bpf.h|pp/sample.h|pp/evspec.h|pp/elf.h|pp/host.h|pp/recorder.h) echo record ;;
+	pp/perf.h|pp/tracefs.h|pp/workload.h|pp/bpf.h|pp/sample.h|pp/evspec.h|pp/elf.h|pp/host.h|pp/recorder.h|pp/walker.h) echo record ;;
 	pp/replay.h|pp/analyzer.h) echo replay ;;
 	*) echo unknown ;;
 	esac

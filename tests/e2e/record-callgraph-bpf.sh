@@ -7,7 +7,8 @@
 #   from clock_nanosleep() skips nap_in_libc(). With plain -g every one of the
 #   N off-CPU stacks runs through it down to _start, as with --call-graph
 #   dwarf (the same frames), and --call-graph fp keeps the old walk; the same
-#   for a process recorded with -p; task-state -g's intervals name it; the
+#   for a process recorded with -p; task-state -g's intervals name it,
+#   recorded and live; the
 #   offcpu aggregator's stacks (recorded and live) name it too, and not with
 #   --call-graph fp.
 # - tests/helpers/nofp-work, built without frame pointers, spends 0.5 s of CPU
@@ -92,9 +93,19 @@ read -r s good <<< "$(naps "$TMP/p.trace")"
 # nap's interval (--than) through nap_in_libc
 $REC -q -g -o "$TMP/ts.trace" task-state -- "$HELP/nap-libc" $N 20 || fail "pp-record -g task-state"
 "$AN" task-state -S -g --than 10ms "$TMP/ts.trace" > "$TMP/ts.txt" 2>&1 || fail "task-state -g"
-ts=$(awk '/^[0-9]/ { n += hit; hit = 0; next } / nap_in_libc \(nap-libc\)$/ { hit = 1 }
-	END { print n + hit }' "$TMP/ts.txt")
+ts_naps() {
+	awk '/^[0-9]/ { n += hit; hit = 0; next } / nap_in_libc \(nap-libc\)$/ { hit = 1 }
+		END { print n + hit }' "$1"
+}
+ts=$(ts_naps "$TMP/ts.txt")
 [ "$ts" = "$N" ] || { cat "$TMP/ts.txt"; fail "task-state -g: nap_in_libc in $ts of the $N naps"; }
+# the same live: its stacks are joined to their walks as the rings are read
+"$AN" task-state -v -S -g --than 10ms --live -- "$HELP/nap-libc" $N 20 > "$TMP/tsl.txt" 2>&1 ||
+	{ cat "$TMP/tsl.txt"; fail "task-state -g --live"; }
+ts=$(ts_naps "$TMP/tsl.txt")
+[ "$ts" = "$N" ] || { cat "$TMP/tsl.txt"; fail "task-state -g --live: nap_in_libc in $ts of the $N naps"; }
+grep -q '^pp-analyze: user stacks: [0-9]*, [1-9][0-9]* walked by the kernel-side walker' "$TMP/tsl.txt" ||
+	{ cat "$TMP/tsl.txt"; fail "task-state -g --live -v: no walker summary"; }
 
 # offcpu, the BPF aggregator, walks the blocked stacks too: recorded and live,
 # the N naps are one stack through nap_in_libc down to _start
