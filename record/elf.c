@@ -57,6 +57,8 @@ struct pp_elf {
 	int nr_segs;
 	struct { uint64_t offset, size, align; } notes[MAX_NOTES];
 	int nr_notes;
+	uint64_t interp_off, interp_size;	/* PT_INTERP, size 0: none */
+	uint64_t dyn_off, dyn_size;		/* PT_DYNAMIC, size 0: none */
 
 	struct elf_sec *sh;		/* section headers, read when first needed */
 	int sh_state;			/* 0 not read, 1 read, -1 unreadable */
@@ -152,6 +154,12 @@ static int read_phdrs(struct pp_elf *e, uint64_t phoff, uint32_t phnum)
 			s->filesz = FIELD(e, p, Phdr, p_filesz);
 			s->memsz = FIELD(e, p, Phdr, p_memsz);
 			s->flags = (uint32_t)FIELD(e, p, Phdr, p_flags);
+		} else if (type == PT_INTERP) {
+			e->interp_off = FIELD(e, p, Phdr, p_offset);
+			e->interp_size = FIELD(e, p, Phdr, p_filesz);
+		} else if (type == PT_DYNAMIC) {
+			e->dyn_off = FIELD(e, p, Phdr, p_offset);
+			e->dyn_size = FIELD(e, p, Phdr, p_filesz);
 		} else if (type == PT_NOTE && e->nr_notes < MAX_NOTES) {
 			e->notes[e->nr_notes].offset = FIELD(e, p, Phdr, p_offset);
 			e->notes[e->nr_notes].size = FIELD(e, p, Phdr, p_filesz);
@@ -749,6 +757,66 @@ static int seg_offset(const struct pp_elf *e, uint64_t vaddr, uint64_t *off)
 int pp_elf__offset(const struct pp_elf *e, uint64_t vaddr, uint64_t *off)
 {
 	return seg_offset(e, vaddr, off);
+}
+
+/* See include/pp/elf.h. */
+int pp_elf__deps(struct pp_elf *e, char *interp, size_t ilen,
+		 void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	const size_t esz = e->is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	uint64_t strtab = 0, strsz = 0, off, n = e->dyn_size / esz;
+	uint64_t needed[64];
+	unsigned int nr = 0;
+	uint8_t *dyn, *str;
+	int err = 0;
+
+	if (ilen)
+		interp[0] = '\0';
+	if (e->interp_size && ilen) {
+		uint64_t len = e->interp_size < ilen ? e->interp_size : ilen - 1;
+
+		if (pread_at(e, interp, len, e->interp_off))
+			interp[0] = '\0';
+		interp[len] = '\0';
+	}
+	if (!n)
+		return 0;
+	if (n > 4096)
+		return -ENOEXEC;
+	dyn = malloc(n * esz);
+	if (!dyn)
+		return -ENOMEM;
+	err = pread_at(e, dyn, n * esz, e->dyn_off);
+	for (uint64_t i = 0; !err && i < n; i++) {
+		const uint8_t *d = dyn + i * esz;
+		int64_t tag = e->is64 ? (int64_t)get(e, d, 8) : (int32_t)get(e, d, 4);
+		uint64_t val = e->is64 ? get(e, d + 8, 8) : get(e, d + 4, 4);
+
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_STRTAB)
+			strtab = val;
+		else if (tag == DT_STRSZ)
+			strsz = val;
+		else if (tag == DT_NEEDED && nr < 64)
+			needed[nr++] = val;
+	}
+	free(dyn);
+	if (err || !nr)
+		return err;
+	/* DT_STRTAB is an address: its place in the file by the segments */
+	if (!strsz || strsz > (16u << 20) || seg_offset(e, strtab, &off))
+		return -ENOEXEC;
+	str = malloc(strsz + 1);
+	if (!str)
+		return -ENOMEM;
+	err = pread_at(e, str, strsz, off);
+	str[strsz] = '\0';
+	for (unsigned int i = 0; !err && i < nr; i++)
+		if (needed[i] < strsz && str[needed[i]])
+			fn(ctx, (const char *)str + needed[i]);
+	free(str);
+	return err;
 }
 
 /* ---- symbols ---- */

@@ -247,6 +247,12 @@ void pp_uwalk__track(struct pp_uwalk *w, uint32_t pid);
  * Return: 0, or -ETIMEDOUT.
  */
 int pp_uwalk__settle(struct pp_uwalk *w, int timeout_ms);
+/**
+ * pp_uwalk__prebuild() - build the tables of the program at @path (the
+ * workload, about to exec), its interpreter and the libraries it needs, as
+ * a Debian loader finds them: queued (pp_uwalk__settle() waits for them).
+ */
+void pp_uwalk__prebuild(struct pp_uwalk *w, const char *path);
 /** pp_uwalk__expect() - know process @pid from its exec on (the workload, not started yet). */
 void pp_uwalk__expect(struct pp_uwalk *w, uint32_t pid);
 /**

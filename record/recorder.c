@@ -545,7 +545,7 @@ static int attach_bpf(struct pp_recorder *r, pid_t child, const pid_t *procs, in
 	if (r->walker && (ret = pp_walker__attach(r->walker, o->cgroup_fds ||
 						 (o->widen ? child <= 0 && !nr_procs :
 						  !r->el->nr_threads),
-						 child, procs, nr_procs, r->cg_mode,
+						 child, o->child_path, procs, nr_procs, r->cg_mode,
 						 sizeof(r->cg_mode), err, sizeof(err))))
 		return rec_fail(r, 0, ret, "%s", err);
 	if (pp_bpf_filter_opts__active(&o->bpf)) {

@@ -32,6 +32,8 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 
@@ -61,7 +63,7 @@ struct uw_ring {
 	struct uw_wait w[UW_WAIT];	/* oldest first */
 };
 
-enum { REQ_SCAN, REQ_FORGET };
+enum { REQ_SCAN, REQ_FORGET, REQ_PREBUILD };
 
 struct uw_req {
 	uint32_t pid;
@@ -103,6 +105,7 @@ struct pp_uwalk {
 	unsigned int qhead, qlen;
 	struct uw_pid pids[UW_PIDS];
 	unsigned int nr_pids, nr_gone;
+	char *prebuild;		/* a program about to run (REQ_PREBUILD) */
 
 	/* the thread's */
 	struct uw_dso *dsos;
@@ -204,6 +207,22 @@ static void ask(struct pp_uwalk *w, uint32_t pid, int how)
 void pp_uwalk__track(struct pp_uwalk *w, uint32_t pid)
 {
 	ask(w, pid, ASK_NEW);
+}
+
+/* See record/record.h. */
+void pp_uwalk__prebuild(struct pp_uwalk *w, const char *path)
+{
+	char *p = strdup(path);
+
+	if (!p || !w->have_maps) {
+		free(p);
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	free(w->prebuild);
+	w->prebuild = p;
+	push(w, 0, REQ_PREBUILD);
+	pthread_mutex_unlock(&w->lock);
 }
 
 /* See record/record.h. */
@@ -392,6 +411,80 @@ static uint64_t arg_start(uint32_t pid)
 	return v;
 }
 
+/* DSO @di's table, to be built (from @at, else @path) unless it is or will be. */
+static void want_table(struct pp_uwalk *w, long di, const char *at, const char *path)
+{
+	if (di < 0 || w->dsos[di].built || w->nr_builds >= UW_MAX_DSOS)
+		return;
+	w->dsos[di].built = 1;
+	w->builds[w->nr_builds].dso = di;
+	w->builds[w->nr_builds].path = strdup(at);
+	w->builds[w->nr_builds].alt = strdup(path);
+	w->nr_builds++;
+}
+
+#define PREBUILD_MAX	32	/* files of a program's */
+
+struct prebuild {
+	struct pp_uwalk *w;
+	int depth, files;
+};
+
+static void prebuild_file(struct prebuild *c, const char *path);
+
+/* A DT_NEEDED name: where the loader finds it on a Debian host (no RUNPATH). */
+static void prebuild_needed(void *ctx, const char *name)
+{
+	static const char *const dirs[] = {
+#if defined(__x86_64__)
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+		"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+#endif
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+	};
+	struct prebuild *c = ctx;
+	char path[4096];
+
+	if (strchr(name, '/')) {
+		prebuild_file(c, name);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		if (!access(path, R_OK)) {
+			prebuild_file(c, path);
+			return;
+		}
+	}
+}
+
+/* @path and, two levels deep, the files the loader maps with it: tables wanted. */
+static void prebuild_file(struct prebuild *c, const char *path)
+{
+	char interp[4096];
+	struct stat st;
+	struct pp_elf *e;
+	size_t before = c->w->nr_dsos;
+	long di;
+
+	if (c->files >= PREBUILD_MAX || stat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	di = dso_of(c->w, ((uint64_t)major(st.st_dev) << 32) | minor(st.st_dev),
+		    (uint64_t)st.st_ino, path);
+	if (di < 0 || (size_t)di < before)
+		return;	/* known already: so are its own */
+	c->files++;
+	want_table(c->w, di, path, path);
+	if (c->depth >= 2 || !(e = pp_elf__open(path)))
+		return;
+	c->depth++;
+	if (!pp_elf__deps(e, interp, sizeof(interp), prebuild_needed, c) && interp[0])
+		prebuild_file(c, interp);
+	c->depth--;
+	pp_elf__close(e);
+}
+
 /*
  * Read @pid's executable mappings into the walker; the tables they lack
  * are built after (w->builds), when no process waits to be read.
@@ -419,14 +512,8 @@ static void scan(struct pp_uwalk *w, uint32_t pid)
 		at = access(name, R_OK) ? path : name;
 		di = dso_of(w, dev, ino, at);
 		um[n++] = (struct pp_unwind_map){ start, end, pgoff, dso_id(w, di), 0 };
-		if (di >= 0 && !w->dsos[di].built && w->nr_builds < UW_MAX_DSOS) {
-			/* by this path: map_files/ while the process lives, then the file */
-			w->dsos[di].built = 1;
-			w->builds[w->nr_builds].dso = di;
-			w->builds[w->nr_builds].path = strdup(at);
-			w->builds[w->nr_builds].alt = strdup(path);
-			w->nr_builds++;
-		}
+		/* by this path: map_files/ while the process lives, then the file */
+		want_table(w, di, at, path);
 	}
 	if (f)
 		fclose(f);
@@ -519,10 +606,22 @@ static void *uw_main(void *arg)
 			p->pending = 0;	/* a mapping from now on asks again */
 		}
 		pthread_mutex_unlock(&w->lock);
-		if (rq.kind == REQ_SCAN)
+		if (rq.kind == REQ_SCAN) {
 			scan(w, rq.pid);
-		else
+		} else if (rq.kind == REQ_PREBUILD) {
+			struct prebuild c = { w, 0, 0 };
+			char *path;
+
+			pthread_mutex_lock(&w->lock);
+			path = w->prebuild;
+			w->prebuild = NULL;
+			pthread_mutex_unlock(&w->lock);
+			if (path)
+				prebuild_file(&c, path);
+			free(path);
+		} else {
 			pp_bpf_unwind__del_proc(&w->m, rq.pid);
+		}
 	}
 	return NULL;
 }
@@ -789,5 +888,6 @@ void pp_uwalk__free(struct pp_uwalk *w)
 	}
 	free(w->dsos);
 	free(w->rings);
+	free(w->prebuild);
 	free(w);
 }

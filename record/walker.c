@@ -152,8 +152,9 @@ static int walker_start(struct pp_walker *w, int all, char *err, size_t errlen)
 	return w->uw ? 0 : -EINVAL;
 }
 
-int pp_walker__attach(struct pp_walker *w, int all, pid_t child, const pid_t *procs, int nr,
-		      char *mode, size_t mode_len, char *err, size_t errlen)
+int pp_walker__attach(struct pp_walker *w, int all, pid_t child, const char *child_path,
+		      const pid_t *procs, int nr, char *mode, size_t mode_len, char *err,
+		      size_t errlen)
 {
 	const int bpf = w->o.mode == PP_CG_BPF;
 	char why[512];
@@ -187,10 +188,13 @@ int pp_walker__attach(struct pp_walker *w, int all, pid_t child, const pid_t *pr
 	}
 	if (child > 0)
 		pp_uwalk__expect(w->uw, (uint32_t)child);	/* not exec'd yet */
+	if (child > 0 && child_path && *child_path)
+		pp_uwalk__prebuild(w->uw, child_path);
 	for (k = 0; k < nr; k++)
 		pp_uwalk__track(w->uw, (uint32_t)procs[k]);
-	/* the processes there are: whole stacks from their first sample on */
-	if (nr && pp_uwalk__settle(w->uw, UW_SETTLE_MS))
+	/* whole stacks from the first sample of the processes named */
+	if ((nr || (child > 0 && child_path && *child_path)) &&
+	    pp_uwalk__settle(w->uw, UW_SETTLE_MS))
 		say(w, "-g: the unwind tables of the processes are not all built after %d s: "
 		    "their first stacks may be walked by frame pointer", UW_SETTLE_MS / 1000);
 	return 0;

@@ -121,6 +121,25 @@ static void wait_held(pid_t pid)
 	}
 }
 
+/* Where execvpe() finds @name: @name with a '/', else the first PATH entry. */
+static void find_program(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	out[0] = '\0';
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; p; p = *end ? end + 1 : NULL) {
+		end = strchrnul(p, ':');
+		snprintf(out, len, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "", name);
+		if (!access(out, X_OK))
+			return;
+		out[0] = '\0';
+	}
+}
+
 int pp_workload__start(struct pp_workload *w, char **argv, const char *preload, const char *env)
 {
 	char **envp = environ, *strs = NULL;
@@ -128,6 +147,7 @@ int pp_workload__start(struct pp_workload *w, char **argv, const char *preload, 
 
 	w->pid = -1;
 	w->go_fd = w->err_fd = -1;
+	find_program(argv[0], w->path, sizeof(w->path));
 	if ((preload && *preload) || (env && *env)) {
 		envp = child_env(preload && *preload ? preload : NULL, env && *env ? env : NULL, &strs);
 		if (!envp)

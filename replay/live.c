@@ -608,7 +608,7 @@ int pp_live__open(struct pp_session *s)
 
 		/* the targets' processes only, widened or not */
 		ret = pp_walker__attach(lv->walker, !o->pids && !o->tids && !o->workload,
-					o->workload ? lv->wl.pid : 0, o->pids ? procs : NULL,
+					o->workload ? lv->wl.pid : 0, lv->wl.path, o->pids ? procs : NULL,
 					o->pids ? nr_procs : 0, mode, sizeof(mode), err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "pp-analyze: %s\n", err);

@@ -376,6 +376,51 @@ static void test_not_elf_and_truncated(void **state)
 	}
 }
 
+struct deps {
+	char names[64][256];
+	int nr;
+};
+
+static void dep_name(void *ctx, const char *name)
+{
+	struct deps *d = ctx;
+
+	if (d->nr < 64)
+		snprintf(d->names[d->nr++], sizeof(d->names[0]), "%s", name);
+}
+
+/* This test program's loader and libraries, as the dynamic section names them. */
+static void test_deps(void **state)
+{
+	struct pp_elf *e = pp_elf__open("/proc/self/exe");
+	struct deps d = { .nr = 0 };
+	char interp[4096];
+	int libc = 0, cmocka = 0;
+
+	(void)state;
+	assert_non_null(e);
+	assert_int_equal(pp_elf__deps(e, interp, sizeof(interp), dep_name, &d), 0);
+	assert_string_equal(interp + strlen(interp) - strlen(".so.2"), ".so.2");
+	assert_int_equal(interp[0], '/');
+	assert_int_equal(access(interp, R_OK), 0);
+	for (int i = 0; i < d.nr; i++) {
+		libc += !strcmp(d.names[i], "libc.so.6");
+		cmocka += !strncmp(d.names[i], "libcmocka.so", 12);
+	}
+	assert_int_equal(libc, 1);
+	assert_int_equal(cmocka, 1);
+	pp_elf__close(e);
+	/* libc needs the loader (and, being runnable, names it as its interpreter too) */
+	e = pp_elf__open(LIBC);
+	if (e) {
+		d.nr = 0;
+		assert_int_equal(pp_elf__deps(e, interp, sizeof(interp), dep_name, &d), 0);
+		assert_true(d.nr >= 1);
+		assert_non_null(strstr(d.names[0], "ld-linux"));
+		pp_elf__close(e);
+	}
+}
+
 static void test_libc(void **state)
 {
 	uint8_t bid[PP_ELF_BUILD_ID_MAX], want[PP_ELF_BUILD_ID_MAX];
@@ -429,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_elf32),
 		cmocka_unit_test(test_not_elf_and_truncated),
 		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_deps),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

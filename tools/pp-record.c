@@ -369,6 +369,7 @@ static void set_targets(const struct opts *o, struct pp_evdescs *es, struct targ
 		if (err)
 			die("cannot start the workload: %s", strerror(-err));
 		ro->child = wl->pid;
+		ro->child_path = wl->path;
 		ro->follow = !o->all_cpus && !o->cpus && !o->cgroups && !ro->widen;
 		if (ro->widen && ro->child > 0) {
 			snprintf(child_pid, sizeof(child_pid), "%d", (int)ro->child);

@@ -145,6 +145,15 @@ struct pp_elf *pp_elf__minidebug(struct pp_elf *e);
 int pp_elf_build_id_path(const uint8_t *bid, int size, char *path, size_t len);
 
 /**
+ * pp_elf__deps() - what the dynamic loader maps for @e: its PT_INTERP path
+ * into @interp (@ilen bytes; "" without one) and each DT_NEEDED name (64 at
+ * most) passed to @fn.
+ * Return: 0, or -ENOEXEC (a malformed dynamic section), -ENOMEM.
+ */
+int pp_elf__deps(struct pp_elf *e, char *interp, size_t ilen,
+		 void (*fn)(void *ctx, const char *name), void *ctx);
+
+/**
  * pp_elf__segments() - the PT_LOAD segments, in file order.
  * @e: reader; @segs: receives a pointer to them, valid as long as @e.
  *

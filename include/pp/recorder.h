@@ -53,7 +53,8 @@ struct pp_bpf_output;
  * Where: @cpus, @nr_cpus: the CPUs (each opened on); @threads, @nr_threads:
  * per-thread events (NULL: every task) unless @cgroup_fds, @nr_cgroups;
  * @widen: the events see every task, the targets go into the file
- * (@target_pids, @target_tids: MACHINE's keys); @child: the workload (> 0),
+ * (@target_pids, @target_tids: MACHINE's keys); @child: the workload (> 0)
+ * (@child_path: the program it will exec, or NULL),
  * @follow: its events are enabled at its exec and inherited; @procs,
  * @nr_procs: the -p processes (the aggregator's and the snapshot's);
  * @pids_given: -p was given (their children are followed under --ftrace).
@@ -92,6 +93,7 @@ struct pp_recorder_opts {
 	int widen;
 	const char *target_pids, *target_tids;
 	pid_t child;
+	const char *child_path;
 	int follow;
 	const pid_t *procs;
 	int nr_procs;

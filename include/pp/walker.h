@@ -61,15 +61,18 @@ int pp_walker__new(struct pp_perf_evlist *el, const struct pp_walker_opts *o,
 /**
  * pp_walker__attach() - @w's program on the opened events, its tables' thread.
  * @all: every process is recorded (else @child or @procs and their children);
- * @child: the workload (> 0), held before its exec: known from its exec on;
- * @procs, @nr: the -p processes, whose tables it waits for (10 s at most).
+ * @child: the workload (> 0), held before its exec: known from its exec on,
+ * the tables of @child_path (may be NULL), its interpreter and libraries
+ * built before; @procs, @nr: the -p processes, read now. It waits (10 s at
+ * most) for those tables.
  * Where plain -g
  * cannot walk, the events keep frame pointers, @mode says why and @w stays
  * inert; --call-graph bpf fails.
  * Return: 0, or -errno with @err set.
  */
-int pp_walker__attach(struct pp_walker *w, int all, pid_t child, const pid_t *procs, int nr,
-		      char *mode, size_t mode_len, char *err, size_t errlen);
+int pp_walker__attach(struct pp_walker *w, int all, pid_t child, const char *child_path,
+		      const pid_t *procs, int nr, char *mode, size_t mode_len, char *err,
+		      size_t errlen);
 
 /** pp_walker__enable() - turn the output event on (it is opened disabled). */
 void pp_walker__enable(struct pp_walker *w);

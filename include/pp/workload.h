@@ -15,11 +15,14 @@
  * @pid: the child, -1 when none (or reaped here).
  * @go_fd: write end of the pipe the child waits on, -1 once used.
  * @err_fd: read end that receives the errno of a failed exec, -1 once used.
+ * @path: the program it will exec, as the PATH search finds it ("" if not
+ *        found: the exec will fail).
  */
 struct pp_workload {
 	pid_t pid;
 	int go_fd;
 	int err_fd;
+	char path[4096];
 };
 
 /**

@@ -15,8 +15,9 @@
 #   in a qsort() comparator under libc's qsort: 99% of its cpu-clock samples
 #   name main, work_outer and work_inner under it.
 # - pp-analyze info says which unwinder made the stacks, with its counts.
-# The helpers first sleep PP_WARMUP_MS: the tables of a process are built once
-# it runs (a stack walked before is walked by frame pointer, and counted).
+# The helpers first sleep PP_WARMUP_MS: a process is known to the walker once
+# it runs (a stack walked before is walked by frame pointer, and counted); the
+# tables of a workload's program and libraries are built before it execs.
 . "$(dirname "$0")/../helpers/record-lib.sh"
 AN=$B/pp-analyze
 [ -x "$AN" ] || skip "no $AN"
@@ -137,4 +138,11 @@ read -r all whole <<< "$(awk '/cmp_work/ { a += $NF; if (/main;work_outer;work_i
 	END { print a + 0, w + 0 }' "$TMP/q.folded")"
 [ "$all" -ge 200 ] || { cat "$TMP/q.folded"; fail "only $all samples in cmp_work"; }
 [ $((whole * 100)) -ge $((all * 99)) ] || { cat "$TMP/q.folded"; fail "$whole of $all samples in cmp_work name main;work_outer;work_inner"; }
+# no warm-up: the program's tables (its own, the loader's, libc's) are built
+# before it execs, so no frame waits for a table
+PP_WARMUP_MS=0 $REC -q -F 999 -g -o "$TMP/q0.trace" -- "$HELP/nofp-work" qsort 0.2 ||
+	fail "pp-record -F 999 -g nofp-work (no warm-up)"
+"$AN" info "$TMP/q0.trace" > "$TMP/info0" || fail "info (no warm-up)"
+grep -q 'by frame pointer (0 while a table was being built); tables of [3-9] DSOs' "$TMP/info0" ||
+	{ cat "$TMP/info0"; fail "no warm-up: frames waited for a table the recorder should have built first"; }
 echo "ok"
