@@ -248,6 +248,12 @@ void pp_uwalk__track(struct pp_uwalk *w, uint32_t pid);
  */
 int pp_uwalk__settle(struct pp_uwalk *w, int timeout_ms);
 /**
+ * pp_uwalk__widened() - the events' samples are every task's, the targets
+ * (tracked, expected, and their children) kept at analysis: a sample without
+ * its walk asks about nothing, and only the targets' stacks are counted.
+ */
+void pp_uwalk__widened(struct pp_uwalk *w);
+/**
  * pp_uwalk__prebuild() - build the tables of the program at @path (the
  * workload, about to exec), its interpreter and the libraries it needs, as
  * a Debian loader finds them: queued (pp_uwalk__settle() waits for them).

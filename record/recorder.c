@@ -535,17 +535,17 @@ static void walker_say(void *ctx, const char *msg)
 static int attach_bpf(struct pp_recorder *r, pid_t child, const pid_t *procs, int nr_procs)
 {
 	const struct pp_recorder_opts *o = &r->o;
+	const int widened = o->widen && (child > 0 || nr_procs);
 	char err[512];
 	int ei, k, ret;
 
 	if (r->bpfout && attach_bpf_output(r))
 		return -EINVAL;
 
-	/* widened: the targets' processes only (-t: every process) */
-	if (r->walker && (ret = pp_walker__attach(r->walker, o->cgroup_fds ||
-						 (o->widen ? child <= 0 && !nr_procs :
-						  !r->el->nr_threads),
-						 child, o->child_path, procs, nr_procs, r->cg_mode,
+	/* -a, cgroups, widened -t: every process; widened: the targets' only */
+	if (r->walker && (ret = pp_walker__attach(r->walker, o->cgroup_fds || (!o->widen &&
+						 !r->el->nr_threads) || (o->widen && !widened),
+						 widened, child, o->child_path, procs, nr_procs, r->cg_mode,
 						 sizeof(r->cg_mode), err, sizeof(err))))
 		return rec_fail(r, 0, ret, "%s", err);
 	if (pp_bpf_filter_opts__active(&o->bpf)) {

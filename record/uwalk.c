@@ -92,6 +92,7 @@ struct pp_uwalk {
 	struct pp_bpf_unwind_maps m;	/* the walker's maps */
 	int have_maps;		/* else the join only (tests) */
 	int all;		/* every process is recorded (not a workload, -p) */
+	int widened;		/* the join sees every task's samples, not the targets' */
 	int nr_rings;
 	struct uw_ring *rings;
 
@@ -207,6 +208,12 @@ static void ask(struct pp_uwalk *w, uint32_t pid, int how)
 void pp_uwalk__track(struct pp_uwalk *w, uint32_t pid)
 {
 	ask(w, pid, ASK_NEW);
+}
+
+/* See record/record.h. */
+void pp_uwalk__widened(struct pp_uwalk *w)
+{
+	w->widened = 1;
 }
 
 /* See record/record.h. */
@@ -679,11 +686,11 @@ size_t pp_uwalk__join(struct pp_uwalk *w, int ci, const void *rec, size_t size,
 	if (i < 0) {
 		/*
 		 * a kernel thread's has none; a user stack the walker did not
-		 * see asks, when every process is recorded; else the targets
-		 * and their children are known already (or from their exec)
-		 * and the others' stacks (a widened event's) are not counted
+		 * see asks; a widened event's samples are every task's: the
+		 * targets and their children are known already (or from their
+		 * exec), the others' stacks are not counted
 		 */
-		if (s->pid && has_user(s) && w->all) {
+		if (s->pid && has_user(s) && !w->widened) {
 			w->st.stacks++;
 			ask(w, s->pid, ASK_NEW);
 		} else if (s->pid && has_user(s)) {
@@ -728,7 +735,7 @@ void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st)
 		st->frames_cfi = k[PP_UW_STAT_FRAMES_CFI];
 		st->frames_fp = k[PP_UW_STAT_FRAMES_FP];
 		st->no_table = k[PP_UW_STAT_NO_TABLE];
-		if (w->all || !w->nr_rings)	/* else the join's count, of the targets */
+		if (!w->widened || !w->nr_rings)	/* else the join's, of the targets */
 			st->fp_no_proc = k[PP_UW_STAT_NO_PROC];
 		st->out_fail = k[PP_UW_STAT_OUT_FAIL];
 		if (!w->nr_rings) {	/* an aggregator's: no join, the kernel's counts */

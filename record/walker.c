@@ -152,7 +152,8 @@ static int walker_start(struct pp_walker *w, int all, char *err, size_t errlen)
 	return w->uw ? 0 : -EINVAL;
 }
 
-int pp_walker__attach(struct pp_walker *w, int all, pid_t child, const char *child_path,
+int pp_walker__attach(struct pp_walker *w, int all, int widened, pid_t child,
+		      const char *child_path,
 		      const pid_t *procs, int nr, char *mode, size_t mode_len, char *err,
 		      size_t errlen)
 {
@@ -186,6 +187,8 @@ int pp_walker__attach(struct pp_walker *w, int all, pid_t child, const char *chi
 			break;
 		}
 	}
+	if (widened)
+		pp_uwalk__widened(w->uw);
 	if (child > 0)
 		pp_uwalk__expect(w->uw, (uint32_t)child);	/* not exec'd yet */
 	if (child > 0 && child_path && *child_path)

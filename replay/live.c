@@ -606,8 +606,11 @@ int pp_live__open(struct pp_session *s)
 	if (lv->walker) {
 		char mode[256], err[512];
 
-		/* the targets' processes only, widened or not */
-		ret = pp_walker__attach(lv->walker, !o->pids && !o->tids && !o->workload,
+		const int widened = lv->widen && (o->workload || o->pids);
+
+		/* -a, widened -t: every process; widened: the targets' only */
+		ret = pp_walker__attach(lv->walker, (!lv->widen && !lv->el->nr_threads) ||
+					(lv->widen && !widened), widened,
 					o->workload ? lv->wl.pid : 0, lv->wl.path, o->pids ? procs : NULL,
 					o->pids ? nr_procs : 0, mode, sizeof(mode), err, sizeof(err));
 		if (ret) {
@@ -785,7 +788,8 @@ static int live_run(struct pp_session *s)
 	pp_session__tick(s, lv->start);
 	if (lv->follow)
 		pp_walker__enable(lv->walker);	/* the walks' event: on from now */
-	ret = pp_live_drain__start(&lv->drain, lv->el, lv->ft, lv->walker);
+	ret = pp_live_drain__start(&lv->drain, lv->el, lv->ft,
+				   pp_walker__active(lv->walker) ? lv->walker : NULL);
 	if (!ret && !(lv->batch = pp_live_batch__new(lv->drain)))
 		ret = -ENOMEM;
 	if (ret) {

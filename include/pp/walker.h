@@ -60,7 +60,9 @@ int pp_walker__new(struct pp_perf_evlist *el, const struct pp_walker_opts *o,
 
 /**
  * pp_walker__attach() - @w's program on the opened events, its tables' thread.
- * @all: every process is recorded (else @child or @procs and their children);
+ * @all: every process is recorded (else those whose samples come without a
+ * walk, @child, @procs and their children); @widened: the events see every
+ * task, their targets are @child or @procs (and children), kept at analysis;
  * @child: the workload (> 0), held before its exec: known from its exec on,
  * the tables of @child_path (may be NULL), its interpreter and libraries
  * built before; @procs, @nr: the -p processes, read now. It waits (10 s at
@@ -70,7 +72,8 @@ int pp_walker__new(struct pp_perf_evlist *el, const struct pp_walker_opts *o,
  * inert; --call-graph bpf fails.
  * Return: 0, or -errno with @err set.
  */
-int pp_walker__attach(struct pp_walker *w, int all, pid_t child, const char *child_path,
+int pp_walker__attach(struct pp_walker *w, int all, int widened, pid_t child,
+		      const char *child_path,
 		      const pid_t *procs, int nr, char *mode, size_t mode_len, char *err,
 		      size_t errlen);
 
