@@ -1070,6 +1070,14 @@ int pp_symtab__lookup(struct pp_symtab *t, uint32_t pid, uint64_t addr, int kern
 				s = sym_find(d->syms, d->nr_syms, off);
 			}
 		}
+		/*
+		 * Just past a function, in no other: the return address of its
+		 * last instruction, a call that does not return (exit() calling
+		 * __run_exit_handlers()), as a walk by the tables finds it
+		 */
+		if (!s && off && (s = sym_find(d->syms, d->nr_syms, off - 1)) &&
+		    (!s->size || off != s->addr + s->size))
+			s = NULL;
 		if (s) {
 			copy_name(buf, len, sym_name(t, s));
 			return 1;
