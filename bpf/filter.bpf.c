@@ -12,6 +12,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "filter.h"
+/*
+ * A child's walk copies its parent's maps: the recorder's walker sees each
+ * EXIT in the side-band and deletes the copy (record/uwalk.c).
+ */
+#define PP_UW_FORK_COPY
 #include "unwind.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

@@ -23,7 +23,8 @@ const volatile struct pp_unwind_row uw_row_btf;
 struct unwind_rows_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_INNER_MAP);
+	/* mmapable: user space writes a table in place (record/bpf-unwind.c) */
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct pp_unwind_row);
 };
@@ -300,22 +301,40 @@ static __always_inline int uw_walk_into(struct pp_unwind_out *out)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct uw_state s = { 0 };
 	struct pt_regs *regs;
+	__u64 arg_start;
 
-	if (BPF_CORE_READ(t, flags) & PP_PF_KTHREAD)
+	/* a kernel thread, or a task past exit_mm() (its last switches): no user stack */
+	if ((BPF_CORE_READ(t, flags) & PP_PF_KTHREAD) || !BPF_CORE_READ(t, mm))
 		return -1;
 	s.out = out;
 	s.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	uw_count(PP_UW_STAT_STACKS, 1);
-	if (s.proc && s.proc->arg_start && s.proc->arg_start != BPF_CORE_READ(t, mm, arg_start))
+	arg_start = BPF_CORE_READ(t, mm, arg_start);
+	if (s.proc && s.proc->arg_start && s.proc->arg_start != arg_start)
 		s.proc = NULL;	/* exec'd since its maps were read */
+#ifdef PP_UW_FORK_COPY
+	if (!s.proc) {
+		/* a child not read yet that has not exec'd: its parent's maps, as fork copied them */
+		__u32 ptgid = BPF_CORE_READ(t, real_parent, tgid);
+		struct pp_unwind_proc *pp = bpf_map_lookup_elem(&unwind_procs, &ptgid);
+
+		if (pp && ptgid != tgid && pp->arg_start && pp->arg_start == arg_start &&
+		    !bpf_map_update_elem(&unwind_procs, &tgid, pp, BPF_NOEXIST)) {
+			s.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+			uw_count(PP_UW_STAT_FORKED, 1);
+		}
+	}
+#endif
 	if (!s.proc) {
 		__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&unwind_asked, &tgid);
 
 		uw_count(PP_UW_STAT_NO_PROC, 1);
 		/* the recorder reads its maps as soon as it is told, not at its next drain */
 		if (!last || now - *last > PP_UW_ASK_NS) {
+			struct pp_unwind_ask a = { .tgid = tgid, .time = now, .arg_start = arg_start };
+
 			bpf_map_update_elem(&unwind_asked, &tgid, &now, BPF_ANY);
-			bpf_ringbuf_output(&unwind_ask, &tgid, sizeof(tgid), 0);
+			bpf_ringbuf_output(&unwind_ask, &a, sizeof(a), 0);
 		}
 		return -1;
 	}

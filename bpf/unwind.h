@@ -84,6 +84,18 @@ struct pp_unwind_out {
 #define PP_UNWIND_MAGIC		0x77756e70u	/* "pnuw" */
 #define PP_UNWIND_OUT_HDR	16
 
+/*
+ * A process the walker does not know (or not since its exec), as it asks
+ * for it (unwind_ask): when (bpf_ktime_get_ns()), and its mm->arg_start
+ * then, which the maps read after it go with.
+ */
+struct pp_unwind_ask {
+	unsigned int tgid;
+	unsigned int pad;
+	unsigned long long time;
+	unsigned long long arg_start;
+};
+
 /* A process the walker does not know is asked for at most this often (unwind_ask). */
 #define PP_UW_ASK_NS		100000000ull
 
@@ -94,7 +106,8 @@ struct pp_unwind_out {
 #define PP_UW_STAT_NO_TABLE	3	/* frames walked by FP while a table was not ready */
 #define PP_UW_STAT_NO_PROC	4	/* stacks of a process the maps do not hold (or not since its exec) */
 #define PP_UW_STAT_OUT_FAIL	5	/* the record could not be written */
-#define PP_UW_STAT_END		6	/* + PP_UW_END_*: how stacks ended */
+#define PP_UW_STAT_FORKED	6	/* processes whose maps the walk copied from their parent's */
+#define PP_UW_STAT_END		7	/* + PP_UW_END_*: how stacks ended */
 #define PP_UW_STATS		(PP_UW_STAT_END + PP_UW_END_NR)
 
 #endif /* PP_BPF_UNWIND_H */

@@ -38,6 +38,7 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 #define BPF_F_NO_PREALLOC	(1U << 0)
+#define BPF_F_MMAPABLE		(1U << 10)
 #define BPF_F_INNER_MAP		(1U << 12)
 #define BPF_ANY		0
 #define BPF_NOEXIST	1

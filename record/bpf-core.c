@@ -330,9 +330,9 @@ static int min_field_type(struct minbtf *b, struct vmbtf *v, const struct btf_t 
 /* What the aggregators read; a NULL-terminated field list per struct. */
 static const struct {
 	const char *name;
-	const char *fields[6];
+	const char *fields[7];
 } wanted[] = {
-	{ "task_struct", { "flags", "pid", "tgid", "comm", "mm", NULL } },
+	{ "task_struct", { "flags", "pid", "tgid", "comm", "mm", "real_parent", NULL } },
 	{ "pt_regs", { "di", "si", "ip", "sp", "bp", NULL } },
 	{ "mm_struct", { "arg_start", NULL } },	/* the stack walker's (bpf/unwind.bpf.h) */
 };

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -30,9 +31,11 @@ int pp_bpf_unwind__add_dso(const struct pp_bpf_unwind_maps *m, uint32_t id,
 			   const struct pp_cfi_table *t)
 {
 	/* as the template (bpf/unwind.bpf.h): of any size, and the same flags */
-	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP);
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
 	struct pp_unwind_dso d = { .nr_rows = (unsigned int)t->nr };
+	size_t size = t->nr * sizeof(struct pp_cfi_row);
 	int fd, ret = 0;
+	void *v;
 
 	if (!t->nr || t->nr > UINT32_MAX / 2)
 		return -EINVAL;
@@ -40,27 +43,14 @@ int pp_bpf_unwind__add_dso(const struct pp_bpf_unwind_maps *m, uint32_t id,
 			    sizeof(struct pp_cfi_row), (uint32_t)t->nr, &mo);
 	if (fd < 0)
 		return fd;
-	/* one batch: an ARRAY takes every key at once */
-	{
-		uint32_t *keys = malloc(t->nr * sizeof(*keys));
-		uint32_t n = (uint32_t)t->nr;
-
-		if (!keys) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (uint32_t i = 0; i < n; i++)
-			keys[i] = i;
-		ret = bpf_map_update_batch(fd, keys, t->rows, &n, NULL);
-		free(keys);
-		if (ret == -EINVAL || ret == -524 /* ENOTSUPP */ || ret == -EOPNOTSUPP) {
-			ret = 0;	/* no batches here: one by one */
-			for (uint32_t i = 0; i < t->nr && !ret; i++)
-				ret = bpf_map_update_elem(fd, &i, &t->rows[i], BPF_ANY);
-		}
-		if (ret)
-			goto out;
+	/* written in place: a copy, where an update per row costs a syscall's checks each */
+	v = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (v == MAP_FAILED) {
+		ret = -errno;
+		goto out;
 	}
+	memcpy(v, t->rows, size);
+	munmap(v, size);
 	ret = bpf_map_update_elem(m->rows, &id, &fd, BPF_ANY);
 	if (!ret)
 		ret = bpf_map_update_elem(m->dsos, &id, &d, BPF_ANY);
@@ -108,6 +98,21 @@ int pp_bpf_unwind__set_proc(const struct pp_bpf_unwind_maps *m, uint32_t tgid,
 	memcpy(p->m, maps, p->nr * sizeof(*maps));
 	qsort(p->m, p->nr, sizeof(p->m[0]), map_cmp);
 	ret = bpf_map_update_elem(m->procs, &tgid, p, BPF_ANY);
+	free(p);
+	return ret < 0 ? ret : 0;
+}
+
+/* See record/record.h. */
+int pp_bpf_unwind__copy_proc(const struct pp_bpf_unwind_maps *m, uint32_t parent, uint32_t tgid)
+{
+	struct pp_unwind_proc *p = malloc(sizeof(*p));
+	int ret = -ENOMEM;
+
+	if (p) {
+		ret = bpf_map_lookup_elem(m->procs, &parent, p);
+		if (!ret)
+			ret = bpf_map_update_elem(m->procs, &tgid, p, BPF_ANY);
+	}
 	free(p);
 	return ret < 0 ? ret : 0;
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
@@ -175,6 +176,11 @@ void pp_bpf_unwind__del_dso(const struct pp_bpf_unwind_maps *m, uint32_t id);
  */
 int pp_bpf_unwind__set_proc(const struct pp_bpf_unwind_maps *m, uint32_t tgid,
 			    uint64_t arg_start, const struct pp_unwind_map *maps, unsigned int nr);
+/**
+ * pp_bpf_unwind__copy_proc() - process @tgid's mappings are @parent's (a
+ * fork). Return: 0, or -errno (-ENOENT: @parent is not known).
+ */
+int pp_bpf_unwind__copy_proc(const struct pp_bpf_unwind_maps *m, uint32_t parent, uint32_t tgid);
 /** pp_bpf_unwind__del_proc() - forget process @tgid. */
 void pp_bpf_unwind__del_proc(const struct pp_bpf_unwind_maps *m, uint32_t tgid);
 /**
@@ -187,8 +193,44 @@ int pp_bpf_unwind__set_outputs(const struct pp_bpf_unwind_maps *m, const int *cp
 /** pp_bpf_unwind__stats() - the walker's counters (PP_UW_STATS of them), summed over CPUs. */
 int pp_bpf_unwind__stats(const struct pp_bpf_unwind_maps *m, uint64_t *out);
 
+/* An executable mapping of a file (pp_procmaps__next()). */
+struct pp_exec_map {
+	unsigned long long start, end, pgoff;
+	uint64_t dev, ino;	/* device: major << 32 | minor */
+};
+
+/* A reader of a process's executable file mappings (record/procmaps.c). */
+struct pp_procmaps {
+	int fd;
+	FILE *f;		/* the text, when the kernel has no PROCMAP_QUERY */
+	int query;		/* by the ioctl */
+	int have_path;
+	uint64_t cur, next;	/* the ioctl's: this mapping's start, where the next is sought */
+	char line[4096];
+	char path[4096];
+};
+
 /**
- * pp_exec_map_line() - one line of /proc/PID/maps (record/symbols.c): its
+ * pp_procmaps__open() - start reading /proc/@pid/maps; @text: parse the
+ * text even where the kernel answers PROCMAP_QUERY (tests compare both).
+ * Return: 0, or -errno (the process is gone).
+ */
+int pp_procmaps__open(struct pp_procmaps *it, uint32_t pid, int text);
+/**
+ * pp_procmaps__next() - the next executable mapping of a file, by address.
+ * Return: 1, or 0 at the end (or when the process went away).
+ */
+int pp_procmaps__next(struct pp_procmaps *it, struct pp_exec_map *m);
+/**
+ * pp_procmaps__path() - the path of the mapping pp_procmaps__next() gave
+ * last (as /proc/PID/maps shows it: " (deleted)" for an unlinked file),
+ * asked for only when needed; "" when it is gone. Valid until the next call.
+ */
+const char *pp_procmaps__path(struct pp_procmaps *it);
+void pp_procmaps__close(struct pp_procmaps *it);
+
+/**
+ * pp_exec_map_line() - one line of /proc/PID/maps (record/procmaps.c): its
  * range, offset, device (major << 32 | minor, may be NULL), inode (may be
  * NULL) and path, when it maps a file executable.
  * Return: 0, or -1 for any other line.

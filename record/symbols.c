@@ -771,44 +771,20 @@ static void put_mmap_item(struct pp_buf *b, uint32_t pid, uint32_t prot, uint64_
 	pp_item__end(b, at);
 }
 
-/* See record/record.h. */
-int pp_exec_map_line(const char *line, unsigned long long *start, unsigned long long *end,
-		     unsigned long long *pgoff, uint64_t *dev, uint64_t *ino, char *path,
-		     size_t size)
-{
-	unsigned long long inode;
-	unsigned int maj, min;
-	char perms[8];
-	int n = 0;
-
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", start, end, perms, pgoff, &maj, &min,
-		   &inode, &n) < 7 || perms[2] != 'x' || line[n] != '/')
-		return -1;
-	if (dev)
-		*dev = ((uint64_t)maj << 32) | min;
-	if (ino)
-		*ino = inode;
-	snprintf(path, size, "%s", line + n);
-	path[strcspn(path, "\n")] = 0;
-	return 0;
-}
-
 static void snapshot_maps(struct pp_syms *s, struct pp_buf *mmaps, int pid)
 {
-	char path[64], line[4096];
-	FILE *f;
+	struct pp_procmaps it;
+	struct pp_exec_map m;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (pp_procmaps__open(&it, (uint32_t)pid, 0))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, pgoff;
-		char fpath[4096], mf[128];
+	while (pp_procmaps__next(&it, &m)) {
+		const char *fpath = pp_procmaps__path(&it);
+		char mf[128];
 		uint8_t bid[20];
 		int bsz = 0, di;
 
-		if (pp_exec_map_line(line, &start, &end, &pgoff, NULL, NULL, fpath, sizeof(fpath)))
+		if (fpath[0] != '/')
 			continue;
 		/* one build-id read per file: reuse a known DSO of the same path */
 		di = -1;
@@ -822,17 +798,17 @@ static void snapshot_maps(struct pp_syms *s, struct pp_buf *mmaps, int pid)
 			bsz = s->dsos[di].bid_size;
 			memcpy(bid, s->dsos[di].build_id, sizeof(bid));
 		} else {
-			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, start, end);
+			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, m.start, m.end);
 			bsz = file_build_id(mf, bid);
 			if (!bsz)
 				bsz = file_build_id(fpath, bid);
 			di = add_dso(s, fpath, bid, bsz);
 		}
-		add_map(s, (uint32_t)pid, start, end - start, pgoff, di, 0);
-		put_mmap_item(mmaps, (uint32_t)pid, 5 /* r-x */, start, end - start, pgoff, bid,
-			      bsz, fpath);
+		add_map(s, (uint32_t)pid, m.start, m.end - m.start, m.pgoff, di, 0);
+		put_mmap_item(mmaps, (uint32_t)pid, 5 /* r-x */, m.start, m.end - m.start, m.pgoff,
+			      bid, bsz, fpath);
 	}
-	fclose(f);
+	pp_procmaps__close(&it);
 }
 
 static int read_small(const char *path, char *buf, size_t size)
@@ -1468,20 +1444,19 @@ uint64_t pp_syms_dwarf_sample_type(uint64_t st)
 /* Read @pid's executable file maps into @pm: by map_files, which opens deleted files too. */
 static void procmaps_load(struct procmaps *pm, uint32_t pid)
 {
-	char name[64], line[4096], path[4096];
-	FILE *f;
+	struct pp_procmaps it;
+	struct pp_exec_map e;
+	char name[64];
 
 	procmaps_clear(pm);
 	pm->pid = pid;
-	snprintf(name, sizeof(name), "/proc/%u/maps", pid);
-	f = fopen(name, "re");
-	if (!f)
+	if (pp_procmaps__open(&it, pid, 0))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, pgoff;
+	while (pp_procmaps__next(&it, &e)) {
+		const char *path = pp_procmaps__path(&it);
 		struct procmap *m;
 
-		if (pp_exec_map_line(line, &start, &end, &pgoff, NULL, NULL, path, sizeof(path)))
+		if (path[0] != '/')
 			continue;
 		if (pm->n == pm->cap) {
 			size_t cap = pm->cap ? 2 * pm->cap : 32;
@@ -1492,17 +1467,17 @@ static void procmaps_load(struct procmaps *pm, uint32_t pid)
 			pm->v = v;
 			pm->cap = cap;
 		}
-		snprintf(name, sizeof(name), "/proc/%u/map_files/%llx-%llx", pid, start, end);
+		snprintf(name, sizeof(name), "/proc/%u/map_files/%llx-%llx", pid, e.start, e.end);
 		m = &pm->v[pm->n];
 		m->path = strdup(access(name, R_OK) ? path : name);
 		if (!m->path)
 			continue;
-		m->start = start;
-		m->end = end;
-		m->pgoff = pgoff;
+		m->start = e.start;
+		m->end = e.end;
+		m->pgoff = e.pgoff;
 		pm->n++;
 	}
-	fclose(f);
+	pp_procmaps__close(&it);
 }
 
 /* @addr's map in @pid's /proc maps, read again at most once per unwound sample. */

@@ -63,11 +63,12 @@ struct uw_ring {
 	struct uw_wait w[UW_WAIT];	/* oldest first */
 };
 
-enum { REQ_SCAN, REQ_FORGET, REQ_PREBUILD };
+enum { REQ_SCAN, REQ_FORGET, REQ_PREBUILD, REQ_COPY };
 
 struct uw_req {
 	uint32_t pid;
 	uint32_t kind;
+	uint32_t parent;	/* REQ_COPY's */
 };
 
 /* A process slot: 0 empty, else pid; state below. */
@@ -75,6 +76,8 @@ struct uw_pid {
 	uint32_t pid;
 	uint8_t state;		/* PID_QUEUED, PID_KNOWN, PID_GONE (a tombstone) */
 	uint8_t pending;	/* a scan waits in the queue */
+	uint64_t scanned;	/* when its last scan began (CLOCK_MONOTONIC ns), or 0 */
+	uint64_t arg_start;	/* its mm->arg_start as the walker last saw it, or 0 */
 };
 
 enum { PID_FREE, PID_QUEUED, PID_KNOWN, PID_GONE };
@@ -121,9 +124,44 @@ struct pp_uwalk {
 	/* counts: the drain's (no lock), the thread's (under lock) */
 	struct pp_uwalk_stats st;
 	uint64_t dso_rows, dsos_loaded, dso_failed, build_ns, procs;
+	uint64_t forked;	/* children known as their parent's copy */
 };
 
 /* ---- the process set (under w->lock) ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The set again without its tombstones: with hosts' process churn they
+ * would fill every free slot, and a pid not in the set would then be sought
+ * through all of them.
+ */
+static void pids_rehash(struct pp_uwalk *w)
+{
+	struct uw_pid *old = malloc(sizeof(w->pids));
+
+	if (!old)
+		return;	/* slower lookups, until the next exit */
+	memcpy(old, w->pids, sizeof(w->pids));
+	memset(w->pids, 0, sizeof(w->pids));
+	for (unsigned int j = 0; j < UW_PIDS; j++) {
+		unsigned int i = (old[j].pid * 2654435761u) & (UW_PIDS - 1);
+
+		if (old[j].state != PID_QUEUED && old[j].state != PID_KNOWN)
+			continue;
+		while (w->pids[i].state != PID_FREE)
+			i = (i + 1) & (UW_PIDS - 1);
+		w->pids[i] = old[j];
+	}
+	w->nr_gone = 0;
+	free(old);
+}
 
 static struct uw_pid *pid_slot(struct pp_uwalk *w, uint32_t pid, int add)
 {
@@ -142,9 +180,7 @@ static struct uw_pid *pid_slot(struct pp_uwalk *w, uint32_t pid, int add)
 				p = tomb;
 				w->nr_gone--;
 			}
-			p->pid = pid;
-			p->state = PID_QUEUED;
-			p->pending = 0;
+			*p = (struct uw_pid){ .pid = pid, .state = PID_QUEUED };
 			w->nr_pids++;
 			return p;
 		}
@@ -157,7 +193,7 @@ static struct uw_pid *pid_slot(struct pp_uwalk *w, uint32_t pid, int add)
 			return p;
 	}
 	if (add && tomb && w->nr_pids < UW_MAX_PROCS) {
-		*tomb = (struct uw_pid){ pid, PID_QUEUED, 0 };
+		*tomb = (struct uw_pid){ .pid = pid, .state = PID_QUEUED };
 		w->nr_gone--;
 		w->nr_pids++;
 	}
@@ -173,14 +209,19 @@ static void wake(struct pp_uwalk *w)
 	}
 }
 
-static int push(struct pp_uwalk *w, uint32_t pid, uint32_t kind)
+static int push_req(struct pp_uwalk *w, struct uw_req rq)
 {
 	if (w->qlen == UW_QUEUE)
 		return -ENOSPC;	/* asked again by its next sample */
-	w->q[(w->qhead + w->qlen) % UW_QUEUE] = (struct uw_req){ pid, kind };
+	w->q[(w->qhead + w->qlen) % UW_QUEUE] = rq;
 	w->qlen++;
 	wake(w);
 	return 0;
+}
+
+static int push(struct pp_uwalk *w, uint32_t pid, uint32_t kind)
+{
+	return push_req(w, (struct uw_req){ pid, kind, 0 });
 }
 
 enum { ASK_NEW = 1, ASK_KNOWN = 2 };
@@ -189,18 +230,22 @@ enum { ASK_NEW = 1, ASK_KNOWN = 2 };
  * Queue a scan of @pid when @how allows: ASK_NEW, a process not known yet
  * (it is then); ASK_KNOWN, a known one (its maps changed).
  */
+static struct uw_pid *ask_locked(struct pp_uwalk *w, uint32_t pid, int how)
+{
+	unsigned int before = w->nr_pids;
+	struct uw_pid *p = pid_slot(w, pid, how & ASK_NEW);
+
+	if (p && !p->pending && ((how & ASK_KNOWN) || w->nr_pids > before))
+		p->pending = !push(w, pid, REQ_SCAN);
+	return p;
+}
+
 static void ask(struct pp_uwalk *w, uint32_t pid, int how)
 {
-	struct uw_pid *p;
-	unsigned int before;
-
 	if (!pid || !w->have_maps)
 		return;
 	pthread_mutex_lock(&w->lock);
-	before = w->nr_pids;
-	p = pid_slot(w, pid, how & ASK_NEW);
-	if (p && !p->pending && ((how & ASK_KNOWN) || w->nr_pids > before))
-		p->pending = !push(w, pid, REQ_SCAN);
+	ask_locked(w, pid, how);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -252,8 +297,13 @@ void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h)
 		return;
 	switch (h->type) {
 	case PERF_RECORD_COMM:	/* pid, tid, comm */
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-			ask(w, v[0], ASK_KNOWN);
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+			pthread_mutex_lock(&w->lock);
+			p = ask_locked(w, v[0], ASK_KNOWN);
+			if (p)	/* the new image's: read with its maps */
+				p->arg_start = 0;
+			pthread_mutex_unlock(&w->lock);
+		}
 		break;
 	case PERF_RECORD_MMAP2: {
 		/* pid, tid, addr, len, pgoff, then 24 bytes of device, inode or build-id: prot */
@@ -268,14 +318,27 @@ void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h)
 	}
 	case PERF_RECORD_FORK:	/* pid, ppid, tid, ptid */
 		if (v[0] == v[2] && v[0] != v[1]) {	/* a new process */
-			int known;
+			struct uw_pid *c;
 
 			pthread_mutex_lock(&w->lock);
 			p = pid_slot(w, v[1], 0);
-			known = p && p->state != PID_GONE;
+			/*
+			 * a copy of its parent's memory: the walk copies the
+			 * parent's maps when it first meets it (PP_UW_FORK_COPY),
+			 * and the thread again once the parent's reads asked for
+			 * before this fork are done (the queue's order)
+			 */
+			if (p && p->state != PID_GONE) {
+				c = pid_slot(w, v[0], 0);
+				if (!c && (c = pid_slot(w, v[0], 1))) {
+					c->state = PID_KNOWN;
+					c->arg_start = p->arg_start;
+					w->forked++;
+				}
+				if (c)
+					push_req(w, (struct uw_req){ v[0], REQ_COPY, v[1] });
+			}
 			pthread_mutex_unlock(&w->lock);
-			if (known)
-				ask(w, v[0], ASK_NEW);
 		}
 		break;
 	case PERF_RECORD_EXIT:
@@ -287,6 +350,8 @@ void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h)
 				w->nr_pids--;
 				w->nr_gone++;
 				push(w, v[0], REQ_FORGET);
+				if (w->nr_gone > UW_PIDS / 4)
+					pids_rehash(w);
 			}
 			pthread_mutex_unlock(&w->lock);
 		}
@@ -295,14 +360,6 @@ void pp_uwalk__sideband(struct pp_uwalk *w, const struct perf_event_header *h)
 }
 
 /* ---- the thread: maps, DSOs, tables ---- */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Build and load DSO @d's table from @path. Return: 1, or 0 when it has none. */
 static int dso_build(struct pp_uwalk *w, struct uw_dso *d, const char *path)
@@ -334,6 +391,15 @@ static int dso_build(struct pp_uwalk *w, struct uw_dso *d, const char *path)
 	return ok;
 }
 
+/* The DSO of the file at @dev, @ino if the walker knows it, else -1. */
+static long dso_find(const struct pp_uwalk *w, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < w->nr_dsos; i++)
+		if (w->dsos[i].dev == dev && w->dsos[i].ino == ino)
+			return (long)i;
+	return -1;
+}
+
 /*
  * The DSO of the file mapped at @dev, @ino (opened as @path): one per
  * device and inode, one table per build-id (another entry of the same
@@ -345,10 +411,10 @@ static long dso_of(struct pp_uwalk *w, uint64_t dev, uint64_t ino, const char *p
 	int bsz = 0;
 	struct pp_elf *e;
 	struct uw_dso *d;
+	long di = dso_find(w, dev, ino);
 
-	for (size_t i = 0; i < w->nr_dsos; i++)
-		if (w->dsos[i].dev == dev && w->dsos[i].ino == ino)
-			return (long)i;
+	if (di >= 0)
+		return di;
 	e = pp_elf__open(path);
 	if (e) {
 		bsz = pp_elf__build_id(e, bid);
@@ -493,37 +559,43 @@ static void prebuild_file(struct prebuild *c, const char *path)
 }
 
 /*
- * Read @pid's executable mappings into the walker; the tables they lack
+ * Read @pid's executable mappings into the walker, with @seen, its
+ * arg_start as the walker saw it (0: read it here); the tables they lack
  * are built after (w->builds), when no process waits to be read.
  */
-static void scan(struct pp_uwalk *w, uint32_t pid)
+static void scan(struct pp_uwalk *w, uint32_t pid, uint64_t seen)
 {
 	struct pp_unwind_map *um = calloc(PP_UNWIND_MAPS, sizeof(*um));
-	char name[96], line[4096], path[4096];
-	uint64_t as = arg_start(pid);
+	/* before the maps: an exec in between makes it differ, and the walk ask again */
+	uint64_t as = seen ? seen : arg_start(pid);
+	struct pp_procmaps it;
+	struct pp_exec_map e;
 	unsigned int n = 0;
-	FILE *f;
+	char name[96];
+	int err = um ? pp_procmaps__open(&it, pid, 0) : -ENOMEM;
 
-	snprintf(name, sizeof(name), "/proc/%u/maps", pid);
-	f = um ? fopen(name, "re") : NULL;
-	while (f && n < PP_UNWIND_MAPS && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, pgoff;
-		uint64_t dev, ino;
-		const char *at;
-		long di;
+	while (!err && n < PP_UNWIND_MAPS && pp_procmaps__next(&it, &e)) {
+		long di = dso_find(w, e.dev, e.ino);
 
-		if (pp_exec_map_line(line, &start, &end, &pgoff, &dev, &ino, path, sizeof(path)))
-			continue;
-		/* by map_files: a deleted file, another mount namespace's */
-		snprintf(name, sizeof(name), "/proc/%u/map_files/%llx-%llx", pid, start, end);
-		at = access(name, R_OK) ? path : name;
-		di = dso_of(w, dev, ino, at);
-		um[n++] = (struct pp_unwind_map){ start, end, pgoff, dso_id(w, di), 0 };
-		/* by this path: map_files/ while the process lives, then the file */
-		want_table(w, di, at, path);
+		/* a file met before, its table built or on the way: no path needed */
+		if (di < 0 || !w->dsos[di].built) {
+			const char *path = pp_procmaps__path(&it), *at;
+
+			if (path[0] != '/')
+				continue;
+			/* by map_files: a deleted file, another mount namespace's */
+			snprintf(name, sizeof(name), "/proc/%u/map_files/%llx-%llx", pid, e.start,
+				 e.end);
+			at = access(name, R_OK) ? path : name;
+			if (di < 0)
+				di = dso_of(w, e.dev, e.ino, at);
+			/* by this path: map_files/ while the process lives, then the file */
+			want_table(w, di, at, path);
+		}
+		um[n++] = (struct pp_unwind_map){ e.start, e.end, e.pgoff, dso_id(w, di), 0 };
 	}
-	if (f)
-		fclose(f);
+	if (!err)
+		pp_procmaps__close(&it);
 	if (n)
 		pp_bpf_unwind__set_proc(&w->m, pid, as, um, n);
 	pthread_mutex_lock(&w->lock);
@@ -533,7 +605,14 @@ static void scan(struct pp_uwalk *w, uint32_t pid)
 		if (p && p->state == PID_QUEUED && n) {
 			p->state = PID_KNOWN;
 			w->procs++;
+		} else if (p && p->state == PID_QUEUED && !p->pending) {
+			/* gone (or going) before it was read: no slot kept for it */
+			p->state = PID_GONE;
+			w->nr_pids--;
+			w->nr_gone++;
 		}
+		if (p && n && !p->arg_start)	/* for its children (FORK) */
+			p->arg_start = as;
 	}
 	pthread_mutex_unlock(&w->lock);
 	free(um);
@@ -553,13 +632,23 @@ static void build_one(struct pp_uwalk *w)
 /* A process the walker met without knowing it (unwind_ask): read it now, or again (an exec). */
 static int asked(void *ctx, void *data, size_t size)
 {
-	uint32_t pid;
+	struct pp_uwalk *w = ctx;
+	struct pp_unwind_ask a;
+	struct uw_pid *p;
 
-	if (size >= sizeof(pid)) {
-		memcpy(&pid, data, sizeof(pid));
+	if (size < sizeof(a) || !w->have_maps)
+		return 0;
+	memcpy(&a, data, sizeof(a));
+	pthread_mutex_lock(&w->lock);
+	p = pid_slot(w, a.tgid, 0);
+	/* read since that sample, as the same image: the walker knows it by now */
+	if (!p || p->state != PID_KNOWN || p->scanned <= a.time || p->arg_start != a.arg_start) {
 		/* a tracepoint's program runs for every task: only the recorded ones */
-		ask(ctx, pid, ((struct pp_uwalk *)ctx)->all ? ASK_NEW | ASK_KNOWN : ASK_KNOWN);
+		p = ask_locked(w, a.tgid, w->all ? ASK_NEW | ASK_KNOWN : ASK_KNOWN);
+		if (p)
+			p->arg_start = a.arg_start;
 	}
+	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
 
@@ -577,8 +666,8 @@ static void *uw_main(void *arg)
 	 */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -10);
 	for (;;) {
+		uint64_t v, as = 0;
 		struct uw_req rq;
-		uint64_t v;
 
 		if (w->asks)
 			ring_buffer__consume(w->asks);
@@ -603,18 +692,24 @@ static void *uw_main(void *arg)
 		rq = w->q[w->qhead];
 		w->qhead = (w->qhead + 1) % UW_QUEUE;
 		w->qlen--;
-		if (rq.kind == REQ_SCAN) {
+		if (rq.kind == REQ_SCAN || rq.kind == REQ_COPY) {
 			struct uw_pid *p = pid_slot(w, rq.pid, 0);
 
 			if (!p || p->state == PID_GONE) {
 				pthread_mutex_unlock(&w->lock);
 				continue;
 			}
-			p->pending = 0;	/* a mapping from now on asks again */
+			if (rq.kind == REQ_SCAN)
+				p->pending = 0;	/* a mapping from now on asks again */
+			p->scanned = now_ns();
+			as = p->arg_start;
 		}
 		pthread_mutex_unlock(&w->lock);
 		if (rq.kind == REQ_SCAN) {
-			scan(w, rq.pid);
+			scan(w, rq.pid, as);
+		} else if (rq.kind == REQ_COPY) {
+			if (pp_bpf_unwind__copy_proc(&w->m, rq.parent, rq.pid))
+				scan(w, rq.pid, 0);	/* its parent was not read */
 		} else if (rq.kind == REQ_PREBUILD) {
 			struct prebuild c = { w, 0, 0 };
 			char *path;
@@ -751,7 +846,7 @@ void pp_uwalk__stats(struct pp_uwalk *w, struct pp_uwalk_stats *st)
 		st->fp_no_proc = st->stacks - st->walked;
 	st->fp_other = st->stacks - st->walked - st->fp_no_proc;
 	pthread_mutex_lock(&w->lock);
-	st->procs = w->procs;
+	st->procs = w->procs + w->forked;
 	st->dsos = w->dsos_loaded;
 	st->dso_rows = w->dso_rows;
 	st->dso_failed = w->dso_failed;

@@ -10,7 +10,9 @@
  * N ms in main first (through usleep(), not nap_in_libc()): a recorder that
  * builds unwind tables for the process has them by the first nap.
  * PP_WAIT_USR1=1 then waits in main for SIGUSR1: a test sends it once the
- * recorder of this process (-p) has its events on.
+ * recorder of this process (-p) has its events on. With "fork" for the third
+ * argument, main forks then: the child naps N times at once and exits, then
+ * the parent does (a walker must know the child from its first stack).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 __attribute__((noinline)) void nap_in_libc(long ms)
 {
@@ -33,6 +36,7 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 10;
 	long ms = argc > 2 ? atol(argv[2]) : 20;
 	int hop = argc > 3 && !strcmp(argv[3], "hop");
+	int fork_first = argc > 3 && !strcmp(argv[3], "fork");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (getenv("PP_WARMUP_MS"))
@@ -45,6 +49,19 @@ int main(int argc, char **argv)
 		sigaddset(&set, SIGUSR1);
 		sigprocmask(SIG_BLOCK, &set, NULL);
 		sigwait(&set, &sig);
+	}
+	if (fork_first) {
+		pid_t c = fork();
+
+		if (c < 0)
+			return 1;
+		if (!c) {
+			for (int i = 0; i < n; i++)
+				nap_in_libc(ms);
+			_exit(0);
+		}
+		if (waitpid(c, NULL, 0) != c)
+			return 1;
 	}
 
 	for (int i = 0; i < n; i++) {
