@@ -129,6 +129,7 @@ struct pp_syms {
 	size_t pm_cap, pm_used;
 	uint32_t last_pid;	/* the map uaddr_hit found last */
 	size_t last_map;
+	uint32_t last_gen;	/* under the maps of then (maps_gen): a newer one may cover it */
 	/*
 	 * User addresses no map held when scanned: the FORK, exec or MMAP2
 	 * that tells their map may come in another CPU's stream, scanned
@@ -140,6 +141,17 @@ struct pp_syms {
 	} *upend;
 	size_t nr_upend, cap_upend;
 	uint16_t *upend_slot;	/* (pid, addr) -> upend index + 1: each waits once */
+
+	/*
+	 * User addresses hit already, under the maps as they were (@maps_gen,
+	 * which every change to the maps bumps): a stack's frames come again
+	 * and again, and each would be sought through its process's maps.
+	 */
+	struct uhit {
+		uint64_t addr;
+		uint32_t pid, gen;
+	} *uhits;
+	uint32_t maps_gen;
 
 	struct pp_buf new_mmaps;
 
@@ -197,6 +209,7 @@ void pp_syms__free(struct pp_syms *s)
 	free(s->ksyms);
 	free(s->kbuf);
 	free(s->kmiss);
+	free(s->uhits);
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i]);
 	free(s->modules);
@@ -641,6 +654,7 @@ static void add_map(struct pp_syms *s, uint32_t pid, uint64_t start, uint64_t le
 	struct pmaps *pm = pm_get(s, pid);
 	struct map *m;
 
+	s->maps_gen++;	/* the hits uaddr_hit() keeps are stale */
 	if (!pm || (ns && ns < pm->exec_ns))
 		return;		/* of the image before an exec scanned already */
 	if (pm_reserve(pm, pm->n + 1))
@@ -662,6 +676,7 @@ static void exec_maps(struct pp_syms *s, uint32_t pid, uint64_t ns)
 {
 	struct pmaps *pm = pm_get(s, pid);
 
+	s->maps_gen++;
 	if (!pm)
 		return;
 	if (!ns) {
@@ -682,6 +697,7 @@ static void fork_link(struct pp_syms *s, uint32_t ppid, uint32_t pid, uint64_t n
 {
 	struct pmaps *pm = pm_get(s, pid);
 
+	s->maps_gen++;
 	if (!pm || (ns && ns < pm->exec_ns))
 		return;		/* exec'd since (scanned first): the link is moot */
 	if (ns)
@@ -1221,14 +1237,30 @@ static void upend_retry(struct pp_syms *s)
 	}
 }
 
+#define UHIT_SLOTS	4096	/* a power of two */
+
 static void uaddr_hit(struct pp_syms *s, uint32_t pid, uint64_t addr)
 {
+	struct uhit *h = NULL;
+	int r;
+
+	if (s->uhits || (s->uhits = calloc(UHIT_SLOTS, sizeof(*s->uhits)))) {
+		h = &s->uhits[upend_hash(pid, addr) & (UHIT_SLOTS - 1)];
+		if (h->gen == s->maps_gen + 1 && h->pid == pid && h->addr == addr)
+			return;
+	}
+	r = uaddr_try(s, pid, addr);
 	/* JIT code is in no map, and its perf map covers all of it */
-	if (!uaddr_try(s, pid, addr) && !jit_try(s, pid))
+	if (!r && !jit_try(s, pid))
 		upend_add(s, pid, addr);
+	if (r == 2 && h)
+		*h = (struct uhit){ addr, pid, s->maps_gen + 1 };	/* never 0: an empty slot */
 }
 
-/* Mark @addr of @pid as hit. Return: 0 if no map holds it (yet). */
+/*
+ * Mark @addr of @pid as hit. Return: 0 if no map holds it (yet), 2 if a
+ * second hit would change nothing, else 1 (JIT code, named later).
+ */
 static int uaddr_try(struct pp_syms *s, uint32_t pid, uint64_t addr)
 {
 	struct pmaps *pm = pm_find(s, pid);
@@ -1236,7 +1268,7 @@ static int uaddr_try(struct pp_syms *s, uint32_t pid, uint64_t addr)
 	size_t at;
 	int own;
 
-	if (pm && s->last_pid == pid && s->last_map < pm->n) {
+	if (pm && s->last_pid == pid && s->last_gen == s->maps_gen && s->last_map < pm->n) {
 		m = &pm->v[s->last_map];
 		if (addr < m->start || addr >= m->end || m->ns < pm->exec_ns)
 			m = NULL;
@@ -1246,12 +1278,13 @@ static int uaddr_try(struct pp_syms *s, uint32_t pid, uint64_t addr)
 		if (m && own) {
 			s->last_pid = pid;
 			s->last_map = at;
+			s->last_gen = s->maps_gen;
 		}
 	}
 	if (!m)
 		return 0;
 	if (m->dso < 0)
-		return 1;
+		return 2;
 	if (s->dsos[m->dso].jit) {
 		if (!s->dsos[m->dso].state)
 			dso_pend(s, m->dso);
@@ -1269,7 +1302,7 @@ static int uaddr_try(struct pp_syms *s, uint32_t pid, uint64_t addr)
 		if (d->nr_hits == 1)
 			dso_pend(s, m->dso);
 	}
-	return 1;
+	return 2;
 }
 
 /*

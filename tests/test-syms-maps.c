@@ -365,6 +365,31 @@ static void test_repeats_wait_once(void **state)
 }
 
 /*
+ * An address hit once is not sought again (a stack's frames repeat), until
+ * the maps change: hit in a map of a file without symbols, then in the
+ * test's text mapped over it, it names the function.
+ */
+static void test_hit_again_after_new_map(void **state)
+{
+	struct fixture *f = *state;
+	struct pp_syms *s = f->s;
+	struct pp_buf *b = &f->b;
+	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn;
+
+	if (!text.len)
+		skip();
+	put_mmap2(b, 670, "/nonexistent/pp-test-shadow");
+	for (int i = 0; i < 3; i++)
+		put_sample(b, 670, fn);
+	scan(s, b);
+	assert_false(names_target(s));
+	put_mmap2(b, 670, text.path);
+	put_sample(b, 670, fn);
+	scan(s, b);
+	assert_true(names_target(s));
+}
+
+/*
  * pp_syms__learn() reads /proc once per process: this one gets its maps;
  * kthreadd (pid 2) has none, and is not read a second time.
  */
@@ -486,6 +511,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_streams_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_before_its_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repeats_wait_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hit_again_after_new_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_learn_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_library_functions, setup, teardown),
 	};
