@@ -23,16 +23,19 @@ calls=$(echo "$out" | grep -o '"calls":[0-9]*' | cut -d: -f2)
 min=$(echo "$out" | grep -o '"min":[0-9]*' | cut -d: -f2)
 max=$(echo "$out" | grep -o '"max":[0-9]*' | cut -d: -f2)
 [ "$calls" = "$N" ] || { echo "S calls '$calls', want $N"; exit 1; }
-[ "$min" -ge 20000000 ] && [ "$max" -lt 25000000 ] || { echo "S interval out of [20ms, 25ms): $min..$max"; exit 1; }
-# --than prints each interval with its stack (20.0ms to 24.9ms, as checked above:
+# the sleep's timer starts in the syscall, before the switch out: on a loaded
+# host that switch can come some microseconds later, and a timely wake-up
+# then ends an interval just under 20 ms (19.99 ms seen); 19.9 ms is the floor
+[ "$min" -ge 19900000 ] && [ "$max" -lt 25000000 ] || { echo "S interval out of [19.9ms, 25ms): $min..$max"; exit 1; }
+# --than prints each interval with its stack (19.9ms to 24.9ms, as checked above:
 # a loaded host wakes a sleep of 20 ms late by a millisecond or more)
-n=$("$B/pp-analyze" task-state -S --filter 'sched-sleep' --than 15ms "$T/t" | grep -cE ' S +2[0-4]\.[0-9]+ms$')
+n=$("$B/pp-analyze" task-state -S --filter 'sched-sleep' --than 15ms "$T/t" | grep -cE ' S +(19\.9[0-9]*|2[0-4]\.[0-9]+)ms$')
 [ "$n" = "$N" ] || { echo "--than 15ms printed $n intervals, want $N"; exit 1; }
 # off-CPU flame graph
 "$B/pp-analyze" task-state -S --filter 'sched-sleep' -g --flame-graph "$T/fg" "$T/t" >/dev/null 2>&1 ||
 	{ echo "flame graph failed"; exit 1; }
 w=$(awk '/;sched_sleep_once;/ { s += $NF } END { printf "%.0f\n", s }' "$T/fg.folded")
-[ "$w" -ge $((N * 20000000)) ] && [ "$w" -lt $((N * 26000000)) ] ||
+[ "$w" -ge $((N * 19900000)) ] && [ "$w" -lt $((N * 26000000)) ] ||
 	{ echo "off-CPU weight under sched_sleep_once: $w"; cat "$T/fg.folded"; exit 1; }
 grep -q sched_sleep_once "$T/fg.svg" || { echo "svg lacks sched_sleep_once"; exit 1; }
 # unknown module option: clear error, non-zero exit
