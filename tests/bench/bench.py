@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pp against perf and trace-cmd, side by side, on the same machine and workload.
 
-Usage: tests/bench/bench.py BUILD_DIR      (as root; BENCH_QUICK=1 for one short round)
+Usage: tests/bench/bench.py BUILD_DIR      (as root; BENCH_QUICK=1 for one short round;
+       BENCH_ONLY=stacks for the user-stack tables alone)
 
 Every figure is a median over rounds; recorders run in alternating order so drift
 hits all of them alike. Prints tables with pp/perf and pp/trace-cmd ratios and
@@ -22,6 +23,7 @@ import time
 
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 QUICK = os.environ.get("BENCH_QUICK") == "1"
+ONLY = os.environ.get("BENCH_ONLY", "")     # "stacks": only the user-stack tables
 ROUNDS = 1 if QUICK else int(os.environ.get("BENCH_ROUNDS", "5"))
 REPLAYS = ROUNDS if QUICK else max(ROUNDS, 5)    # a replay is short: more runs, less noise
 LOOPS = "300" if QUICK else "3000"
@@ -326,6 +328,9 @@ def record_round(name, cmd, out, counts, ok, res, files):
     r.add(wall=m["wall"], ev=ev, lost=lost, bpe=os.path.getsize(out) / max(ev, 1),
           cpu=m["cpu"] * 1e9 / max(ev, 1), rss=m["rss"],
           run=m["run"] * 1e9 / max(ev, 1), run_s=m["run"])
+    if m.get("rate") is not None and ev:
+        # steady state: CPU per second from 2 s in, over the run's mean sample rate
+        r.add(steady=m["rate"] * 1e9 / (ev / m["wall"]))
     files[name] = out
     # the file kept is this round's: replay divides by its own events
     file_ev[name] = ev
@@ -464,6 +469,34 @@ def stack_modes(samp_ev):
     return out
 
 
+def pp_samples(path):
+    """(cpu-clock samples, lost) of a pp file."""
+    r = subprocess.run([PP_ANALYZE, "info", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Crash("pp-analyze info failed")
+    ev = sum(int(n) for n in re.findall(r"^\s+cpu-clock\s+(\d+)$", r.stdout, re.M))
+    return ev, pp_counts(path)[1]
+
+
+def print_stacks(stk, slow):
+    """The user-stack tables of stack_modes()' runs."""
+    for kind, runs in stk.items():
+        header("user stacks, %s, system-wide, median of %d" % (kind, ROUNDS),
+               "-g (walker)", "fp", "dwarf", "-g/fp", "-g/dwarf")
+        g, fp, dw = (runs["pp-record -g"], runs["pp-record --call-graph fp"],
+                     runs["pp-record --call-graph dwarf"])
+        row("workload slowdown (x alone)", slow(g), slow(fp), slow(dw), "%.3f")
+        row("samples", g.get("ev"), fp.get("ev"), dw.get("ev"), "%.0f")
+        row("lost samples", g.get("lost"), fp.get("lost"), dw.get("lost"), "%.0f")
+        row("bytes per sample", g.get("bpe"), fp.get("bpe"), dw.get("bpe"), "%.2f")
+        row("recorder CPU ns per sample", g.get("cpu"), fp.get("cpu"), dw.get("cpu"), "%.0f")
+        row("  after start-up", g.get("run"), fp.get("run"), dw.get("run"), "%.0f")
+        row("  steady state (2 s in)", g.get("steady"), fp.get("steady"), dw.get("steady"),
+            "%.0f")
+        row("user stacks whole, %", g.get("whole", 100), fp.get("whole", 100),
+            dw.get("whole", 100), "%.1f")
+
+
 def main():
     if os.geteuid() != 0:
         die("run as root (system-wide recording)")
@@ -474,6 +507,11 @@ def main():
         subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"])
     if not HAVE_TC:
         print("bench: trace-cmd not installed (scripts/install-deps.sh): its columns say n/a")
+    if ONLY == "stacks":    # the user-stack tables alone (issue work on the walker)
+        print("bench: %d round(s) of `%s`, user stacks three ways" % (ROUNDS, " ".join(WORKLOAD)),
+              flush=True)
+        print_stacks(stack_modes(pp_samples), lambda runs: runs.get("slow"))
+        return
 
     # perf record: -B, else perf 6.1 dies with a build-id assertion at exit
     # on this kernel. trace-cmd: -d --no-filter (no function tracer; its
@@ -531,13 +569,6 @@ def main():
         "perf record -F 999 -g": lambda o: ["perf", "record", "-B", "-q", "-a", "-F", "999", "-g",
                                             "-e", "cpu-clock", "-o", o],
     }
-
-    def pp_samples(path):
-        r = subprocess.run([PP_ANALYZE, "info", path], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise Crash("pp-analyze info failed")
-        ev = sum(int(n) for n in re.findall(r"^\s+cpu-clock\s+(\d+)$", r.stdout, re.M))
-        return ev, pp_counts(path)[1]
 
     sres = {name: Runs() for name in samp}
     for rnd in range(ROUNDS):
@@ -699,19 +730,7 @@ def main():
     row("lost samples", sp.get("lost"), sf.get("lost"), None, "%.0f")
     row("bytes per sample", sp.get("bpe"), sf.get("bpe"), None, "%.2f")
     row("recorder CPU ns per sample", sp.get("cpu"), sf.get("cpu"), None, "%.0f")
-    for kind, runs in stk.items():
-        header("user stacks, %s, system-wide, median of %d" % (kind, ROUNDS),
-               "-g (walker)", "fp", "dwarf", "-g/fp", "-g/dwarf")
-        g, fp, dw = (runs["pp-record -g"], runs["pp-record --call-graph fp"],
-                     runs["pp-record --call-graph dwarf"])
-        row("workload slowdown (x alone)", slow(g), slow(fp), slow(dw), "%.3f")
-        row("samples", g.get("ev"), fp.get("ev"), dw.get("ev"), "%.0f")
-        row("lost samples", g.get("lost"), fp.get("lost"), dw.get("lost"), "%.0f")
-        row("bytes per sample", g.get("bpe"), fp.get("bpe"), dw.get("bpe"), "%.2f")
-        row("recorder CPU ns per sample", g.get("cpu"), fp.get("cpu"), dw.get("cpu"), "%.0f")
-        row("  after start-up", g.get("run"), fp.get("run"), dw.get("run"), "%.0f")
-        row("user stacks whole, %", g.get("whole", 100), fp.get("whole", 100),
-            dw.get("whole", 100), "%.1f")
+    print_stacks(stk, slow)
     header("replay, ns per event (output to /dev/null), median of %d, less %.1f ms (%.1f ms of"
            " CPU) to launch any command" % (REPLAYS, launch * 1e3, launch_cpu * 1e3),
            "pp-analyze", "perf", "trace-cmd")
