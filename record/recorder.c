@@ -38,6 +38,16 @@
 
 /* ---- chunk buffers, queue, writer thread ---- */
 
+/*
+ * A ring's records are not always in time order: a record's time is taken
+ * before its space is reserved, and an interrupt in between (a sample, its
+ * BPF program walking a stack for tens of microseconds) writes its own
+ * records first: an exec's COMM lands after a sample 18 us younger. The
+ * drain holds each ring's newest records back and puts a late one in its
+ * place; nesting (task, softirq, irq, NMI) writes a few records at most.
+ */
+#define HOLD_N		8
+
 struct stream {
 	uint32_t cpu;
 	uint32_t id;		/* the chunks' stream: the CPU, PP_STREAM_FTRACE | CPU */
@@ -58,6 +68,15 @@ struct stream {
 	uint32_t nr_pages;
 	uint64_t dropped;	/* the kernel's drops, told by the chunk */
 	int64_t clock_offset;	/* the chunk's: its pages' times + it = CLOCK_MONOTONIC */
+	/* the newest records, held back in time order (stream_add()) */
+	struct held {
+		const struct perf_event_header *h;	/* in the ring, or in own */
+		uint8_t *own;
+		size_t own_cap;
+		uint64_t t, now;
+		int ei, has_t;
+	} hold[HOLD_N];
+	unsigned int hold_head, nr_hold;
 };
 
 struct qitem {
@@ -1014,17 +1033,87 @@ static inline void stream_take(struct pp_recorder *r, struct stream *s,
 	}
 }
 
+/* @e's record, in its own copy: the ring's space, or the walker's buffer, is reused. */
+static void held_own(struct held *e)
+{
+	if ((const uint8_t *)e->h == e->own)
+		return;
+	if (e->own_cap < e->h->size) {
+		uint8_t *v = realloc(e->own, e->h->size);
+
+		if (!v)
+			return;	/* kept where it is: taken at once by hold_settle() */
+		e->own = v;
+		e->own_cap = e->h->size;
+	}
+	memcpy(e->own, e->h, e->h->size);
+	e->h = (const struct perf_event_header *)e->own;
+}
+
+static void hold_take_oldest(struct pp_recorder *r, struct stream *s)
+{
+	struct held *e = &s->hold[s->hold_head];
+
+	stream_take(r, s, e->h, e->now, e->ei, e->t, e->has_t);
+	s->hold_head = (s->hold_head + 1) % HOLD_N;
+	s->nr_hold--;
+}
+
+/*
+ * The end of a drain of @s's ring: the held records are copied out of it,
+ * and with @all taken (the last drain).
+ */
+static void hold_settle(struct pp_recorder *r, struct stream *s, int all)
+{
+	for (unsigned int i = 0; i < s->nr_hold; i++) {
+		struct held *e = &s->hold[(s->hold_head + i) % HOLD_N];
+
+		held_own(e);
+		if ((const uint8_t *)e->h != e->own)
+			all = 1;	/* no memory for the copy: all of them now */
+	}
+	while (all && s->nr_hold)
+		hold_take_oldest(r, s);
+}
+
 static inline void stream_add(struct pp_recorder *r, struct stream *s,
 			      const struct perf_event_header *h, uint64_t now)
 {
 	int ei = pp_perf_evlist__find_id(r->el, pp_sample__id(h, h->size));
+	const struct perf_event_header *in = h;
+	struct held *e;
+	unsigned int at;
 	uint64_t t = 0;
 	int has_t;
 
 	if (r->walker && !(h = pp_walker__record(r->walker, (int)(s - r->streams), h, ei)))
 		return;
 	has_t = ei >= 0 && !pp_sample__time(r->el->evsels[ei].attr.sample_type, h, h->size, &t);
-	stream_take(r, s, h, now, ei, t, has_t);	/* t read after it is set */
+	if (s->nr_hold == HOLD_N)
+		hold_take_oldest(r, s);
+	at = s->nr_hold;
+	if (at) {
+		const struct held *last = &s->hold[(s->hold_head + at - 1) % HOLD_N];
+
+		if (!has_t)
+			t = last->t;	/* no time: where it came */
+		/* a late one (rare): after the held ones of its time or older */
+		while (at && s->hold[(s->hold_head + at - 1) % HOLD_N].t > t)
+			at--;
+		for (unsigned int k = s->nr_hold; k > at; k--) {
+			struct held tmp = s->hold[(s->hold_head + k) % HOLD_N];
+
+			s->hold[(s->hold_head + k) % HOLD_N] = s->hold[(s->hold_head + k - 1) % HOLD_N];
+			s->hold[(s->hold_head + k - 1) % HOLD_N] = tmp;
+		}
+	}
+	e = &s->hold[(s->hold_head + at) % HOLD_N];
+	*e = (struct held){ h, e->own, e->own_cap, t, now, ei, has_t };
+	s->nr_hold++;
+	if (h != in)	/* the walker's buffer: the next record reuses it */
+		held_own(e);
+	if ((const uint8_t *)e->h != e->own && h != in)
+		hold_settle(r, s, 1);
 }
 
 struct ft_ctx {
@@ -1101,6 +1190,7 @@ static void drain_all(struct pp_recorder *r, int final)
 			max = n;
 		while ((h = pp_perf_ring__next(ring)))
 			stream_add(r, s, h, now);
+		hold_settle(r, s, 0);	/* before the ring's space is given back */
 		pp_perf_ring__read_end(ring);
 	}
 	r->drained_max = max;
@@ -1109,6 +1199,7 @@ static void drain_all(struct pp_recorder *r, int final)
 
 		if (pp_perf_evlist__untold_lost(r->el, ci, rec))
 			stream_add(r, &r->streams[ci], (const struct perf_event_header *)rec, now);
+		hold_settle(r, &r->streams[ci], 1);
 	}
 	for (ci = 0; r->ft && !r->ft_readers && ci < r->el->nr_cpus; ci++) {
 		struct ft_ctx c = { r, &r->streams[r->el->nr_cpus + ci], ci };
@@ -2127,6 +2218,8 @@ void pp_recorder__free(struct pp_recorder *r)
 		pp_rotate__exit(&r->rot);
 	for (i = 0; r->streams && i < r->nr_streams; i++) {
 		free(r->streams[i].buf);
+		for (int k = 0; k < HOLD_N; k++)
+			free(r->streams[i].hold[k].own);
 		pp_reccache_enc__free(r->streams[i].enc);
 	}
 	free(r->streams);
