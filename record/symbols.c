@@ -96,9 +96,17 @@ struct pmaps {
 	uint32_t ppid;		/* forked from, or 0 */
 	uint64_t fork_ns;	/* the parent's maps older than this are ours */
 	uint64_t exec_ns;	/* our own maps older than this are gone */
+	uint64_t exit_ns;	/* its EXIT's time, or 0: alive */
+	uint32_t kids;		/* processes linked to it (ppid): kept while they are */
 	struct map *v;
 	size_t n, cap;
 };
+
+/*
+ * An exited process's maps are kept this long in the scan's time (records
+ * of other CPUs' streams come later), then released (graves_collect()).
+ */
+#define GRAVE_NS	2000000000ull
 
 #define PARENT_DEPTH	8	/* parent links followed at most */
 
@@ -127,6 +135,14 @@ struct pp_syms {
 	/* Open-addressed by pid: a lookup costs the same with 10 or 10000 processes. */
 	struct pmaps *pm;
 	size_t pm_cap, pm_used;
+	/* exited processes whose maps are to be released, in the order seen */
+	struct grave {
+		uint32_t pid;
+		uint64_t exit_ns;
+	} *grave;
+	size_t nr_grave, cap_grave;
+	uint64_t scan_ns;	/* the newest record time scanned */
+	uint64_t grave_next;	/* when (scan_ns) the graves are looked at again */
 	uint32_t last_pid;	/* the map uaddr_hit found last */
 	size_t last_map;
 	uint32_t last_gen;	/* under the maps of then (maps_gen): a newer one may cover it */
@@ -210,6 +226,7 @@ void pp_syms__free(struct pp_syms *s)
 	free(s->kbuf);
 	free(s->kmiss);
 	free(s->uhits);
+	free(s->grave);
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i]);
 	free(s->modules);
@@ -629,6 +646,89 @@ static struct pmaps *pm_get(struct pp_syms *s, uint32_t pid)
 	return &s->pm[i];
 }
 
+/* Forget @pm (its maps freed): later entries of its probe run move back. */
+static void pm_delete(struct pp_syms *s, struct pmaps *pm)
+{
+	size_t i = (size_t)(pm - s->pm), j = i;
+
+	free(pm->v);
+	memset(pm, 0, sizeof(*pm));
+	s->pm_used--;
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & (s->pm_cap - 1);
+		if (!s->pm[j].used)
+			return;
+		k = pm_slot(s->pm[j].pid, s->pm_cap);
+		/* j's home k lies cyclically in (i, j]: it stays, else it fills i */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		s->pm[i] = s->pm[j];
+		memset(&s->pm[j], 0, sizeof(s->pm[j]));
+		i = j;
+	}
+}
+
+/* @pid's link to its parent is gone (an exec, a release): the parent may go. */
+static void pm_unlink(struct pp_syms *s, struct pmaps *pm)
+{
+	struct pmaps *pp = pm->ppid ? pm_find(s, pm->ppid) : NULL;
+
+	if (pp && pp->kids)
+		pp->kids--;
+	pm->ppid = 0;
+}
+
+/* @pid exited at @ns: its maps go once the scan is GRAVE_NS past it. */
+static void exit_maps(struct pp_syms *s, uint32_t pid, uint64_t ns)
+{
+	struct pmaps *pm = pm_find(s, pid);
+
+	if (!pm || pm->exit_ns || (ns && ns < pm->exec_ns))
+		return;		/* unknown, told already, or a process before it with this pid */
+	pm->exit_ns = ns ? ns : s->scan_ns + 1;
+	if (s->nr_grave == s->cap_grave) {
+		size_t cap = s->cap_grave ? 2 * s->cap_grave : 256;
+		struct grave *v = realloc(s->grave, cap * sizeof(*v));
+
+		if (!v)
+			return;	/* kept */
+		s->grave = v;
+		s->cap_grave = cap;
+	}
+	s->grave[s->nr_grave++] = (struct grave){ pid, pm->exit_ns };
+}
+
+/*
+ * The maps of processes exited GRAVE_NS ago (in the scan's time) are
+ * released, unless a process linked to them (forked before their exit)
+ * still is: those are looked at again later. Once a second of scan time.
+ */
+static void graves_collect(struct pp_syms *s)
+{
+	size_t j = 0;
+
+	if (s->scan_ns < s->grave_next)
+		return;
+	s->grave_next = s->scan_ns + 1000000000ull;
+	for (size_t i = 0; i < s->nr_grave; i++) {
+		struct grave g = s->grave[i];
+		struct pmaps *pm = pm_find(s, g.pid);
+
+		if (!pm || pm->exit_ns != g.exit_ns)
+			continue;	/* released, or its pid is another process's now */
+		if (g.exit_ns + GRAVE_NS > s->scan_ns || pm->kids) {
+			s->grave[j++] = g;
+			continue;
+		}
+		pm_unlink(s, pm);
+		pm_delete(s, pm);
+		s->maps_gen++;
+	}
+	s->nr_grave = j;
+}
+
 static int pm_reserve(struct pmaps *pm, size_t n)
 {
 	struct map *nv;
@@ -688,7 +788,7 @@ static void exec_maps(struct pp_syms *s, uint32_t pid, uint64_t ns)
 	}
 	if (ns > pm->exec_ns)
 		pm->exec_ns = ns;
-	pm->ppid = 0;		/* a FORK scanned later does not link again */
+	pm_unlink(s, pm);	/* a FORK scanned later does not link again */
 	pm->learnt = 0;
 }
 
@@ -702,9 +802,18 @@ static void fork_link(struct pp_syms *s, uint32_t ppid, uint32_t pid, uint64_t n
 		return;		/* exec'd since (scanned first): the link is moot */
 	if (ns)
 		pm->exec_ns = ns;	/* older maps were a process before it with this pid */
+	if (pm->exit_ns && (!ns || ns > pm->exit_ns))
+		pm->exit_ns = 0;	/* a new process of this pid: its grave is stale */
+	pm_unlink(s, pm);
 	pm->ppid = ppid;
 	pm->fork_ns = ns ? ns : UINT64_MAX;
 	pm->learnt = 0;
+	{
+		struct pmaps *pp = pm_find(s, ppid);
+
+		if (pp)
+			pp->kids++;
+	}
 }
 
 /*
@@ -1393,6 +1502,19 @@ static uint32_t scan_rec(struct pp_syms *s, const struct pp_rec *rp,
 				memcpy(&ns, r.data + 24, 8);
 			if (pid == tid && pid != ppid)
 				fork_link(s, ppid, pid, ns);
+			if (ns > s->scan_ns)
+				s->scan_ns = ns;
+		} else if (r.type == PERF_RECORD_EXIT && r.size >= 24) {
+			uint32_t pid, tid;
+
+			memcpy(&pid, r.data + 8, 4);
+			memcpy(&tid, r.data + 16, 4);
+			if (r.size >= 32)
+				memcpy(&ns, r.data + 24, 8);
+			if (pid == tid)	/* the process, not a thread */
+				exit_maps(s, pid, ns);
+			if (ns > s->scan_ns)
+				s->scan_ns = ns;
 		} else if (r.type == PERF_RECORD_COMM && (r.misc & PERF_RECORD_MISC_COMM_EXEC)) {
 			uint32_t pid;
 
@@ -1423,6 +1545,8 @@ static uint32_t scan_rec(struct pp_syms *s, const struct pp_rec *rp,
 				return 0;
 			if (pp_sample__parse_fmt(&fmt, r.data, r.size, &smp))
 				return 0;
+			if (smp.time > s->scan_ns)
+				s->scan_ns = smp.time;
 			user = (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
 			if (st & PERF_SAMPLE_IP) {
 				if (user)
@@ -1458,6 +1582,7 @@ void pp_syms__scan(struct pp_syms *s, const void *data, size_t len,
 	while (pp_rec_iter__next(&it, &r))
 		scan_rec(s, &r, sample_type_of, ctx, 0);
 	upend_retry(s);
+	graves_collect(s);
 }
 
 /* ---- --call-graph=dwarf: samples rewritten with their unwound stacks ---- */
@@ -1699,6 +1824,7 @@ void pp_syms__scan_unwind(struct pp_syms *s, struct pp_unwind *u, uint8_t *data,
 		memmove(data + out, data + in, *len - in);
 	*len = out + (*len - in);
 	upend_retry(s);
+	graves_collect(s);
 }
 
 /* Hits (indices into @ctx's symbols) by start, then index: as a stable sort orders them. */

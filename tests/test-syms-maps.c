@@ -389,6 +389,65 @@ static void test_hit_again_after_new_map(void **state)
 	assert_true(names_target(s));
 }
 
+static void put_exit_at(struct pp_buf *b, uint32_t pid, uint32_t ppid, uint64_t ns)
+{
+	uint32_t body[6] = { pid, ppid, pid, ppid, (uint32_t)ns, (uint32_t)(ns >> 32) };
+
+	put(b, PERF_RECORD_EXIT, 0, body, sizeof(body), pid, ns);
+}
+
+#define SEC	1000000000ull
+
+/*
+ * An exited process's maps are released 2 s (in the records' time) after
+ * its EXIT: 20,000 short processes leave none behind. A parent that exits
+ * before its child keeps them while the child lives (the child's inherited
+ * maps are its), and goes after it. A pid reused by a new process within
+ * those 2 s keeps the new process's maps.
+ */
+static void test_exited_released(void **state)
+{
+	struct fixture *f = *state;
+	struct pp_syms *s = f->s;
+	struct pp_buf *b = &f->b;
+	uint64_t fn = (uint64_t)(uintptr_t)&syms_target_fn, t = 1000 * SEC;
+
+	if (!text.len)
+		skip();
+	put_mmap2_at(b, 700, text.path, t + 1000);
+	put_fork_at(b, 701, 700, t + 2000);
+	put_exit_at(b, 700, 1, t + 3000);
+	put_mmap2_at(b, 710, text.path, t + 3500);
+	put_exit_at(b, 710, 1, t + 3600);
+	put_fork_at(b, 710, 700, t + 3700);	/* pid 710 again, within the 2 s */
+	for (uint32_t i = 0; i < 20000; i++) {
+		put_mmap2_at(b, 100000 + i, text.path, t + 4000 + 10 * i);
+		put_exit_at(b, 100000 + i, 1, t + 4005 + 10 * i);
+	}
+	scan(s, b);
+	assert_true(pp_syms__has_maps(s, 100000));	/* within its 2 s */
+	clock_ns = t + 3 * SEC;
+	put_sample(b, 701, fn);
+	scan(s, b);
+	for (uint32_t i = 0; i < 20000; i++)
+		assert_false(pp_syms__has_maps(s, 100000 + i));
+	/* the child of the exited parent: its inherited map still names the function */
+	assert_true(pp_syms__has_maps(s, 701));
+	assert_true(names_target(s));
+	assert_true(pp_syms__has_maps(s, 710));	/* the new 710, forked from 700 */
+	/* the children exit: 2 s on, they go, then their parent */
+	put_exit_at(b, 701, 700, t + 3 * SEC + 1000);
+	put_exit_at(b, 710, 700, t + 3 * SEC + 2000);
+	for (int k = 6; k <= 9; k++) {
+		clock_ns = t + (uint64_t)k * SEC;
+		put_sample(b, 999, fn);
+		scan(s, b);
+	}
+	assert_false(pp_syms__has_maps(s, 701));
+	assert_false(pp_syms__has_maps(s, 710));
+	assert_false(pp_syms__has_maps(s, 700));
+}
+
 /*
  * pp_syms__learn() reads /proc once per process: this one gets its maps;
  * kthreadd (pid 2) has none, and is not read a second time.
@@ -512,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sample_before_its_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repeats_wait_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hit_again_after_new_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exited_released, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_learn_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_library_functions, setup, teardown),
 	};
