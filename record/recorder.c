@@ -74,6 +74,7 @@ struct stream {
 		uint8_t *own;
 		size_t own_cap;
 		uint64_t t, now;
+		uint64_t pass;	/* the drain that took it from the ring */
 		int ei, has_t;
 	} hold[HOLD_N];
 	unsigned int hold_head, nr_hold;
@@ -141,6 +142,7 @@ struct pp_recorder {
 	uint32_t nr_layout;
 	uint32_t *time_off;		/* per evsel: the layout's time offset, 0 none */
 	int enc_drain;			/* the drain encodes (see stream_add()) */
+	uint64_t pass;			/* drains so far (the held records') */
 	size_t buf_size;		/* of a pool buffer */
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
 	struct pp_walker *walker;	/* -g by the kernel-side walker, NULL: none */
@@ -1060,11 +1062,16 @@ static void hold_take_oldest(struct pp_recorder *r, struct stream *s)
 }
 
 /*
- * The end of a drain of @s's ring: the held records are copied out of it,
- * and with @all taken (the last drain).
+ * The end of a drain of @s's ring. The records held since an earlier drain
+ * are taken (a late record comes microseconds after the ones it belongs
+ * before: it was in the ring by this drain), so none waits longer than a
+ * flush interval; this drain's are copied out of the ring. With @all, all
+ * are taken (the last drain).
  */
 static void hold_settle(struct pp_recorder *r, struct stream *s, int all)
 {
+	while (s->nr_hold && s->hold[s->hold_head].pass < r->pass)
+		hold_take_oldest(r, s);
 	for (unsigned int i = 0; i < s->nr_hold; i++) {
 		struct held *e = &s->hold[(s->hold_head + i) % HOLD_N];
 
@@ -1108,12 +1115,13 @@ static inline void stream_add(struct pp_recorder *r, struct stream *s,
 		}
 	}
 	e = &s->hold[(s->hold_head + at) % HOLD_N];
-	*e = (struct held){ h, e->own, e->own_cap, t, now, ei, has_t };
+	*e = (struct held){ h, e->own, e->own_cap, t, now, r->pass, ei, has_t };
 	s->nr_hold++;
 	if (h != in)	/* the walker's buffer: the next record reuses it */
 		held_own(e);
-	if ((const uint8_t *)e->h != e->own && h != in)
-		hold_settle(r, s, 1);
+	if (((const uint8_t *)e->h != e->own && h != in) ||
+	    (ei >= 0 && r->trigger && r->trigger[ei]))
+		hold_settle(r, s, 1);	/* uncopied, or a trigger: its dump is due now */
 }
 
 struct ft_ctx {
@@ -1178,6 +1186,7 @@ static void drain_all(struct pp_recorder *r, int final)
 	uint64_t now = pp_mono_ns(), max = 0;
 	int ci;
 
+	r->pass++;
 	for (ci = 0; ci < r->el->nr_cpus; ci++) {
 		struct pp_perf_ring *ring = &r->el->rings[ci];
 		struct stream *s = &r->streams[ci];
@@ -1497,6 +1506,13 @@ static void flight_request(struct pp_recorder *r, uint64_t now, uint64_t t)
 	if (!t)
 		return;
 	drain(r);
+	/* what the rings had before the dump's time is in it: the held records too */
+	for (int ci = 0; ci < r->el->nr_cpus; ci++) {
+		struct stream *s = &r->streams[ci];
+
+		while (s->nr_hold && s->hold[s->hold_head].t <= t)
+			hold_take_oldest(r, s);
+	}
 	flush_old(r, now, 1);
 	pthread_mutex_lock(&r->lock);
 	if (t > r->dump_ts)
