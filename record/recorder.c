@@ -1193,8 +1193,10 @@ static void drain_all(struct pp_recorder *r, int final)
 		const struct perf_event_header *h;
 		uint64_t n;
 
-		if (!ring->meta || !(n = pp_perf_ring__read_begin(ring)))
+		if (!ring->meta || !(n = pp_perf_ring__read_begin(ring))) {
+			hold_settle(r, s, 0);	/* a quiet ring's held records go too */
 			continue;
+		}
 		if (n > max)
 			max = n;
 		while ((h = pp_perf_ring__next(ring)))
@@ -1307,6 +1309,10 @@ static void ft_readers_stop(struct pp_recorder *r)
 static void flush_old(struct pp_recorder *r, uint64_t now, int all)
 {
 	int ci;
+
+	/* a file cut (rotation, a dump) at a flush: no held record crosses it */
+	for (ci = 0; all && (r->rotating || r->fl) && ci < r->el->nr_cpus; ci++)
+		hold_settle(r, &r->streams[ci], 1);
 
 	for (ci = 0; ci < r->nr_streams; ci++) {
 		struct stream *s = &r->streams[ci];
@@ -1506,14 +1512,7 @@ static void flight_request(struct pp_recorder *r, uint64_t now, uint64_t t)
 	if (!t)
 		return;
 	drain(r);
-	/* what the rings had before the dump's time is in it: the held records too */
-	for (int ci = 0; ci < r->el->nr_cpus; ci++) {
-		struct stream *s = &r->streams[ci];
-
-		while (s->nr_hold && s->hold[s->hold_head].t <= t)
-			hold_take_oldest(r, s);
-	}
-	flush_old(r, now, 1);
+	flush_old(r, now, 1);	/* the held records too: what the rings had is in the dump */
 	pthread_mutex_lock(&r->lock);
 	if (t > r->dump_ts)
 		r->dump_ts = t;
