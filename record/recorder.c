@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
 
@@ -143,6 +144,7 @@ struct pp_recorder {
 	uint32_t *time_off;		/* per evsel: the layout's time offset, 0 none */
 	int enc_drain;			/* the drain encodes (see stream_add()) */
 	uint64_t pass;			/* drains so far (the held records') */
+	uint64_t peak_rss_kib;		/* at the stop (pp_recorder__summary()) */
 	size_t buf_size;		/* of a pool buffer */
 	struct pp_bpf_filter *filter;	/* --irqs_disabled ... on every fd */
 	struct pp_walker *walker;	/* -g by the kernel-side walker, NULL: none */
@@ -2073,6 +2075,23 @@ static void walker_summary(const struct pp_recorder *r, FILE *fp)
 	fprintf(fp, "  %s\n", line);
 }
 
+/* The recorder's peak resident memory so far (KiB): /proc's VmHWM, as ps and top see it. */
+static uint64_t peak_rss_kib(void)
+{
+	unsigned long long kib = 0;
+	char line[256];
+	struct rusage ru;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f) && sscanf(line, "VmHWM: %llu", &kib) != 1)
+		;
+	if (f)
+		fclose(f);
+	if (!kib && !getrusage(RUSAGE_SELF, &ru))
+		kib = (unsigned long long)ru.ru_maxrss;
+	return kib;
+}
+
 int pp_recorder__stop(struct pp_recorder *r)
 {
 	int err;
@@ -2092,14 +2111,20 @@ int pp_recorder__stop(struct pp_recorder *r)
 		write_agg(r);
 	if (!r->fatal)
 		write_syms(r);
-	if (!r->fatal && rec_walker(r) && r->machine.len) {
+	if (!r->fatal && r->machine.len) {
 		char d[1024];
 
-		/* MACHINE again, the walker's counts added: the last one counts */
-		if (!pp_walker__active(r->walker))	/* the aggregator's: not known when MACHINE was first written */
-			pp_machine__put(&r->machine, "call_graph", r->cg_mode);
-		walker_describe(r, d, sizeof(d));
-		pp_machine__put(&r->machine, "user_stacks", d);
+		/* MACHINE again, what only the end knows added: the last one counts */
+		if (rec_walker(r)) {
+			/* the aggregator's: not known when MACHINE was first written */
+			if (!pp_walker__active(r->walker))
+				pp_machine__put(&r->machine, "call_graph", r->cg_mode);
+			walker_describe(r, d, sizeof(d));
+			pp_machine__put(&r->machine, "user_stacks", d);
+		}
+		r->peak_rss_kib = peak_rss_kib();
+		snprintf(d, sizeof(d), "%llu", (unsigned long long)r->peak_rss_kib);
+		pp_machine__put(&r->machine, "recorder_peak_rss_kib", d);
 		write_meta(r, PP_CHUNK_MACHINE, &r->machine);
 	}
 	r->secs = (double)(pp_mono_ns() - r->t0) / 1e9;
@@ -2144,6 +2169,8 @@ void pp_recorder__summary(const struct pp_recorder *r, FILE *fp)
 			r->data_stored ? (double)r->data_raw / (double)r->data_stored : 0.0);
 	else	/* an aggregator alone records no event */
 		fprintf(fp, "pp-record: %.3f s, %s written to %s\n", r->secs, sz, r->out_name);
+	if (r->peak_rss_kib)
+		fprintf(fp, "  memory: peak RSS %.1f MiB\n", (double)r->peak_rss_kib / 1024.0);
 	if (r->rotating)
 		fprintf(fp, "  rotation: %llu files%s, the last %s\n", (unsigned long long)r->rot.files,
 			r->rot.removed ? " (the oldest removed: --max-files)" : "", r->out_name);

@@ -261,6 +261,9 @@ static void info_json(struct pp_session *s, const char *path, const struct info_
 	json_machine(o, s, "user_stacks", "user_stacks");
 	json_machine(o, s, "recorder", "pp_version");
 	json_machine(o, s, "clock", "clock");
+	if (pp_session__machine(s, "recorder_peak_rss_kib"))
+		json_u64(o, "recorder_peak_rss_kib",
+			 strtoull(mget(s, "recorder_peak_rss_kib", "0"), NULL, 10));
 	if (s->stats.first_ts) {
 		json_u64(o, "first_ts", s->stats.first_ts);
 		json_u64(o, "duration_ns", s->stats.last_ts - s->stats.first_ts);
@@ -355,8 +358,11 @@ static void info_text(struct pp_session *s, const char *path, const struct info_
 		if (*f)
 			printf("targets:     threads %s (events of every task recorded)\n", f);
 	}
-	printf("recorder:    pp %s, clock %s\n", mget(s, "pp_version", "?"),
-	       mget(s, "clock", "?"));
+	printf("recorder:    pp %s, clock %s", mget(s, "pp_version", "?"), mget(s, "clock", "?"));
+	if (pp_session__machine(s, "recorder_peak_rss_kib"))
+		printf(", peak RSS %.1f MiB",
+		       strtod(mget(s, "recorder_peak_rss_kib", "0"), NULL) / 1024.0);
+	printf("\n");
 	if (s->stats.first_ts) {
 		uint64_t dur = s->stats.last_ts - s->stats.first_ts;
 
