@@ -2169,8 +2169,6 @@ void pp_recorder__summary(const struct pp_recorder *r, FILE *fp)
 			r->data_stored ? (double)r->data_raw / (double)r->data_stored : 0.0);
 	else	/* an aggregator alone records no event */
 		fprintf(fp, "pp-record: %.3f s, %s written to %s\n", r->secs, sz, r->out_name);
-	if (r->peak_rss_kib)
-		fprintf(fp, "  memory: peak RSS %.1f MiB\n", (double)r->peak_rss_kib / 1024.0);
 	if (r->rotating)
 		fprintf(fp, "  rotation: %llu files%s, the last %s\n", (unsigned long long)r->rot.files,
 			r->rot.removed ? " (the oldest removed: --max-files)" : "", r->out_name);
@@ -2232,6 +2230,9 @@ void pp_recorder__summary(const struct pp_recorder *r, FILE *fp)
 		fprintf(fp, "  the kernel's rings filled: a larger -m keeps more%s\n",
 			ring_full_hint(r) > 1 ? "; for tracepoints at high rates, --ftrace costs "
 						"the traced tasks less" : "");
+	/* last, and not "WORD:" as the events' lines are: scripts read those */
+	if (r->peak_rss_kib)
+		fprintf(fp, "  peak RSS: %.1f MiB\n", (double)r->peak_rss_kib / 1024.0);
 }
 
 void pp_recorder__free(struct pp_recorder *r)
