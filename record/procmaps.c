@@ -42,8 +42,11 @@ _Static_assert(sizeof(struct pp_procmap_query) == 104, "struct procmap_query");
 #define PP_PMQ_COVERING_OR_NEXT	0x10
 #define PP_PMQ_FILE_BACKED	0x20
 
-/* See record/record.h. */
-int pp_exec_map_line(const char *line, unsigned long long *start, unsigned long long *end,
+/*
+ * One line of /proc/PID/maps: its range, offset, device (major << 32 |
+ * minor), inode and path, when it maps a file executable. Return: 0, or -1.
+ */
+static int pp_exec_map_line(const char *line, unsigned long long *start, unsigned long long *end,
 		     unsigned long long *pgoff, uint64_t *dev, uint64_t *ino, char *path,
 		     size_t size)
 {

@@ -229,16 +229,6 @@ int pp_procmaps__next(struct pp_procmaps *it, struct pp_exec_map *m);
 const char *pp_procmaps__path(struct pp_procmaps *it);
 void pp_procmaps__close(struct pp_procmaps *it);
 
-/**
- * pp_exec_map_line() - one line of /proc/PID/maps (record/procmaps.c): its
- * range, offset, device (major << 32 | minor, may be NULL), inode (may be
- * NULL) and path, when it maps a file executable.
- * Return: 0, or -1 for any other line.
- */
-int pp_exec_map_line(const char *line, unsigned long long *start, unsigned long long *end,
-		     unsigned long long *pgoff, uint64_t *dev, uint64_t *ino, char *path,
-		     size_t size);
-
 /* ---- -g by the kernel-side walker (record/uwalk.c) ---- */
 
 /*
